@@ -1,0 +1,75 @@
+import Foundation
+import HTTPTypes
+import LatchkeyAPI
+import LatchkeyCore
+import OpenAPIRuntime
+import OpenAPIURLSession
+
+/// The SDK's entry point: one per app, built from the app's `LatchkeyContext`.
+///
+/// ```swift
+/// let client = LatchkeyClient(context: LatchkeyContext(
+///     serverURL: URL(string: "https://wallet.example.com")!,
+///     applicationSignature: "3F2504E0-4F89-11D3-9A0C-0305E82C3301", deviceID: deviceID))
+/// let questions = try await client.enrollment.retrieveMfaQuestionsWithMetadata()
+/// ```
+public final class LatchkeyClient: Sendable {
+    public let context: LatchkeyContext
+    /// The user enrollment module.
+    public let enrollment: EnrollmentClient
+    let api: Client
+    let storage: any CredentialStorage
+    let now: @Sendable () -> Date
+
+    /// - Parameters:
+    ///   - transport: how requests reach the server (URLSession by default; inject any
+    ///     `ClientTransport`, e.g. for tests).
+    ///   - storage: where session, device token and device key are kept.
+    ///   - now: the clock.
+    public init(context: LatchkeyContext, transport: any ClientTransport = URLSessionTransport(),
+                storage: any CredentialStorage = MemoryCredentialStorage(), now: @escaping @Sendable () -> Date = Date.init) {
+        self.context = context
+        self.storage = storage
+        self.now = now
+        let api = Client(serverURL: context.serverURL, transport: transport,
+                         middlewares: [AppContextMiddleware(context: context), ErrorEnvelopeMiddleware()])
+        self.api = api
+        self.enrollment = EnrollmentClient(context: context, api: api, now: now)
+    }
+}
+
+/// Adds the app context headers of `PDPaydiantContext` to every request.
+struct AppContextMiddleware: ClientMiddleware {
+    let context: LatchkeyContext
+    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+                   next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws
+        -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        request.headerFields[HTTPField.Name("X-Application-Signature")!] = context.applicationSignature
+        request.headerFields[HTTPField.Name("X-Device-ID")!] = context.deviceID
+        request.headerFields[HTTPField.Name("X-Device-Type")!] = context.deviceTypeID
+        request.headerFields[HTTPField.Name("X-App-Version")!] = context.applicationVersion
+        return try await next(request, body, baseURL)
+    }
+}
+
+/// A refusal read from the server's error envelope.
+struct ServerRefusal: Error {
+    let httpStatus: Int
+    let body: Components.Schemas.ErrorBody
+}
+
+/// Reads the error envelope of any non-2xx answer and throws it, so the façade sees one error shape.
+struct ErrorEnvelopeMiddleware: ClientMiddleware {
+    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+                   next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws
+        -> (HTTPResponse, HTTPBody?) {
+        let (response, responseBody) = try await next(request, body, baseURL)
+        guard response.status.kind != .successful else { return (response, responseBody) }
+        var data = Data()
+        if let responseBody { data = try await Data(collecting: responseBody, upTo: 1024 * 1024) }
+        let envelope = try? JSONDecoder().decode(Components.Schemas.ErrorResponse.self, from: data)
+        throw ServerRefusal(httpStatus: response.status.code, body: envelope?.error ?? .init(
+            code: response.status.code, id: "http_\(response.status.code)", message: response.status.reasonPhrase))
+    }
+}

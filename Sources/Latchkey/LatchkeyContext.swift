@@ -1,0 +1,51 @@
+import Foundation
+import LatchkeyCore
+
+/// The app's identity towards the server, the SDK's `PDPaydiantContext`: where the server is,
+/// the application signature the issuer generated, the app version, the device, and the
+/// messages the app shows for each call's errors.
+public struct LatchkeyContext: Sendable {
+    /// The server's base URL, e.g. `https://wallet.example.com`.
+    public var serverURL: URL
+    /// The 36-character UUID identifying this app instance. Required: with an invalid one, every
+    /// call throws a configuration error.
+    public var applicationSignature: String
+    /// The build version of the wallet app.
+    public var applicationVersion: String
+    /// The unique identifier of this device.
+    public var deviceID: String
+    /// The type of device, e.g. `iPhone`.
+    public var deviceTypeID: String
+    /// Messages to show per error domain (`kUserErrorRegisterNewUserDomain`); a key
+    /// `DOMAIN.CODE` (`kUserErrorRegisterNewUserDomain.416`) is preferred for that code. Without
+    /// one, the server's message is used.
+    public var userErrorMessages: [String: String]
+
+    public init(serverURL: URL, applicationSignature: String, applicationVersion: String = "1.0.0",
+                deviceID: String, deviceTypeID: String = "iPhone", userErrorMessages: [String: String] = [:]) {
+        self.serverURL = serverURL
+        self.applicationSignature = applicationSignature
+        self.applicationVersion = applicationVersion
+        self.deviceID = deviceID
+        self.deviceTypeID = deviceTypeID
+        self.userErrorMessages = userErrorMessages
+    }
+
+    /// Throws a configuration error when the context cannot be used.
+    public func validate() throws(LatchkeyError) {
+        if applicationSignature.count != 36 || UUID(uuidString: applicationSignature) == nil {
+            throw LatchkeyError.configuration("applicationSignature must be a 36-character UUID.")
+        }
+        if deviceID.isEmpty || deviceID.count > 128 {
+            throw LatchkeyError.configuration("deviceID must have 1 to 128 characters.")
+        }
+        if serverURL.scheme != "http" && serverURL.scheme != "https" {
+            throw LatchkeyError.configuration("serverURL must be an http or https URL.")
+        }
+    }
+
+    /// The message for an error of `domain` with `code`, if the app configured one.
+    func message(for domain: ErrorDomain, code: StatusCode) -> String? {
+        userErrorMessages["\(domain.rawValue).\(code.rawValue)"] ?? userErrorMessages[domain.rawValue]
+    }
+}

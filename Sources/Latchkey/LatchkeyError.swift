@@ -1,0 +1,47 @@
+import LatchkeyCore
+
+/// An error of an SDK call (`PDPaydiantError`): the documented status code, the call's domain,
+/// the message to show (the app's for that domain, else the server's), and the field at fault.
+public struct LatchkeyError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Where the error arose.
+    public enum Kind: Sendable, Equatable {
+        /// The server refused the call.
+        case server
+        /// The SDK refused the input before sending it, by the same rules as the server.
+        case validation
+        /// The SDK is not configured correctly (e.g. an invalid application signature).
+        case configuration
+        /// The server could not be reached or answered something unreadable.
+        case transport
+    }
+
+    public var kind: Kind
+    public var code: StatusCode
+    public var domain: ErrorDomain
+    /// Stable identifier from the server (`email_in_use`) or the SDK.
+    public var id: String
+    /// The message to show: the app's configured message for the domain, else the server's.
+    public var message: String
+    /// The server's (or validator's) own message.
+    public var detail: String
+    /// The request field at fault, when there is one.
+    public var field: String?
+
+    public init(kind: Kind, code: StatusCode, domain: ErrorDomain, id: String, message: String, detail: String,
+                field: String? = nil) {
+        self.kind = kind
+        self.code = code
+        self.domain = domain
+        self.id = id
+        self.message = message
+        self.detail = detail
+        self.field = field
+    }
+
+    public var description: String { "\(domain) \(code) \(id): \(detail)" }
+
+    static func configuration(_ detail: String) -> LatchkeyError {
+        LatchkeyError(kind: .configuration, code: .invalidParameter, domain: .configuration, id: "configuration",
+                      message: detail, detail: detail)
+    }
+}

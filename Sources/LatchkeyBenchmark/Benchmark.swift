@@ -1,0 +1,112 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import LatchkeyServer
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// `latchkey-bench`: drives a server with N concurrent connections for D seconds per operation
+/// and prints requests/s with p50/p99, next to the `/health` baseline and the raw hash rate.
+@main
+struct Benchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "latchkey-bench")
+    @Option(help: "A running server; without it an in-process server on a temporary SQLite file is used.") var url: String?
+    @Option(help: "Concurrent connections.") var connections = 16
+    @Option(help: "Seconds per operation.") var duration = 5.0
+    @Option(help: "Seconds for the registration operation.") var registrationDuration = 10.0
+    @Option(help: "Configuration file of the server (for the hash parameters).") var config: String?
+
+    func run() async throws {
+        let configuration = try config.map(ServerConfiguration.load(file:)) ?? ServerConfiguration()
+        var logger = Logger(label: "bench")
+        logger.logLevel = .error
+        print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+              + "\(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)")
+        print("hashing: scrypt logN=\(configuration.hashing.logN) r=\(configuration.hashing.r) p=\(configuration.hashing.p)")
+        let hashRate = try await Self.rawHashRate(configuration.hashing, seconds: duration)
+        print(String(format: "raw hash rate: %.1f hashes/s (all cores)", hashRate))
+
+        var served: (LatchkeyApplication, ServiceGroup, Task<Void, Error>, URL)? = nil
+        let base: URL
+        if let url, let parsed = URL(string: url) {
+            base = parsed
+        } else {
+            served = try await Self.startServer(configuration, logger: logger)
+            base = served!.3
+        }
+        let driver = LoadDriver(base: base, connections: connections)
+        let health = try await driver.measure("GET /health", seconds: duration) { _ in .init(path: "/health") }
+        health.print(baseline: nil)
+        for path in ["/v1/enrollment/mfa-questions", "/v1/enrollment/password-configuration",
+                     "/v1/enrollment/passcode-configuration", "/v1/enrollment/profile-metadata"] {
+            try await driver.measure("GET \(path)", seconds: duration) { _ in .init(path: path) }.print(baseline: health)
+        }
+        let questions = configuration.issuer.mfa.questions.prefix(configuration.issuer.mfa.numberOfRequiredQuestions)
+        let hashesPerRegistration = 2 + questions.count
+        let run = UUID().uuidString.prefix(8)
+        let registration = try await driver.measure("POST /v1/enrollment/users", seconds: registrationDuration) { index in
+            let answers = questions.enumerated().map { "\"\($1.mfaQuestion.replacingOccurrences(of: "\"", with: "\\\""))\": \"answer \($0)\"" }
+            let body = """
+                {"userProfile": {"firstName": "Bench", "lastName": "Mark", "email": "bench-\(run)-\(index)@example.com",
+                "password": "benchmark-pass-1", "confirmPassword": "benchmark-pass-1", "passcode": "314159",
+                "confirmPasscode": "314159", "mfaAnswers": {\(answers.joined(separator: ","))}}}
+                """
+            return .init(path: "/v1/enrollment/users", method: .POST, body: body)
+        }
+        registration.print(baseline: nil)
+        let ratio = registration.rate * Double(hashesPerRegistration) / hashRate
+        print(String(format: "registration: %d hashes each, %.0f%% of the raw hash rate (target ≥ 90%%)",
+                     hashesPerRegistration, ratio * 100))
+        try await driver.shutdown()
+        if let (app, group, task, _) = served {
+            await group.triggerGracefulShutdown()
+            _ = await task.result
+            try await app.store.close()
+        }
+    }
+
+    static func rawHashRate(_ settings: HashingSettings, seconds: Double) async throws -> Double {
+        let hasher = SecretHasher(settings: settings, pepper: .init(size: .bits256))
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        let workers = ProcessInfo.processInfo.activeProcessorCount
+        let start = ContinuousClock.now
+        let count = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<workers {
+                group.addTask {
+                    var done = 0
+                    while ContinuousClock.now < deadline {
+                        _ = try await hasher.hash("benchmark-pass-1")
+                        done += 1
+                    }
+                    return done
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        let elapsed = ContinuousClock.now - start
+        return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    static func startServer(_ base: ServerConfiguration, logger: Logger) async throws
+        -> (LatchkeyApplication, ServiceGroup, Task<Void, Error>, URL) {
+        var configuration = base
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        configuration.port = 0
+        configuration.database = "sqlite:" + directory.appendingPathComponent("bench.sqlite").path
+        configuration.secrets.pepperFile = directory.appendingPathComponent("pepper").path
+        configuration.courier.channel = .file
+        configuration.courier.path = directory.appendingPathComponent("outbox.jsonl").path
+        let port = AsyncStream<Int>.makeStream()
+        let app = try await buildApplication(configuration, options: BuildOptions(logger: logger, onServerRunning: {
+            port.continuation.yield($0)
+        }))
+        let group = ServiceGroup(configuration: .init(services: [app.application], logger: logger))
+        let task = Task { try await group.run() }
+        var iterator = port.stream.makeAsyncIterator()
+        let bound = await iterator.next() ?? 8080
+        print("in-process server on 127.0.0.1:\(bound), SQLite in \(directory.path)")
+        return (app, group, task, URL(string: "http://127.0.0.1:\(bound)")!)
+    }
+}

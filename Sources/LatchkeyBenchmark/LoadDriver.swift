@@ -1,0 +1,95 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Issues requests from N concurrent workers for a fixed time and records latencies.
+struct LoadDriver {
+    struct Request: Sendable {
+        var path: String
+        var method: HTTPMethod = .GET
+        var body: String? = nil
+    }
+
+    struct Result {
+        var name: String
+        var count: Int
+        var errors: Int
+        var seconds: Double
+        var latencies: [Double]
+        var rate: Double { Double(count) / seconds }
+
+        func percentile(_ p: Double) -> Double {
+            guard !latencies.isEmpty else { return 0 }
+            return latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] * 1000
+        }
+
+        func print(baseline: Result?) {
+            var line = String(format: "%-45@ %9.1f req/s  p50 %7.2f ms  p99 %7.2f ms  errors %d",
+                              name as NSString, rate, percentile(0.5), percentile(0.99), errors)
+            if let baseline { line += String(format: "  (%.0f%% of /health)", rate / baseline.rate * 100) }
+            Swift.print(line)
+        }
+    }
+
+    let base: URL
+    let connections: Int
+    let client: HTTPClient
+
+    init(base: URL, connections: Int) {
+        self.base = base
+        self.connections = connections
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    func measure(_ name: String, seconds: Double, request: @escaping @Sendable (Int) -> Request) async throws -> Result {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        let counter = Counter()
+        let start = ContinuousClock.now
+        let outcomes = try await withThrowingTaskGroup(of: ([Double], Int).self) { group in
+            for _ in 0..<connections {
+                group.addTask {
+                    var latencies: [Double] = []
+                    var errors = 0
+                    while ContinuousClock.now < deadline {
+                        let spec = request(counter.next())
+                        var http = HTTPClientRequest(url: base.absoluteString + spec.path)
+                        http.method = spec.method
+                        http.headers.add(name: "X-Application-Signature", value: "3F2504E0-4F89-11D3-9A0C-0305E82C3301")
+                        http.headers.add(name: "X-Device-ID", value: "benchmark")
+                        if let body = spec.body {
+                            http.headers.add(name: "Content-Type", value: "application/json")
+                            http.body = .bytes(ByteBuffer(string: body))
+                        }
+                        let sent = ContinuousClock.now
+                        do {
+                            let response = try await client.execute(http, timeout: .seconds(30))
+                            _ = try await response.body.collect(upTo: 1 << 20)
+                            if response.status.code >= 400 { errors += 1 }
+                        } catch { errors += 1 }
+                        let elapsed = ContinuousClock.now - sent
+                        latencies.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                    }
+                    return (latencies, errors)
+                }
+            }
+            return try await group.reduce(into: [([Double], Int)]()) { $0.append($1) }
+        }
+        let elapsed = ContinuousClock.now - start
+        let all = outcomes.flatMap(\.0).sorted()
+        return Result(name: name, count: all.count, errors: outcomes.map(\.1).reduce(0, +),
+                      seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                      latencies: all)
+    }
+
+    func shutdown() async throws { try await client.shutdown() }
+}
+
+/// A shared request counter, for unique registration emails.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func next() -> Int { lock.withLock { value += 1; return value } }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Latchkey
+import LatchkeyCore
+
+/// The steps of the demo, each printed with its result.
+struct DemoJourney {
+    let serverURL: URL
+    let signature: String
+    let outbox: String?
+
+    func run() async throws {
+        let client = LatchkeyClient(context: LatchkeyContext(
+            serverURL: serverURL, applicationSignature: signature, applicationVersion: "1.0.0.0i",
+            deviceID: "demo-device-\(UUID().uuidString.prefix(8))", deviceTypeID: "iPhone",
+            userErrorMessages: ["kUserErrorRegisterNewUserDomain.416": "That email already has a wallet."]))
+        let enrollment = client.enrollment
+
+        let questions = try await step("retrieveMfaQuestionsWithMetadata") { try await enrollment.retrieveMfaQuestionsWithMetadata() }
+        print("  \(questions.mfaQuestions.count) questions, \(questions.numberOfRequiredQuestions) required")
+        let password = try await step("retrievePasswordConfigurations") { try await enrollment.retrievePasswordConfigurations() }
+        print("  \(password.passwordMinLength)–\(password.passwordMaxLength) characters from \(password.validCharacters)")
+        let passcode = try await step("retrievePasscodeConfigurations") { try await enrollment.retrievePasscodeConfigurations() }
+        print("  \(passcode.length) digits, repeats allowed: \(passcode.allowSameValues), runs allowed: \(passcode.allowIncrementalValues)")
+        let metadata = try await step("retrieveProfileMetadata") { try await enrollment.retrieveProfileMetadata() }
+        print("  fields: " + (metadata.userProfile + metadata.addressInformation).map { "\($0.key)≤\($0.maxLength)" }.joined(separator: " "))
+        let rules = EnrollmentRules(password: password, passcode: passcode, mfa: questions, metadata: metadata)
+
+        let email = "demo.\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        var profile = UserProfile(
+            firstName: "Ada", lastName: "Lovelace", email: email, password: "correct-horse-42",
+            confirmPassword: "correct-horse-42", passcode: "123456", confirmPasscode: "123456",
+            mfaAnswers: Dictionary(uniqueKeysWithValues: questions.mfaQuestions.prefix(questions.numberOfRequiredQuestions)
+                .enumerated().map { ($1, "answer \($0 + 1)") }),
+            additionalCustomerInformation: ["opt_in_email": "false", "opt_in_sms": "true"],
+            addressInformation: AddressInformation(city: "London", zipCode: "12345"))
+        await expectFailure("registerNewUser with passcode 123456") { _ = try await enrollment.registerNewUser(profile, rules: rules) }
+        profile.passcode = "314159"
+        profile.confirmPasscode = "314159"
+        let registered = try await step("registerNewUser \(email)") { try await enrollment.registerNewUser(profile, rules: rules) }
+        print("  customerUri \(registered.customerUri); nonce received (\(registered.nonce.count) characters)")
+        print("  \(registered.message)")
+        await expectFailure("registerNewUser again with \(email.uppercased())") {
+            var again = profile
+            again.email = email.uppercased()
+            _ = try await enrollment.registerNewUser(again, rules: rules)
+        }
+        if let outbox { try await showVerificationEmail(outbox, to: email) }
+        print("Demo complete.")
+    }
+
+    private func step<T>(_ name: String, _ body: () async throws -> T) async throws -> T {
+        print("→ \(name)")
+        do {
+            let result = try await body()
+            print("  ok")
+            return result
+        } catch {
+            print("  failed: \(error)")
+            throw error
+        }
+    }
+
+    private func expectFailure(_ name: String, _ body: () async throws -> Void) async {
+        print("→ \(name)")
+        do {
+            try await body()
+            print("  unexpectedly succeeded")
+        } catch let error as LatchkeyError {
+            print("  refused as expected: code \(error.code) (\(error.kind)) — \(error.message)")
+        } catch {
+            print("  failed: \(error)")
+        }
+    }
+
+    private func showVerificationEmail(_ path: String, to email: String) async throws {
+        print("→ courier delivers the verification email")
+        for _ in 0..<50 {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8), let line = text.split(separator: "\n")
+                .first(where: { $0.contains(email) }) {
+                let message = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                print("  \(message?["subject"] ?? "") → \(email)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        print("  not delivered within 5 s")
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// Everything that decides whether a registration is acceptable: the issuer's password,
+/// passcode and MFA settings and the field metadata. The server and the SDK check with the same
+/// rules, so an app learns of a mistake before it sends anything.
+public struct EnrollmentRules: Sendable, Equatable {
+    public var password: PasswordConfigurations
+    public var passcode: PasscodeConfigurations
+    public var mfa: MFAQuestions
+    public var metadata: ProfileMetadata
+
+    public init(password: PasswordConfigurations = .default, passcode: PasscodeConfigurations = .default,
+                mfa: MFAQuestions, metadata: ProfileMetadata = .default) {
+        self.password = password
+        self.passcode = passcode
+        self.mfa = mfa
+        self.metadata = metadata
+    }
+}
+
+extension EnrollmentRules {
+    /// Validates a whole registration profile. Field and MFA problems are 400 naming the field,
+    /// password problems 419, passcode problems 420; the first problem found is thrown.
+    public func validateRegistration(_ profile: UserProfile) throws(DomainError) {
+        let prefix = "userProfile."
+        let fields = metadata.userProfile
+        try check(profile.firstName, ProfileMetadata.Key.firstName, fields, prefix + "firstName")
+        try check(profile.lastName, ProfileMetadata.Key.lastName, fields, prefix + "lastName")
+        try check(profile.email, ProfileMetadata.Key.email, fields, prefix + "email")
+        if let email = profile.email, !EmailAddress.isValid(email) {
+            throw .invalidField(prefix + "email", "The email address is not valid.")
+        }
+        try check(profile.phone, ProfileMetadata.Key.mobileNumber, fields, prefix + "phone")
+        try check(profile.externalId, ProfileMetadata.Key.externalId, fields, prefix + "externalId")
+        if let address = profile.addressInformation { try validate(address, field: prefix + "addressInformation") }
+        try validateAdditionalInformation(profile.additionalCustomerInformation, field: prefix + "additionalCustomerInformation")
+
+        try password.validate(profile.password, field: prefix + "password")
+        if profile.confirmPassword != profile.password {
+            throw .invalidField(prefix + "confirmPassword", "The password and its confirmation differ.")
+        }
+        try passcode.validate(profile.passcode, field: prefix + "passcode")
+        if profile.confirmPasscode != profile.passcode {
+            throw .invalidField(prefix + "confirmPasscode", "The passcode and its confirmation differ.")
+        }
+        try validateMFAAnswers(profile.mfaAnswers, field: prefix + "mfaAnswers")
+    }
+
+    /// Validates a set of MFA answers: exactly the issuer's number, questions from the pool only,
+    /// every mandatory question answered, no empty answer.
+    public func validateMFAAnswers(_ answers: [String: String]?, field: String) throws(DomainError) {
+        let answers = answers ?? [:]
+        let required = mfa.numberOfRequiredQuestions
+        if answers.count != required {
+            throw .invalidField(field, "Exactly \(required) MFA answers are required; \(answers.count) were given.")
+        }
+        let pool = Set(mfa.mfaQuestions)
+        for (question, answer) in answers.sorted(by: { $0.key < $1.key }) {
+            if !pool.contains(question) {
+                throw .invalidField(field, "\"\(question)\" is not one of the issuer's MFA questions.")
+            }
+            if answer.trimmingCharacters(in: .whitespaces).isEmpty || answer.count > 100 {
+                throw .invalidField(field, "Each MFA answer must have 1 to 100 characters.")
+            }
+        }
+        for question in mfa.mfaQuestionsWithMetadata where question.isMandatory && answers[question.mfaQuestion] == nil {
+            throw .invalidField(field, "The mandatory question \"\(question.mfaQuestion)\" must be answered.")
+        }
+    }
+
+    /// Validates an address against the address metadata.
+    public func validate(_ address: AddressInformation, field: String, operation: FieldOperation = .create) throws(DomainError) {
+        let group = metadata.addressInformation
+        let K = ProfileMetadata.Key.self
+        try check(address.state, K.state, group, field + ".state", operation)
+        try check(address.country, K.country, group, field + ".country", operation)
+        try check(address.addressLine1, K.addressLine1, group, field + ".addressLine1", operation)
+        try check(address.addressLine2, K.addressLine2, group, field + ".addressLine2", operation)
+        try check(address.city, K.city, group, field + ".city", operation)
+        try check(address.zipCode, K.zipCode, group, field + ".zipCode", operation)
+    }
+
+    private func validateAdditionalInformation(_ info: [String: String]?, field: String) throws(DomainError) {
+        guard let info else { return }
+        if info.count > 50 { throw .invalidField(field, "At most 50 additional properties are allowed.") }
+        for (key, value) in info.sorted(by: { $0.key < $1.key }) {
+            if key.isEmpty || key.count > 64 { throw .invalidField(field, "Property names must have 1 to 64 characters.") }
+            if value.count > 256 { throw .invalidField(field + "." + key, "Values must have at most 256 characters.") }
+        }
+    }
+
+    private func check(_ value: String?, _ key: String, _ group: [FieldMetadata], _ field: String,
+                       _ operation: FieldOperation = .create) throws(DomainError) {
+        guard let metadata = ProfileMetadata.field(key, in: group) else { return }
+        try metadata.validate(value, field: field, operation: operation)
+    }
+}

@@ -1,0 +1,54 @@
+/// The field metadata of the profile, contact and address objects, with the spec's keys and
+/// default limits, so an app can build its forms and both sides validate the same way.
+public struct ProfileMetadata: Codable, Sendable, Equatable {
+    public var userProfile: [FieldMetadata]
+    public var contactInformation: [FieldMetadata]
+    public var addressInformation: [FieldMetadata]
+
+    public init(userProfile: [FieldMetadata], contactInformation: [FieldMetadata], addressInformation: [FieldMetadata]) {
+        self.userProfile = userProfile
+        self.contactInformation = contactInformation
+        self.addressInformation = addressInformation
+    }
+
+    /// Keys of the spec's `PDMetaData` defaults.
+    public enum Key {
+        public static let firstName = "FIRST_NAME", lastName = "LAST_NAME", email = "EMAIL"
+        public static let mobileNumber = "MOBILE_NUMBER", mobilePhone = "MOBILE_PHONE", externalId = "EXTERNAL_ID"
+        public static let state = "STATE", country = "COUNTRY", addressLine1 = "ADDRESS_LINE1"
+        public static let addressLine2 = "ADDRESS_LINE2", city = "CITY", zipCode = "ZIP_CODE"
+    }
+
+    /// The spec's defaults. The email is the login, so registration requires it; names are required
+    /// too (Latchkey's choice: the spec gives no metadata for them). The profile phone
+    /// (`MOBILE_NUMBER`) can neither be set at creation nor updated, as the spec says.
+    public static let `default` = ProfileMetadata(
+        userProfile: [
+            FieldMetadata(key: Key.firstName, name: "First Name", required: true, minLength: 1, order: 1),
+            FieldMetadata(key: Key.lastName, name: "Last Name", required: true, minLength: 1, order: 2),
+            FieldMetadata(key: Key.email, name: "Email", required: true, minLength: 3,
+                          reverificationRequired: true, order: 3),
+            FieldMetadata(key: Key.mobileNumber, name: "Mobile Number", canBeUsedToCreate: false,
+                          updatesAllowed: false, order: 4),
+            FieldMetadata(key: Key.externalId, name: "External Id", maxLength: 100, order: 5),
+        ],
+        contactInformation: [
+            FieldMetadata(key: Key.email, name: "Email", reverificationRequired: true, order: 1),
+            FieldMetadata(key: Key.mobilePhone, name: "Phone", order: 2),
+        ],
+        addressInformation: [
+            FieldMetadata(key: Key.state, name: "State", order: 1),
+            FieldMetadata(key: Key.country, name: "Country", order: 2),
+            FieldMetadata(key: Key.addressLine1, name: "Address Line 1", order: 3),
+            FieldMetadata(key: Key.addressLine2, name: "Address Line 2", order: 4),
+            FieldMetadata(key: Key.city, name: "City", order: 5),
+            FieldMetadata(key: Key.zipCode, name: "Zip Code", maxLength: 5,
+                          additionalDataValidations: [AdditionalDataValidation(regex: "[0-9]{5}")], order: 6),
+        ]
+    )
+
+    /// The metadata of a key in one group, if the group has it.
+    public static func field(_ key: String, in group: [FieldMetadata]) -> FieldMetadata? {
+        group.first { $0.key == key }
+    }
+}

@@ -1,0 +1,99 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Hummingbird
+import LatchkeyAPI
+import Logging
+import NIOCore
+import OpenAPIHummingbird
+import ServiceLifecycle
+
+/// What the host of the server may replace: the clock, the pepper, the message channel and a
+/// callback with the bound port. The CLI and the tests build the server through `buildApplication`.
+public struct BuildOptions: Sendable {
+    public var logger: Logger
+    public var now: @Sendable () -> Date
+    public var pepper: SymmetricKey?
+    public var channel: (any MessageChannel)?
+    public var runCourier: Bool
+    public var onServerRunning: @Sendable (Int) async -> Void
+
+    public init(logger: Logger = Logger(label: "latchkey"), now: @escaping @Sendable () -> Date = Date.init,
+                pepper: SymmetricKey? = nil, channel: (any MessageChannel)? = nil, runCourier: Bool = true,
+                onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) {
+        self.logger = logger
+        self.now = now
+        self.pepper = pepper
+        self.channel = channel
+        self.runCourier = runCourier
+        self.onServerRunning = onServerRunning
+    }
+}
+
+/// A built server: the Hummingbird application plus the parts tests and tools reach into.
+public struct LatchkeyApplication: Sendable {
+    public let application: Application<RouterResponder<AppRequestContext>>
+    public let configuration: ServerConfiguration
+    public let store: any LatchkeyStore
+    public let hasher: SecretHasher
+    public let cipher: OutboxCipher
+    public let courier: CourierWorker
+    public let routes: RouteTable
+
+    /// Serves until SIGINT/SIGTERM, then shuts down gracefully and closes the database.
+    public func run() async throws {
+        do {
+            try await application.runService()
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+}
+
+/// Builds the whole server from its configuration: store (migrated), secrets, courier, routes.
+public func buildApplication(_ configuration: ServerConfiguration, options: BuildOptions = .init()) async throws
+    -> LatchkeyApplication {
+    let logger = options.logger
+    let store = try await StoreFactory.open(configuration.database, logger: logger)
+    let applied = try await store.migrate()
+    if !applied.isEmpty { logger.info("Applied migrations \(applied) on \(store.engineName)") }
+
+    let pepper = try options.pepper ?? Pepper.load(settings: configuration.secrets, logger: logger)
+    let hasher = SecretHasher(settings: configuration.hashing, pepper: pepper)
+    let cipher = OutboxCipher(pepper: pepper)
+    let channel: any MessageChannel = options.channel ?? makeChannel(configuration.courier, logger: logger)
+    let courier = CourierWorker(store: store, channel: channel, cipher: cipher, settings: configuration.courier,
+                                logger: logger, now: options.now)
+    let enrollment = EnrollmentService(store: store, hasher: hasher, cipher: cipher, issuer: configuration.issuer,
+                                       publicURL: configuration.resolvedPublicURL, now: options.now)
+
+    let router = Router(context: AppRequestContext.self)
+    let maxBody = configuration.http.maxBodyBytes
+    router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table))
+    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: BodyLimitMiddleware(maxBytes: maxBody))
+    router.add(middleware: ClientContextMiddleware())
+    OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry())
+    try APIHandler(enrollment: enrollment).registerHandlers(on: router)
+
+    let onRunning = options.onServerRunning
+    let application = Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
+        services: options.runCourier ? [courier] : [],
+        onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? configuration.port) },
+        logger: logger)
+    return LatchkeyApplication(application: application, configuration: configuration, store: store, hasher: hasher,
+                               cipher: cipher, courier: courier, routes: ApplicationRoutes.table)
+}
+
+func makeChannel(_ settings: CourierSettings, logger: Logger) -> any MessageChannel {
+    switch settings.channel {
+    case .log: LogChannel(logger: logger)
+    case .file: FileChannel(path: settings.path ?? "latchkey-messages.jsonl")
+    case .webhook: WebhookChannel(url: settings.url ?? "")
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Yams
+
+/// A configuration file that cannot be used; `key` names the setting at fault (`issuer.otp.length`).
+public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var key: String
+    public var message: String
+    public init(key: String, message: String) {
+        self.key = key
+        self.message = message
+    }
+    public var description: String { key.isEmpty ? message : "\(key): \(message)" }
+}
+
+extension ServerConfiguration {
+    /// Settings that have no default value and so are absent from the encoded defaults.
+    private static let optionalKeys: Set<String> = ["publicURL", "courier.path", "courier.url"]
+    /// Templates for the elements of lists of objects.
+    private static let listTemplates: [String: Set<String>] = [
+        "issuer.mfa.questions": ["mfaQuestion", "isMandatory"],
+        "issuer.identityProviders": ["id", "issuer", "clientId", "clientSecret", "redirectUri"],
+    ]
+
+    /// Reads a YAML (or JSON) configuration file.
+    public static func load(file path: String) throws -> ServerConfiguration {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(key: "", message: "Cannot read the configuration file \(path).")
+        }
+        return try parse(yaml: text)
+    }
+
+    /// Parses YAML (or JSON) text over the defaults; unknown keys, wrong types and impossible
+    /// values are refused with the key they concern.
+    public static func parse(yaml text: String) throws -> ServerConfiguration {
+        let loaded: Any?
+        do { loaded = try Yams.load(yaml: text) } catch {
+            throw ConfigurationError(key: "", message: "The file is not valid YAML or JSON: \(error)")
+        }
+        guard let loaded else { return ServerConfiguration() }
+        guard let input = loaded as? [String: Any] else {
+            throw ConfigurationError(key: "", message: "The configuration must be a mapping of settings.")
+        }
+        let defaults = try JSONSerialization.jsonObject(with: JSONEncoder().encode(ServerConfiguration())) as! [String: Any]
+        let merged = try merge(input, over: defaults, path: "")
+        let configuration: ServerConfiguration
+        do {
+            configuration = try JSONDecoder().decode(ServerConfiguration.self, from: JSONSerialization.data(withJSONObject: merged))
+        } catch let error as DecodingError {
+            throw ConfigurationError(key: error.keyPath, message: "This setting has the wrong type or value.")
+        }
+        try configuration.validate()
+        return configuration
+    }
+
+    private static func merge(_ input: [String: Any], over defaults: [String: Any], path: String) throws -> [String: Any] {
+        var result = defaults
+        for (key, value) in input {
+            let keyPath = path.isEmpty ? key : "\(path).\(key)"
+            if let template = listTemplates[keyPath], let list = value as? [Any] {
+                for (index, element) in list.enumerated() {
+                    guard let object = element as? [String: Any] else { continue }
+                    if let unknown = object.keys.sorted().first(where: { !template.contains($0) }) {
+                        throw ConfigurationError(key: "\(keyPath)[\(index)].\(unknown)", message: "Unknown setting.")
+                    }
+                }
+                result[key] = value
+            } else if let nested = defaults[key] as? [String: Any] {
+                guard let object = value as? [String: Any] else {
+                    throw ConfigurationError(key: keyPath, message: "This setting must be a mapping.")
+                }
+                result[key] = try merge(object, over: nested, path: keyPath)
+            } else if defaults[key] != nil || optionalKeys.contains(keyPath) {
+                result[key] = value is NSNull ? nil : value
+            } else {
+                throw ConfigurationError(key: keyPath, message: "Unknown setting.")
+            }
+        }
+        return result
+    }
+
+    /// Checks values that decode but cannot work.
+    public func validate() throws {
+        func require(_ condition: Bool, _ key: String, _ message: String) throws {
+            if !condition { throw ConfigurationError(key: key, message: message) }
+        }
+        try require((1...65535).contains(port), "port", "Must be between 1 and 65535.")
+        try require(hashing.algorithm == "scrypt", "hashing.algorithm", "Only scrypt is supported.")
+        try require((4...22).contains(hashing.logN), "hashing.logN", "Must be between 4 and 22 (OWASP: 15 or more).")
+        try require((1...32).contains(hashing.r), "hashing.r", "Must be between 1 and 32.")
+        try require((1...16).contains(hashing.p), "hashing.p", "Must be between 1 and 16.")
+        try require(courier.channel != .file || courier.path != nil, "courier.path", "The file channel needs a path.")
+        try require(courier.channel != .webhook || courier.url.flatMap(URL.init(string:))?.host != nil,
+                    "courier.url", "The webhook channel needs an http(s) URL.")
+        try require(courier.maxAttempts >= 1, "courier.maxAttempts", "Must be at least 1.")
+        try require(http.maxBodyBytes >= 1024, "http.maxBodyBytes", "Must be at least 1024.")
+        let password = issuer.password
+        try require(password.passwordMinLength >= 1, "issuer.password.passwordMinLength", "Must be at least 1.")
+        try require(password.passwordMaxLength >= password.passwordMinLength, "issuer.password.passwordMaxLength",
+                    "Must not be below passwordMinLength.")
+        try require((4...12).contains(issuer.passcode.length), "issuer.passcode.length", "Must be between 4 and 12.")
+        let mfa = issuer.mfa
+        try require(!mfa.questions.isEmpty, "issuer.mfa.questions", "The pool needs at least one question.")
+        try require(Set(mfa.questions.map(\.mfaQuestion)).count == mfa.questions.count, "issuer.mfa.questions",
+                    "Questions must be distinct.")
+        try require((1...mfa.questions.count).contains(mfa.numberOfRequiredQuestions), "issuer.mfa.numberOfRequiredQuestions",
+                    "Must be between 1 and the number of questions in the pool.")
+        try require(mfa.questions.filter(\.isMandatory).count <= mfa.numberOfRequiredQuestions, "issuer.mfa.questions",
+                    "More mandatory questions than numberOfRequiredQuestions.")
+        try require(issuer.appInstanceVerificationSeconds > 0, "issuer.appInstanceVerificationSeconds", "Must be positive.")
+        try require(issuer.passwordExpiryDays >= 0, "issuer.passwordExpiryDays", "Must not be negative.")
+        try require(issuer.passwordHistory >= 0, "issuer.passwordHistory", "Must not be negative.")
+        try require(issuer.lockout.walletThreshold >= 1, "issuer.lockout.walletThreshold", "Must be at least 1.")
+        try require(issuer.lockout.deviceThreshold >= 1, "issuer.lockout.deviceThreshold", "Must be at least 1.")
+        try require((4...10).contains(issuer.otp.length), "issuer.otp.length", "Must be between 4 and 10.")
+        try require(issuer.otp.lifetimeSeconds > 0, "issuer.otp.lifetimeSeconds", "Must be positive.")
+        try require(issuer.otp.maxAttempts >= 1, "issuer.otp.maxAttempts", "Must be at least 1.")
+    }
+}
+
+extension DecodingError {
+    /// The dotted key path the error concerns.
+    var keyPath: String {
+        let path: [any CodingKey]
+        switch self {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            path = context.codingPath
+        case .keyNotFound(let key, let context):
+            path = context.codingPath + [key]
+        @unknown default:
+            path = []
+        }
+        return path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            .replacingOccurrences(of: ".[", with: "[").trimmingCharacters(in: CharacterSet(charactersIn: "."))
+    }
+}

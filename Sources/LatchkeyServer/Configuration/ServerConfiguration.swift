@@ -1,0 +1,155 @@
+import Foundation
+import LatchkeyCore
+
+/// The whole server configuration: the YAML file of DESIGN §9 plus where to listen and store.
+///
+/// Every setting has a default, so an empty file (or none) is a working development server.
+public struct ServerConfiguration: Codable, Sendable, Equatable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var database = "sqlite:./latchkey.sqlite"
+    /// The base URL that links in emails point to; derived from host and port when unset.
+    public var publicURL: String?
+    public var courier = CourierSettings()
+    public var hashing = HashingSettings()
+    public var rateLimits = RateLimitSettings()
+    public var secrets = SecretSettings()
+    public var http = HTTPSettings()
+    public var issuer = IssuerSettings()
+
+    public init() {}
+
+    /// The base URL for links in messages.
+    public var resolvedPublicURL: String { publicURL ?? "http://\(host):\(port)" }
+}
+
+/// Where outgoing messages go (DESIGN §7).
+public struct CourierSettings: Codable, Sendable, Equatable {
+    public enum Channel: String, Codable, Sendable { case log, file, webhook }
+    public var channel: Channel = .log
+    public var path: String?
+    public var url: String?
+    public var maxAttempts = 10
+    public var pollIntervalMilliseconds = 500
+    public init() {}
+}
+
+/// The memory-hard hash for passwords, passcodes and answers (DESIGN §6).
+public struct HashingSettings: Codable, Sendable, Equatable {
+    public var algorithm = "scrypt"
+    public var logN = 15
+    public var r = 8
+    public var p = 3
+    public init() {}
+    public init(logN: Int, r: Int, p: Int) {
+        self.logN = logN
+        self.r = r
+        self.p = p
+    }
+}
+
+/// Request limits per IP and per account.
+public struct RateLimitSettings: Codable, Sendable, Equatable {
+    public var enabled = true
+    public var requestsPerMinutePerIP = 300
+    public var credentialAttemptsPerMinutePerAccount = 10
+    public init() {}
+}
+
+/// Where the server-side secrets live. `LATCHKEY_PEPPER` (base64) overrides the file.
+public struct SecretSettings: Codable, Sendable, Equatable {
+    public var pepperFile = ".latchkey/pepper"
+    public init() {}
+}
+
+/// HTTP limits.
+public struct HTTPSettings: Codable, Sendable, Equatable {
+    public var maxBodyBytes = 65_536
+    public init() {}
+}
+
+/// The wallet issuer's rules, with the spec's names (DESIGN §9).
+public struct IssuerSettings: Codable, Sendable, Equatable {
+    public var id = "default"
+    public var name = "Latchkey Wallet"
+    public var password = PasswordConfigurations.default
+    public var passcode = PasscodeConfigurations.default
+    public var mfa = MFASettings()
+    public var emailVerificationRequired = true
+    public var appInstanceVerificationSeconds = 600
+    public var passwordExpiryDays = 0
+    public var passwordHistory = 5
+    public var lockout = LockoutSettings()
+    public var deviceAuthentication = DeviceAuthenticationSettings()
+    public var otp = OTPSettings()
+    public var identityProviders: [IdentityProviderSettings] = []
+    public init() {}
+
+    /// The rules registration is checked against.
+    public var enrollmentRules: EnrollmentRules {
+        EnrollmentRules(password: password, passcode: passcode, mfa: mfa.questionsResponse)
+    }
+}
+
+/// The issuer's MFA pool and requirement.
+public struct MFASettings: Codable, Sendable, Equatable {
+    public struct Question: Codable, Sendable, Equatable {
+        public var mfaQuestion: String
+        public var isMandatory = false
+        public init(_ text: String, isMandatory: Bool = false) {
+            self.mfaQuestion = text
+            self.isMandatory = isMandatory
+        }
+    }
+    public var numberOfRequiredQuestions = 3
+    public var caseInsensitiveAnswers = true
+    public var questions: [Question] = MFASettings.defaultPool
+    public init() {}
+
+    /// The response of `retrieveMfaQuestionsWithMetadata`.
+    public var questionsResponse: MFAQuestions {
+        MFAQuestions(numberOfRequiredQuestions: numberOfRequiredQuestions,
+                     questions: questions.map { MFAQuestionWithMetadata(mfaQuestion: $0.mfaQuestion, isMandatory: $0.isMandatory) })
+    }
+
+    /// Twelve questions in the spirit of the spec's "typical variety is between 10 and 15".
+    public static let defaultPool: [Question] = [
+        "What was the name of your first pet?", "In what city were you born?",
+        "What is your mother's maiden name?", "What was the make of your first car?",
+        "What was the name of your elementary school?", "What is the name of the street you grew up on?",
+        "What was your childhood nickname?", "What is your favorite book?",
+        "In what city did your parents meet?", "What was the first concert you attended?",
+        "What is the middle name of your oldest sibling?", "What was your first job?",
+    ].map { Question($0) }
+}
+
+/// Consecutive-failure thresholds.
+public struct LockoutSettings: Codable, Sendable, Equatable {
+    public var walletThreshold = 5
+    public var deviceThreshold = 10
+    public init() {}
+}
+
+/// Long-lived device tokens.
+public struct DeviceAuthenticationSettings: Codable, Sendable, Equatable {
+    public var enabled = true
+    public var lifetimeDays = 90
+    public init() {}
+}
+
+/// One-time codes sent by SMS.
+public struct OTPSettings: Codable, Sendable, Equatable {
+    public var length = 6
+    public var lifetimeSeconds = 300
+    public var maxAttempts = 5
+    public init() {}
+}
+
+/// An external OpenID Connect provider.
+public struct IdentityProviderSettings: Codable, Sendable, Equatable {
+    public var id: String
+    public var issuer: String
+    public var clientId: String
+    public var clientSecret: String?
+    public var redirectUri: String
+}

@@ -1,0 +1,114 @@
+import Foundation
+import LatchkeyCore
+
+/// The enrollment calls that need no login: the issuer's configurations and `registerNewUser`.
+/// Knows no HTTP; throws `DomainError` for every refusal.
+public struct EnrollmentService: Sendable {
+    let store: any LatchkeyStore
+    let hasher: SecretHasher
+    let cipher: OutboxCipher
+    let issuer: IssuerSettings
+    let publicURL: String
+    let now: @Sendable () -> Date
+
+    public init(store: any LatchkeyStore, hasher: SecretHasher, cipher: OutboxCipher, issuer: IssuerSettings,
+                publicURL: String, now: @escaping @Sendable () -> Date) {
+        self.store = store
+        self.hasher = hasher
+        self.cipher = cipher
+        self.issuer = issuer
+        self.publicURL = publicURL
+        self.now = now
+    }
+
+    /// `retrieveMfaQuestionsWithMetadata`.
+    public var mfaQuestions: MFAQuestions { issuer.mfa.questionsResponse }
+    /// `retrievePasswordConfigurations`.
+    public var passwordConfigurations: PasswordConfigurations { issuer.password }
+    /// `retrievePasscodeConfigurations`.
+    public var passcodeConfigurations: PasscodeConfigurations { issuer.passcode }
+    /// The field metadata of the profile, contact and address objects.
+    public var profileMetadata: ProfileMetadata { issuer.enrollmentRules.metadata }
+
+    /// What the stored profile document holds besides the columns.
+    struct StoredProfile: Codable {
+        var addressInformation: AddressInformation?
+        var additionalCustomerInformation: [String: String]?
+    }
+
+    /// `registerNewUser`: validates the whole profile, stores the user with hashed credentials,
+    /// a single-use nonce bound to the registering device and, when the issuer requires it, the
+    /// verification email — all in one transaction.
+    public func register(_ profile: UserProfile, deviceID: String?) async throws -> RegisterUserResponse {
+        try issuer.enrollmentRules.validateRegistration(profile)
+        let email = (profile.email ?? "").trimmingCharacters(in: .whitespaces)
+        let normalized = EmailAddress.normalized(email)
+        if try await store.user(issuer: issuer.id, emailNormalized: normalized) != nil { throw DomainError.emailInUse() }
+
+        let hashes = try await hashCredentials(profile)
+        let time = now()
+        let userID = SecureRandom.identifier()
+        let nonce = SecureRandom.token()
+        var tokens = [TokenRecord(digest: SecureRandom.digest(nonce), purpose: .registrationNonce, userID: userID,
+                                  deviceID: deviceID, createdAt: time,
+                                  expiresAt: time.addingTimeInterval(TimeInterval(issuer.appInstanceVerificationSeconds)))]
+        var messages: [OutboxMessage] = []
+        if issuer.emailVerificationRequired {
+            let token = SecureRandom.token()
+            tokens.append(TokenRecord(digest: SecureRandom.digest(token), purpose: .emailVerification, userID: userID,
+                                      deviceID: nil, createdAt: time, expiresAt: time.addingTimeInterval(24 * 3600)))
+            messages.append(try cipher.seal(verificationEmail(to: email, firstName: profile.firstName, token: token), now: time))
+        }
+        let document = StoredProfile(addressInformation: profile.addressInformation,
+                                     additionalCustomerInformation: profile.additionalCustomerInformation)
+        let user = UserRecord(
+            id: userID, issuer: issuer.id, email: email, emailNormalized: normalized, firstName: profile.firstName,
+            lastName: profile.lastName, phone: profile.phone, externalId: profile.externalId,
+            passwordHash: hashes.password, passcodeHash: hashes.passcode, emailVerified: !issuer.emailVerificationRequired,
+            profileJSON: String(decoding: try JSONEncoder().encode(document), as: UTF8.self), createdAt: time, updatedAt: time)
+        do {
+            try await store.createUser(user, answers: hashes.answers, tokens: tokens, messages: messages)
+        } catch StoreError.emailInUse {
+            throw DomainError.emailInUse()
+        }
+        let message = issuer.emailVerificationRequired
+            ? "Registration successful. Check your email for the verification link."
+            : "Registration successful."
+        return RegisterUserResponse(nonce: nonce, customerUri: Self.customerURI(userID), message: message)
+    }
+
+    /// The public identifier of a user.
+    public static func customerURI(_ userID: String) -> String { "urn:latchkey:customer:\(userID)" }
+
+    /// The form in which an MFA answer is hashed: trimmed, and lower-cased when the issuer's
+    /// answers are case-insensitive.
+    public func normalizedAnswer(_ answer: String) -> String {
+        let trimmed = answer.trimmingCharacters(in: .whitespacesAndNewlines)
+        return issuer.mfa.caseInsensitiveAnswers ? trimmed.lowercased() : trimmed
+    }
+
+    private func hashCredentials(_ profile: UserProfile) async throws
+        -> (password: String, passcode: String, answers: [MFAAnswerRecord]) {
+        let hasher = self.hasher
+        let answers = (profile.mfaAnswers ?? [:]).map { ($0.key, normalizedAnswer($0.value)) }
+        async let password = hasher.hash(profile.password ?? "")
+        async let passcode = hasher.hash(profile.passcode ?? "")
+        let answerHashes = try await withThrowingTaskGroup(of: MFAAnswerRecord.self) { group in
+            for (question, answer) in answers {
+                group.addTask { MFAAnswerRecord(question: question, answerHash: try await hasher.hash(answer)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        return (try await password, try await passcode, answerHashes.sorted { $0.question < $1.question })
+    }
+
+    private func verificationEmail(to email: String, firstName: String?, token: String) -> OutgoingMessage {
+        let link = "\(publicURL)/verify-email?token=\(token)"
+        let greeting = firstName.map { "Hello \($0)," } ?? "Hello,"
+        return OutgoingMessage(
+            channel: .email, to: email, template: "email_verification", subject: "Verify your email for \(issuer.name)",
+            body: "\(greeting)\n\nOpen this link to verify your email address for \(issuer.name):\n\(link)\n\n"
+                + "The link works once and expires in 24 hours.",
+            data: ["link": link])
+    }
+}

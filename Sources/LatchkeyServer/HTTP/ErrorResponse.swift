@@ -1,0 +1,44 @@
+import Foundation
+import Hummingbird
+import LatchkeyCore
+import NIOCore
+
+/// The error envelope of DESIGN §3: `{"error": {"code", "id", "message", "field"}}`.
+struct ErrorEnvelope: Encodable {
+    struct Body: Encodable {
+        var code: Int
+        var id: String
+        var message: String
+        var field: String?
+    }
+    var error: Body
+}
+
+extension DomainError {
+    /// The standard HTTP status for a documented code; codes that are not standard or would
+    /// mislead (416, 419, 420, …) travel only in the body.
+    var httpStatus: HTTPResponse.Status {
+        switch code {
+        case .invalidParameter: .badRequest
+        case .unauthorized: .unauthorized
+        case .notLoggedIn: .forbidden
+        case .notFound: .notFound
+        case .methodNotAllowed: .methodNotAllowed
+        case .payloadTooLarge: .contentTooLarge
+        case .emailInUse: .conflict
+        case .passwordRules, .passcodeRules: .unprocessableContent
+        case .tooManyRequests: .tooManyRequests
+        case .unavailable: .serviceUnavailable
+        default: code.rawValue >= 500 ? .internalServerError : .badRequest
+        }
+    }
+
+    /// The error as an HTTP response.
+    func response(status: HTTPResponse.Status? = nil, headers: HTTPFields = [:]) -> Response {
+        let envelope = ErrorEnvelope(error: .init(code: code.rawValue, id: id, message: message, field: field))
+        let data = (try? JSONEncoder().encode(envelope)) ?? Data()
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status ?? httpStatus, headers: fields, body: .init(byteBuffer: ByteBuffer(data: data)))
+    }
+}

@@ -1,0 +1,69 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import NIOPosix
+
+/// Hashes passwords, passcodes and MFA answers with scrypt, a per-record salt and the server's
+/// pepper, off the event loop. The algorithm and its parameters are recorded in each hash
+/// (`scrypt$logN$r$p$salt$hash`), so they can be raised later and old hashes still verify.
+public struct SecretHasher: Sendable {
+    public let settings: HashingSettings
+    private let pepper: SymmetricKey
+    private let threadPool: NIOThreadPool
+
+    public init(settings: HashingSettings, pepper: SymmetricKey, threadPool: NIOThreadPool = .singleton) {
+        self.settings = settings
+        self.pepper = pepper
+        self.threadPool = threadPool
+    }
+
+    /// A new hash of `secret` at the configured parameters.
+    public func hash(_ secret: String) async throws -> String {
+        let salt = SecureRandom.bytes(16)
+        let (logN, r, p) = (settings.logN, settings.r, settings.p)
+        let derived = try await threadPool.runIfActive { try self.derive(secret, salt: salt, logN: logN, r: r, p: p) }
+        return ["scrypt", String(logN), String(r), String(p), Data(salt).base64EncodedString(),
+                derived.base64EncodedString()].joined(separator: "$")
+    }
+
+    /// Whether `secret` matches `encoded`, compared in constant time. A malformed hash never matches.
+    public func verify(_ secret: String, against encoded: String) async throws -> Bool {
+        let parts = encoded.split(separator: "$").map(String.init)
+        guard parts.count == 6, parts[0] == "scrypt", let logN = Int(parts[1]), let r = Int(parts[2]),
+              let p = Int(parts[3]), let salt = Data(base64Encoded: parts[4]), let expected = Data(base64Encoded: parts[5]),
+              (1...24).contains(logN), (1...32).contains(r), (1...16).contains(p)
+        else { return false }
+        let derived = try await threadPool.runIfActive { try self.derive(secret, salt: Array(salt), logN: logN, r: r, p: p) }
+        return ConstantTime.equal(derived, expected)
+    }
+
+    /// Spends the same work as a verification, for unknown users.
+    public func burn(_ secret: String) async throws {
+        _ = try await hash(secret)
+    }
+
+    /// Whether a hash was made with weaker parameters than the configured ones.
+    public func needsUpgrade(_ encoded: String) -> Bool {
+        encoded != "" && !encoded.hasPrefix("scrypt$\(settings.logN)$\(settings.r)$\(settings.p)$")
+    }
+
+    private func derive(_ secret: String, salt: [UInt8], logN: Int, r: Int, p: Int) throws -> Data {
+        let peppered = HMAC<SHA256>.authenticationCode(for: Data(secret.utf8), using: pepper)
+        let key = try KDF.Scrypt.deriveKey(from: Data(peppered), salt: salt, outputByteCount: 32,
+                                           rounds: 1 << logN, blockSize: r, parallelism: p,
+                                           maxMemory: 256 * 1024 * 1024)
+        return key.withUnsafeBytes { Data($0) }
+    }
+}
+
+/// Constant-time comparison of byte strings.
+public enum ConstantTime {
+    /// Whether `a` and `b` are equal, in time that depends only on their lengths.
+    public static func equal<A: DataProtocol, B: DataProtocol>(_ a: A, _ b: B) -> Bool {
+        let left = Array(a), right = Array(b)
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
+    }
+}

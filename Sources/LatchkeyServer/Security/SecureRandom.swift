@@ -1,0 +1,27 @@
+import Crypto
+import Foundation
+
+/// Tokens, nonces and digests: random values from the system's cryptographic generator and
+/// SHA-256 digests, the only form in which tokens are stored.
+public enum SecureRandom {
+    /// `count` random bytes.
+    public static func bytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+
+    /// A URL-safe token of 256 bits.
+    public static func token() -> String {
+        Data(bytes(32)).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// A random identifier (UUID v4, lower case).
+    public static func identifier() -> String { UUID().uuidString.lowercased() }
+
+    /// The hex SHA-256 digest of a token, as stored.
+    public static func digest(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,40 @@
+/// The versioned schema, one list of statements per version, valid on both engines
+/// (`BIGINT` is an integer in SQLite; booleans are 0/1; times are seconds since 1970).
+enum Migrations {
+    static let all: [(version: Int, statements: [String])] = [
+        (1, [
+            """
+            CREATE TABLE users (
+                id TEXT PRIMARY KEY, issuer TEXT NOT NULL, email TEXT NOT NULL, email_normalized TEXT NOT NULL,
+                first_name TEXT, last_name TEXT, phone TEXT, external_id TEXT,
+                password_hash TEXT, passcode_hash TEXT, email_verified BIGINT NOT NULL DEFAULT 0,
+                status TEXT NOT NULL DEFAULT 'active', profile_json TEXT NOT NULL DEFAULT '{}',
+                created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)
+            """,
+            "CREATE UNIQUE INDEX users_issuer_email ON users (issuer, email_normalized)",
+            """
+            CREATE TABLE mfa_answers (
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, question TEXT NOT NULL,
+                answer_hash TEXT NOT NULL, PRIMARY KEY (user_id, question))
+            """,
+            """
+            CREATE TABLE tokens (
+                digest TEXT PRIMARY KEY, purpose TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, device_id TEXT,
+                created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT)
+            """,
+            "CREATE INDEX tokens_user ON tokens (user_id, purpose)",
+            """
+            CREATE TABLE outbox (
+                id TEXT PRIMARY KEY, channel TEXT NOT NULL, recipient TEXT NOT NULL, template TEXT NOT NULL,
+                subject TEXT NOT NULL, sealed_payload TEXT, created_at BIGINT NOT NULL,
+                attempts BIGINT NOT NULL DEFAULT 0, next_attempt_at BIGINT NOT NULL, locked_until BIGINT,
+                delivered_at BIGINT, failed_at BIGINT, last_error TEXT)
+            """,
+            "CREATE INDEX outbox_due ON outbox (delivered_at, failed_at, next_attempt_at)",
+        ]),
+    ]
+
+    /// The newest schema version.
+    static var latest: Int { all.map(\.version).max() ?? 0 }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The engine for deployments with several replicas: PostgreSQL through a connection pool.
+public final class PostgresEngine: SQLEngine {
+    public let name = "postgres"
+    private let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let logger: Logger
+
+    /// Connects to a `postgres://user:password@host:port/database` URL (`?sslmode=disable` turns TLS off; `?search_path=SCHEMA` picks a schema).
+    public init(url: String, logger: Logger) throws {
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme),
+              let host = components.host, let user = components.user
+        else { throw SQLEngineError.invalidURL("Expected postgres://user[:password]@host[:port]/database") }
+        let sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+        let tls: PostgresClient.Configuration.TLS = sslMode == "disable" ? .disable : .prefer(.makeClientConfiguration())
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        var configuration = PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: user,
+            password: components.password?.removingPercentEncoding, database: database.isEmpty ? nil : database, tls: tls)
+        configuration.options.maximumConnections = 20
+        if let schema = components.queryItems?.first(where: { $0.name == "search_path" })?.value {
+            configuration.options.additionalStartupParameters = [("search_path", schema)]
+        }
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        self.runner = Task { await client.run() }
+    }
+
+    public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        try await Self.mapErrors { try await Self.rows(client.query(Self.query(sql, binds), logger: logger)) }
+    }
+
+    public func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try await Self.mapErrors {
+            try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: logger)
+                do {
+                    let result = try await body(Transaction(connection: connection, logger: logger))
+                    try await connection.query("COMMIT", logger: logger)
+                    return result
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
+            }
+        }
+    }
+
+    public func close() async throws {
+        runner.cancel()
+    }
+
+    private struct Transaction: SQLExecutor {
+        let connection: PostgresConnection
+        let logger: Logger
+        func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+            try await PostgresEngine.mapErrors {
+                try await PostgresEngine.rows(connection.query(PostgresEngine.query(sql, binds), logger: logger))
+            }
+        }
+    }
+
+    fileprivate static func query(_ sql: String, _ binds: [SQLValue]) -> PostgresQuery {
+        var bindings = PostgresBindings(capacity: binds.count)
+        for bind in binds {
+            switch bind {
+            case .text(let value): bindings.append(value)
+            case .integer(let value): bindings.append(value)
+            case .null: bindings.appendNull()
+            }
+        }
+        return PostgresQuery(unsafeSQL: sql, binds: bindings)
+    }
+
+    fileprivate static func rows(_ sequence: PostgresRowSequence) async throws -> [SQLRow] {
+        var result: [SQLRow] = []
+        for try await row in sequence {
+            var values: SQLRow = [:]
+            for cell in row {
+                values[cell.columnName] = try value(of: cell)
+            }
+            result.append(values)
+        }
+        return result
+    }
+
+    private static func value(of cell: PostgresCell) throws -> SQLValue {
+        guard cell.bytes != nil else { return .null }
+        switch cell.dataType {
+        case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
+        case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
+        default: return .text(try cell.decode(String.self))
+        }
+    }
+
+    fileprivate static func mapErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw SQLEngineError.uniqueViolation(error.serverInfo?[.constraintName] ?? "unique")
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+extension SQLRow {
+    func text(_ column: String) -> String? { self[column]?.string }
+    func date(_ column: String) -> Date? { self[column]?.int.map { Date(timeIntervalSince1970: TimeInterval($0)) } }
+}
+
+extension UserRecord {
+    init(row: SQLRow) {
+        self.init(id: row.text("id") ?? "", issuer: row.text("issuer") ?? "", email: row.text("email") ?? "",
+                  emailNormalized: row.text("email_normalized") ?? "", firstName: row.text("first_name"),
+                  lastName: row.text("last_name"), phone: row.text("phone"), externalId: row.text("external_id"),
+                  passwordHash: row.text("password_hash"), passcodeHash: row.text("passcode_hash"),
+                  emailVerified: row["email_verified"]?.int == 1, status: row.text("status") ?? "active",
+                  profileJSON: row.text("profile_json") ?? "{}", createdAt: row.date("created_at") ?? .distantPast,
+                  updatedAt: row.date("updated_at") ?? .distantPast)
+    }
+}
+
+extension TokenRecord {
+    init?(row: SQLRow) {
+        guard let purpose = row.text("purpose").flatMap(TokenPurpose.init(rawValue:)) else { return nil }
+        self.init(digest: row.text("digest") ?? "", purpose: purpose, userID: row.text("user_id") ?? "",
+                  deviceID: row.text("device_id"), createdAt: row.date("created_at") ?? .distantPast,
+                  expiresAt: row.date("expires_at") ?? .distantPast, usedAt: row.date("used_at"))
+    }
+}
+
+extension OutboxMessage {
+    init(row: SQLRow) {
+        self.init(id: row.text("id") ?? "", channel: row.text("channel") ?? "", recipient: row.text("recipient") ?? "",
+                  template: row.text("template") ?? "", subject: row.text("subject") ?? "",
+                  sealedPayload: row.text("sealed_payload"), createdAt: row.date("created_at") ?? .distantPast,
+                  attempts: Int(row["attempts"]?.int ?? 0), nextAttemptAt: row.date("next_attempt_at") ?? .distantPast,
+                  deliveredAt: row.date("delivered_at"), failedAt: row.date("failed_at"), lastError: row.text("last_error"))
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// A wallet user as stored. Credentials are hashes; the address and additional information
+/// are kept as one JSON document.
+public struct UserRecord: Sendable, Equatable {
+    public var id: String
+    public var issuer: String
+    public var email: String
+    public var emailNormalized: String
+    public var firstName: String?
+    public var lastName: String?
+    public var phone: String?
+    public var externalId: String?
+    public var passwordHash: String?
+    public var passcodeHash: String?
+    public var emailVerified: Bool
+    public var status: String
+    public var profileJSON: String
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(id: String, issuer: String, email: String, emailNormalized: String, firstName: String?, lastName: String?,
+                phone: String?, externalId: String?, passwordHash: String?, passcodeHash: String?, emailVerified: Bool,
+                status: String = "active", profileJSON: String = "{}", createdAt: Date, updatedAt: Date) {
+        self.id = id
+        self.issuer = issuer
+        self.email = email
+        self.emailNormalized = emailNormalized
+        self.firstName = firstName
+        self.lastName = lastName
+        self.phone = phone
+        self.externalId = externalId
+        self.passwordHash = passwordHash
+        self.passcodeHash = passcodeHash
+        self.emailVerified = emailVerified
+        self.status = status
+        self.profileJSON = profileJSON
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// The hash of one MFA answer.
+public struct MFAAnswerRecord: Sendable, Equatable {
+    public var question: String
+    public var answerHash: String
+    public init(question: String, answerHash: String) {
+        self.question = question
+        self.answerHash = answerHash
+    }
+}
+
+/// What a single-use token is for.
+public enum TokenPurpose: String, Sendable {
+    /// The registration nonce that `loginByNonce` consumes.
+    case registrationNonce = "registration_nonce"
+    /// The token of an email verification link.
+    case emailVerification = "email_verification"
+}
+
+/// A single-use token, stored only as its SHA-256 digest.
+public struct TokenRecord: Sendable, Equatable {
+    public var digest: String
+    public var purpose: TokenPurpose
+    public var userID: String
+    public var deviceID: String?
+    public var createdAt: Date
+    public var expiresAt: Date
+    public var usedAt: Date?
+
+    public init(digest: String, purpose: TokenPurpose, userID: String, deviceID: String?, createdAt: Date,
+                expiresAt: Date, usedAt: Date? = nil) {
+        self.digest = digest
+        self.purpose = purpose
+        self.userID = userID
+        self.deviceID = deviceID
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.usedAt = usedAt
+    }
+}
+
+/// An email or SMS waiting in the outbox. Its body and template data are sealed (encrypted with
+/// a key derived from the pepper), because they carry links and codes.
+public struct OutboxMessage: Sendable, Equatable {
+    public var id: String
+    public var channel: String
+    public var recipient: String
+    public var template: String
+    public var subject: String
+    public var sealedPayload: String?
+    public var createdAt: Date
+    public var attempts: Int
+    public var nextAttemptAt: Date
+    public var deliveredAt: Date?
+    public var failedAt: Date?
+    public var lastError: String?
+
+    public init(id: String, channel: String, recipient: String, template: String, subject: String, sealedPayload: String?,
+                createdAt: Date, attempts: Int = 0, nextAttemptAt: Date, deliveredAt: Date? = nil,
+                failedAt: Date? = nil, lastError: String? = nil) {
+        self.id = id
+        self.channel = channel
+        self.recipient = recipient
+        self.template = template
+        self.subject = subject
+        self.sealedPayload = sealedPayload
+        self.createdAt = createdAt
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+        self.deliveredAt = deliveredAt
+        self.failedAt = failedAt
+        self.lastError = lastError
+    }
+}
+
+/// Refusals of the store that the domain acts on.
+public enum StoreError: Error, Sendable, Equatable {
+    /// Another user of the issuer has this email address (the unique index refused it).
+    case emailInUse
+}

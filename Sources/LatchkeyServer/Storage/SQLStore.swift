@@ -1,0 +1,146 @@
+import Foundation
+
+/// The store over either SQL engine; the statements are shared.
+public struct SQLStore: LatchkeyStore {
+    public let engine: any SQLEngine
+    public var engineName: String { engine.name }
+
+    public init(engine: any SQLEngine) {
+        self.engine = engine
+    }
+
+    public func migrate() async throws -> [Int] {
+        let postgres = engine.name == "postgres"
+        return try await engine.transaction { db in
+            if postgres { try await db.execute("SELECT pg_advisory_xact_lock(7413)") }
+            try await db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)")
+            let applied = Set(try await db.query("SELECT version FROM schema_migrations", []).compactMap { $0["version"]?.int })
+            var done: [Int] = []
+            for migration in Migrations.all where !applied.contains(Int64(migration.version)) {
+                for statement in migration.statements { try await db.execute(statement) }
+                try await db.execute("INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)",
+                                     [.integer(Int64(migration.version)), Date().epochSeconds])
+                done.append(migration.version)
+            }
+            return done
+        }
+    }
+
+    public func appliedMigrations() async throws -> [Int] {
+        try await engine.query("SELECT version FROM schema_migrations ORDER BY version", []).compactMap { $0["version"]?.int }.map(Int.init)
+    }
+
+    public func ping() async throws {
+        try await engine.execute("SELECT 1")
+    }
+
+    public func createUser(_ user: UserRecord, answers: [MFAAnswerRecord], tokens: [TokenRecord],
+                           messages: [OutboxMessage]) async throws {
+        do {
+            try await engine.transaction { db in
+                try await db.execute("""
+                    INSERT INTO users (id, issuer, email, email_normalized, first_name, last_name, phone, external_id,
+                        password_hash, passcode_hash, email_verified, status, profile_json, created_at, updated_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                    """, [.text(user.id), .text(user.issuer), .text(user.email), .text(user.emailNormalized),
+                          user.firstName.sql, user.lastName.sql, user.phone.sql, user.externalId.sql,
+                          user.passwordHash.sql, user.passcodeHash.sql, .integer(user.emailVerified ? 1 : 0),
+                          .text(user.status), .text(user.profileJSON), user.createdAt.epochSeconds, user.updatedAt.epochSeconds])
+                for answer in answers {
+                    try await db.execute("INSERT INTO mfa_answers (user_id, question, answer_hash) VALUES ($1, $2, $3)",
+                                         [.text(user.id), .text(answer.question), .text(answer.answerHash)])
+                }
+                for token in tokens { try await Self.insert(token, into: db) }
+                for message in messages { try await Self.insert(message, into: db) }
+            }
+        } catch SQLEngineError.uniqueViolation(let index) where index.contains("email") {
+            throw StoreError.emailInUse
+        }
+    }
+
+    public func user(issuer: String, emailNormalized: String) async throws -> UserRecord? {
+        try await engine.query("SELECT * FROM users WHERE issuer = $1 AND email_normalized = $2",
+                               [.text(issuer), .text(emailNormalized)]).first.map(UserRecord.init(row:))
+    }
+
+    public func user(id: String) async throws -> UserRecord? {
+        try await engine.query("SELECT * FROM users WHERE id = $1", [.text(id)]).first.map(UserRecord.init(row:))
+    }
+
+    public func mfaAnswers(userID: String) async throws -> [MFAAnswerRecord] {
+        try await engine.query("SELECT question, answer_hash FROM mfa_answers WHERE user_id = $1 ORDER BY question",
+                               [.text(userID)]).map {
+            MFAAnswerRecord(question: $0["question"]?.string ?? "", answerHash: $0["answer_hash"]?.string ?? "")
+        }
+    }
+
+    public func consumeToken(digest: String, purpose: TokenPurpose, now: Date) async throws -> TokenRecord? {
+        try await engine.query("""
+            UPDATE tokens SET used_at = $1
+            WHERE digest = $2 AND purpose = $3 AND used_at IS NULL AND expires_at > $1
+            RETURNING *
+            """, [now.epochSeconds, .text(digest), .text(purpose.rawValue)]).first.flatMap(TokenRecord.init(row:))
+    }
+
+    public func enqueue(_ messages: [OutboxMessage]) async throws {
+        try await engine.transaction { db in
+            for message in messages { try await Self.insert(message, into: db) }
+        }
+    }
+
+    public func claimMessages(now: Date, lease: TimeInterval, limit: Int) async throws -> [OutboxMessage] {
+        let lock = engine.name == "postgres" ? " FOR UPDATE SKIP LOCKED" : ""
+        return try await engine.query("""
+            UPDATE outbox SET locked_until = $1 WHERE id IN (
+                SELECT id FROM outbox
+                WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= $2
+                  AND (locked_until IS NULL OR locked_until <= $2)
+                ORDER BY created_at, id LIMIT $3\(lock))
+            RETURNING *
+            """, [now.addingTimeInterval(lease).epochSeconds, now.epochSeconds, .integer(Int64(limit))])
+            .map(OutboxMessage.init(row:)).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
+    public func markDelivered(id: String, at date: Date) async throws {
+        try await engine.execute("""
+            UPDATE outbox SET delivered_at = $1, sealed_payload = NULL, locked_until = NULL,
+                attempts = attempts + 1, last_error = NULL WHERE id = $2
+            """, [date.epochSeconds, .text(id)])
+    }
+
+    public func markFailed(id: String, attempts: Int, nextAttemptAt: Date, error: String, giveUp: Bool, now: Date) async throws {
+        try await engine.execute("""
+            UPDATE outbox SET attempts = $1, next_attempt_at = $2, last_error = $3, locked_until = NULL, failed_at = $4
+            WHERE id = $5
+            """, [.integer(Int64(attempts)), nextAttemptAt.epochSeconds, .text(String(error.prefix(500))),
+                  giveUp ? now.epochSeconds : .null, .text(id)])
+    }
+
+    public func outboxMessage(id: String) async throws -> OutboxMessage? {
+        try await engine.query("SELECT * FROM outbox WHERE id = $1", [.text(id)]).first.map(OutboxMessage.init(row:))
+    }
+
+    public func outboxMessages() async throws -> [OutboxMessage] {
+        try await engine.query("SELECT * FROM outbox ORDER BY created_at, id", []).map(OutboxMessage.init(row:))
+    }
+
+    public func close() async throws {
+        try await engine.close()
+    }
+
+    private static func insert(_ token: TokenRecord, into db: any SQLExecutor) async throws {
+        try await db.execute("""
+            INSERT INTO tokens (digest, purpose, user_id, device_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
+            """, [.text(token.digest), .text(token.purpose.rawValue), .text(token.userID), token.deviceID.sql,
+                  token.createdAt.epochSeconds, token.expiresAt.epochSeconds])
+    }
+
+    private static func insert(_ message: OutboxMessage, into db: any SQLExecutor) async throws {
+        try await db.execute("""
+            INSERT INTO outbox (id, channel, recipient, template, subject, sealed_payload, created_at, attempts, next_attempt_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+            """, [.text(message.id), .text(message.channel), .text(message.recipient), .text(message.template),
+                  .text(message.subject), message.sealedPayload.sql, message.createdAt.epochSeconds,
+                  .integer(Int64(message.attempts)), message.nextAttemptAt.epochSeconds])
+    }
+}

@@ -1,0 +1,68 @@
+import Crypto
+import Foundation
+import Logging
+import LatchkeyServer
+
+/// Builds servers and stores for tests the way the CLI does, with fast hashing, a fixed pepper,
+/// a temporary directory and the file courier.
+public enum TestEnvironment {
+    /// The engines the storage suite runs on: SQLite always, PostgreSQL when
+    /// `LATCHKEY_TEST_POSTGRES_URL` is set.
+    public static var engines: [String] {
+        ["sqlite"] + (postgresURL == nil ? [] : ["postgres"])
+    }
+
+    public static var postgresURL: String? { ProcessInfo.processInfo.environment["LATCHKEY_TEST_POSTGRES_URL"] }
+
+    /// A logger that stays quiet unless `LOG_LEVEL` says otherwise.
+    public static var logger: Logger {
+        var logger = Logger(label: "latchkey-test")
+        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+        return logger
+    }
+
+    /// A fresh temporary directory.
+    public static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// A database URL for a fresh, empty database of `engine`: a new SQLite file, or a new
+    /// PostgreSQL schema.
+    public static func freshDatabase(_ engine: String) async throws -> String {
+        if engine == "postgres", let base = postgresURL {
+            let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            let admin = try await StoreFactory.open(base, logger: logger) as! SQLStore
+            try await admin.engine.execute("CREATE SCHEMA \(schema)")
+            try await admin.close()
+            return base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)"
+        }
+        return "sqlite:" + (try temporaryDirectory().appendingPathComponent("test.sqlite").path)
+    }
+
+    /// A configuration for tests: port 0, fast scrypt, file courier in a temporary directory.
+    public static func configuration(database: String) throws -> ServerConfiguration {
+        let directory = try temporaryDirectory()
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.database = database
+        configuration.hashing = HashingSettings(logN: 10, r: 8, p: 1)
+        configuration.secrets.pepperFile = directory.appendingPathComponent("pepper").path
+        configuration.courier.channel = .file
+        configuration.courier.path = directory.appendingPathComponent("outbox.jsonl").path
+        configuration.courier.pollIntervalMilliseconds = 50
+        return configuration
+    }
+
+    /// A fixed pepper for tests.
+    public static let pepper = SymmetricKey(data: Data(repeating: 7, count: 32))
+
+    /// Builds the server as `latchkey serve` does, with the test pepper.
+    public static func application(_ configuration: ServerConfiguration, now: @escaping @Sendable () -> Date = Date.init,
+                                   channel: (any MessageChannel)? = nil, runCourier: Bool = false) async throws
+        -> LatchkeyApplication {
+        try await buildApplication(configuration, options: BuildOptions(
+            logger: logger, now: now, pepper: pepper, channel: channel, runCourier: runCourier))
+    }
+}
