@@ -30,8 +30,8 @@ struct Demo: AsyncParsableCommand {
         configuration.courier.pollIntervalMilliseconds = 100
         let bound = PortBox()
         let app = try await buildApplication(configuration, options: BuildOptions(
-            logger: makeLogger(level: .warning), onServerRunning: { await bound.set($0) }))
-        let group = ServiceGroup(configuration: .init(services: [app.application], logger: makeLogger(level: .warning)))
+            logger: makeLogger(level: .error), onServerRunning: { await bound.set($0) }))
+        let group = ServiceGroup(configuration: .init(services: [app.application], logger: makeLogger(level: .error)))
         let serving = Task { try await group.run() }
         let port = await bound.wait()
         print("Started an in-process server on http://127.0.0.1:\(port) (temporary SQLite database)")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import LatchkeyServer
 
 /// `latchkey serve`: runs the server until SIGINT/SIGTERM.
@@ -10,7 +11,9 @@ struct Serve: AsyncParsableCommand {
         let configuration = try options.resolve()
         let logger = makeLogger()
         let app = try await buildApplication(configuration, options: BuildOptions(logger: logger, onServerRunning: { port in
-            print("Latchkey listening on http://\(configuration.host):\(port) (database \(configuration.database), courier \(configuration.courier.channel.rawValue))")
+            let line = "Latchkey listening on http://\(configuration.host):\(port) "
+                + "(database \(configuration.database), courier \(configuration.courier.channel.rawValue))\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
         }))
         try await app.run()
     }
