@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Latchkey",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .library(name: "LatchkeyCore", targets: ["LatchkeyCore"]),
         .library(name: "Latchkey", targets: ["Latchkey"]),

@@ -55,15 +55,32 @@ public struct EnrollmentClient: Sendable {
         }
     }
 
+    func call<Wire: Encodable, Result: Decodable>(_ domain: ErrorDomain, _ body: () async throws -> Wire)
+        async throws(LatchkeyError) -> Result {
+        try await context.call(domain, body)
+    }
+}
+
+extension LatchkeyContext {
     /// Runs one call: checks the configuration, converts the wire answer to the domain type, and
     /// turns every failure into a `LatchkeyError` of `domain`.
     func call<Wire: Encodable, Result: Decodable>(_ domain: ErrorDomain, _ body: () async throws -> Wire)
         async throws(LatchkeyError) -> Result {
-        try context.validate()
+        try validate()
         do {
             return try WireConversion.convert(try await body())
         } catch {
-            throw LatchkeyError.from(error, domain: domain, context: context)
+            throw LatchkeyError.from(error, domain: domain, context: self)
+        }
+    }
+
+    /// Runs one call whose answer carries nothing.
+    func call(_ domain: ErrorDomain, _ body: () async throws -> Void) async throws(LatchkeyError) {
+        try validate()
+        do {
+            try await body()
+        } catch {
+            throw LatchkeyError.from(error, domain: domain, context: self)
         }
     }
 }

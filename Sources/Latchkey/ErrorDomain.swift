@@ -9,6 +9,15 @@ public struct ErrorDomain: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let retrievePasscodeConfigs = ErrorDomain(rawValue: "kUserErrorRetrievePasscodeConfigsDomain")
     public static let retrieveProfileMetadata = ErrorDomain(rawValue: "kUserErrorRetrieveProfileMetadataDomain")
     public static let registerNewUser = ErrorDomain(rawValue: "kUserErrorRegisterNewUserDomain")
+    public static let loginWithUsernamePassword = ErrorDomain(rawValue: "kUserErrorLoginWithUsernamePasswordDomain")
+    public static let loginWithPin = ErrorDomain(rawValue: "kUserErrorLoginWithPinDomain")
+    public static let loginWithNonce = ErrorDomain(rawValue: "kUserErrorLoginWithNonceDomain")
+    public static let generateDeviceAuthenticationToken = ErrorDomain(rawValue: "kUserErrorGenerateDeviceAuthenticationTokenDomain")
+    public static let loginWithDeviceAuthenticationToken = ErrorDomain(rawValue: "kUserErrorLoginWithDeviceAuthenticationTokenDomain")
+    public static let expireDeviceAuthenticationToken = ErrorDomain(rawValue: "kUserErrorExpireDeviceAuthenticationTokenDomain")
+    public static let logout = ErrorDomain(rawValue: "kUserErrorLogoutDomain")
+    /// Reading the current session (Latchkey's addition).
+    public static let session = ErrorDomain(rawValue: "kLatchkeySessionDomain")
     /// Errors that belong to no call: configuration of the SDK itself.
     public static let configuration = ErrorDomain(rawValue: "kLatchkeyConfigurationDomain")
 }

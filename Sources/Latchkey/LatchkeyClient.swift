@@ -17,6 +17,8 @@ public final class LatchkeyClient: Sendable {
     public let context: LatchkeyContext
     /// The user enrollment module.
     public let enrollment: EnrollmentClient
+    /// The authentication module.
+    public let authentication: AuthenticationClient
     let api: Client
     let storage: any CredentialStorage
     let now: @Sendable () -> Date
@@ -31,10 +33,13 @@ public final class LatchkeyClient: Sendable {
         self.context = context
         self.storage = storage
         self.now = now
+        let vault = SessionVault(storage: storage)
         let api = Client(serverURL: context.serverURL, transport: transport,
-                         middlewares: [AppContextMiddleware(context: context), ErrorEnvelopeMiddleware()])
+                         middlewares: [AppContextMiddleware(context: context), ErrorEnvelopeMiddleware(),
+                                       SessionMiddleware(vault: vault)])
         self.api = api
         self.enrollment = EnrollmentClient(context: context, api: api, now: now)
+        self.authentication = AuthenticationClient(context: context, api: api, vault: vault)
     }
 }
 

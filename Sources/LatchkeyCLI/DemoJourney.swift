@@ -1,3 +1,6 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Foundation
 import Latchkey
 import LatchkeyCore
@@ -44,20 +47,22 @@ struct DemoJourney {
             again.email = email.uppercased()
             _ = try await enrollment.registerNewUser(again, rules: rules)
         }
-        if let outbox { try await showVerificationEmail(outbox, to: email) }
+        try await verifyEmail(to: email)
+        try await AuthenticationWalk(client: client, email: email, profile: profile, nonce: registered.nonce).run()
         print("Demo complete.")
     }
 
-    private func step<T>(_ name: String, _ body: () async throws -> T) async throws -> T {
-        print("→ \(name)")
-        do {
-            let result = try await body()
-            print("  ok")
-            return result
-        } catch {
-            print("  failed: \(error)")
-            throw error
+    /// Opens the verification link: from the in-process server's outbox file, or by the user.
+    private func verifyEmail(to email: String) async throws {
+        guard let outbox else {
+            print("→ open the verification link the server sent to \(email), then press Enter")
+            _ = readLine()
+            return
         }
+        let link = try await verificationLink(outbox, to: email)
+        print("→ open the verification link")
+        let (_, response) = try await URLSession.shared.data(from: link)
+        print("  HTTP \((response as? HTTPURLResponse)?.statusCode ?? 0)")
     }
 
     private func expectFailure(_ name: String, _ body: () async throws -> Void) async {
@@ -72,17 +77,37 @@ struct DemoJourney {
         }
     }
 
-    private func showVerificationEmail(_ path: String, to email: String) async throws {
+    private func verificationLink(_ path: String, to email: String) async throws -> URL {
         print("→ courier delivers the verification email")
         for _ in 0..<50 {
             if let text = try? String(contentsOfFile: path, encoding: .utf8), let line = text.split(separator: "\n")
-                .first(where: { $0.contains(email) }) {
-                let message = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-                print("  \(message?["subject"] ?? "") → \(email)")
-                return
+                .first(where: { $0.contains(email) }),
+               let message = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+               let link = (message["data"] as? [String: String])?["link"].flatMap(URL.init(string:)) {
+                print("  \(message["subject"] ?? "") → \(email)")
+                return link
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        print("  not delivered within 5 s")
+        throw DemoError("The verification email was not delivered within 5 s.")
+    }
+}
+
+/// A step of the demo that did not go as the journey expects.
+struct DemoError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs one demo step, printing its name and outcome.
+func step<T>(_ name: String, _ body: () async throws -> T) async throws -> T {
+    print("→ \(name)")
+    do {
+        let result = try await body()
+        print("  ok")
+        return result
+    } catch {
+        print("  failed: \(error)")
+        throw error
     }
 }

@@ -24,16 +24,35 @@ public struct StatusCode: RawRepresentable, Hashable, Sendable, Codable, Express
     public static let methodNotAllowed: StatusCode = 405
     /// The request body is larger than the server accepts.
     public static let payloadTooLarge: StatusCode = 413
+    /// The MFA prompt of a login from an unlinked device (a successful outcome, not an error);
+    /// device-token login also answers it for a deactivated wallet, as the spec documents.
+    public static let mfaRequired: StatusCode = 412
     /// The email address is already used by another wallet.
     public static let emailInUse: StatusCode = 416
     /// The password does not meet the issuer's rules.
     public static let passwordRules: StatusCode = 419
     /// The passcode does not meet the issuer's rules.
     public static let passcodeRules: StatusCode = 420
+    /// Email verification is not complete.
+    public static let emailNotVerified: StatusCode = 418
+    /// The wallet is deactivated after consecutive failures.
+    public static let walletDeactivated: StatusCode = 421
+    /// The device is deactivated after consecutive failures.
+    public static let deviceDeactivated: StatusCode = 423
+    /// Long-lived device tokens are turned off by the issuer.
+    public static let deviceTokensDisabled: StatusCode = 432
+    /// The device is suspended.
+    public static let deviceSuspended: StatusCode = 503
+    /// The password has expired.
+    public static let passwordExpired: StatusCode = 508
+    /// The app instance verification (registration nonce) is not complete.
+    public static let appInstanceNotVerified: StatusCode = 511
+    /// The SDK has no device token stored.
+    public static let noDeviceToken: StatusCode = 1003
     /// Too many requests.
     public static let tooManyRequests: StatusCode = 429
     /// An unknown error occurred internally in the server.
     public static let serverError: StatusCode = 500
-    /// The server is not ready (database unreachable).
+    /// The server is not ready (database unreachable); the HTTP status only, never a body code.
     public static let unavailable: StatusCode = 503
 }

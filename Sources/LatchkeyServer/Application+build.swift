@@ -6,6 +6,7 @@ import LatchkeyAPI
 import Logging
 import NIOCore
 import OpenAPIHummingbird
+import OpenAPIRuntime
 import ServiceLifecycle
 
 /// What the host of the server may replace: the clock, the pepper, the message channel and a
@@ -66,8 +67,9 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let channel: any MessageChannel = options.channel ?? makeChannel(configuration.courier, logger: logger)
     let courier = CourierWorker(store: store, channel: channel, cipher: cipher, settings: configuration.courier,
                                 logger: logger, now: options.now)
+    let publicURL = PublicBaseURL(configuration: configuration)
     let enrollment = EnrollmentService(store: store, hasher: hasher, cipher: cipher, issuer: configuration.issuer,
-                                       publicURL: configuration.resolvedPublicURL, now: options.now)
+                                       publicURL: publicURL, now: options.now)
 
     let router = Router(context: AppRequestContext.self)
     let maxBody = configuration.http.maxBodyBytes
@@ -77,14 +79,20 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     router.add(middleware: BodyLimitMiddleware(maxBytes: maxBody))
     router.add(middleware: ClientContextMiddleware())
     OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry())
-    try APIHandler(enrollment: enrollment).registerHandlers(on: router)
+    let authentication = AuthenticationService(store: store, hasher: hasher, issuer: configuration.issuer, now: options.now)
+    WebRoutes.add(to: router, store: store, issuer: configuration.issuer, now: options.now)
+    try APIHandler(enrollment: enrollment, authentication: authentication).registerHandlers(on: router, configuration: .init(jsonEncodingOptions: []))
 
     let onRunning = options.onServerRunning
     let application = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
         services: options.runCourier ? [courier] : [],
-        onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? configuration.port) },
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? configuration.port
+            publicURL.bound(host: configuration.host, port: port)
+            await onRunning(port)
+        },
         logger: logger)
     return LatchkeyApplication(application: application, configuration: configuration, store: store, hasher: hasher,
                                cipher: cipher, courier: courier, routes: ApplicationRoutes.table)

@@ -17,7 +17,7 @@ import Yams
             }
         }
         let served = Set(ApplicationRoutes.table.routes.map { "\($0.method.rawValue) \($0.template)" })
-        let operational: Set<String> = ["GET /health", "GET /ready", "GET /metrics"]
+        let operational: Set<String> = ["GET /health", "GET /ready", "GET /metrics", "GET /verify-email"]
         #expect(served.subtracting(operational) == documented)
     }
 }

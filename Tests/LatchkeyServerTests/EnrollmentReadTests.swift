@@ -61,4 +61,14 @@ import Testing
             }
         }
     }
+
+    @Test func readyAnswers503WhenTheDatabaseIsGone() async throws {
+        try await withServer { app, client in
+            try await app.store.close()
+            let ready = try await client.call(.get, "/ready", headers: [:])
+            #expect(ready.status == .serviceUnavailable)
+            #expect(ready.errorCode == 503)
+            #expect(try await client.call(.get, "/health", headers: [:]).status == .ok)
+        }
+    }
 }

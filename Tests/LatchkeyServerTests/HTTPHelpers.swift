@@ -10,9 +10,11 @@ import Testing
 let applicationSignature = "3F2504E0-4F89-11D3-9A0C-0305E82C3301"
 
 /// The app-context headers every `/v1` call needs.
-func appHeaders(device: String = "device-1") -> HTTPFields {
-    [HTTPField.Name("X-Application-Signature")!: applicationSignature, HTTPField.Name("X-Device-ID")!: device,
-     .contentType: "application/json"]
+func appHeaders(device: String = "device-1", session: String? = nil) -> HTTPFields {
+    var headers: HTTPFields = [HTTPField.Name("X-Application-Signature")!: applicationSignature,
+                               HTTPField.Name("X-Device-ID")!: device, .contentType: "application/json"]
+    if let session { headers[.authorization] = "Bearer \(session)" }
+    return headers
 }
 
 /// A decoded JSON answer.
@@ -53,11 +55,13 @@ func registrationBody(email: String = "ada@example.com", change: (inout [String:
 }
 
 /// Builds a test server on a fresh database of `engine` and runs `body` against it.
-func withServer<T: Sendable>(engine: String = "sqlite", configure: (inout ServerConfiguration) -> Void = { _ in },
+func withServer<T: Sendable>(engine: String = "sqlite", clock: TestClock? = nil,
+                             configure: (inout ServerConfiguration) -> Void = { _ in },
                    _ body: @escaping @Sendable (LatchkeyApplication, any TestClientProtocol) async throws -> T) async throws -> T {
     var configuration = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase(engine))
     configure(&configuration)
-    let app = try await TestEnvironment.application(configuration)
+    let now: @Sendable () -> Date = if let clock { { clock.now } } else { { Date() } }
+    let app = try await TestEnvironment.application(configuration, now: now)
     defer { Task { try? await app.store.close() } }
     return try await app.application.test(.router) { client in try await body(app, client) }
 }

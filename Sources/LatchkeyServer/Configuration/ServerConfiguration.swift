@@ -82,8 +82,12 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
     public var lockout = LockoutSettings()
     public var deviceAuthentication = DeviceAuthenticationSettings()
     public var otp = OTPSettings()
+    public var sessions = SessionSettings()
     public var identityProviders: [IdentityProviderSettings] = []
     public init() {}
+
+    /// The consecutive-failure thresholds.
+    public var attemptLimits: AttemptLimits { AttemptLimits(wallet: lockout.walletThreshold, device: lockout.deviceThreshold) }
 
     /// The rules registration is checked against.
     public var enrollmentRules: EnrollmentRules {
@@ -112,6 +116,13 @@ public struct MFASettings: Codable, Sendable, Equatable {
                      questions: questions.map { MFAQuestionWithMetadata(mfaQuestion: $0.mfaQuestion, isMandatory: $0.isMandatory) })
     }
 
+    /// The form in which an MFA answer is hashed and compared: trimmed, and lower-cased when
+    /// the issuer's answers are case-insensitive.
+    public func normalize(_ answer: String) -> String {
+        let trimmed = answer.trimmingCharacters(in: .whitespacesAndNewlines)
+        return caseInsensitiveAnswers ? trimmed.lowercased() : trimmed
+    }
+
     /// Twelve questions in the spirit of the spec's "typical variety is between 10 and 15".
     public static let defaultPool: [Question] = [
         "What was the name of your first pet?", "In what city were you born?",
@@ -127,6 +138,13 @@ public struct MFASettings: Codable, Sendable, Equatable {
 public struct LockoutSettings: Codable, Sendable, Equatable {
     public var walletThreshold = 5
     public var deviceThreshold = 10
+    public init() {}
+}
+
+/// Session lifetimes: idle (since the last use) and absolute (since login).
+public struct SessionSettings: Codable, Sendable, Equatable {
+    public var idleTimeoutSeconds = 1800
+    public var absoluteTimeoutSeconds = 43_200
     public init() {}
 }
 

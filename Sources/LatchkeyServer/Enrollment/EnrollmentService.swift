@@ -8,11 +8,11 @@ public struct EnrollmentService: Sendable {
     let hasher: SecretHasher
     let cipher: OutboxCipher
     let issuer: IssuerSettings
-    let publicURL: String
+    let publicURL: PublicBaseURL
     let now: @Sendable () -> Date
 
     public init(store: any LatchkeyStore, hasher: SecretHasher, cipher: OutboxCipher, issuer: IssuerSettings,
-                publicURL: String, now: @escaping @Sendable () -> Date) {
+                publicURL: PublicBaseURL, now: @escaping @Sendable () -> Date) {
         self.store = store
         self.hasher = hasher
         self.cipher = cipher
@@ -65,7 +65,8 @@ public struct EnrollmentService: Sendable {
             id: userID, issuer: issuer.id, email: email, emailNormalized: normalized, firstName: profile.firstName,
             lastName: profile.lastName, phone: profile.phone, externalId: profile.externalId,
             passwordHash: hashes.password, passcodeHash: hashes.passcode, emailVerified: !issuer.emailVerificationRequired,
-            profileJSON: String(decoding: try JSONEncoder().encode(document), as: UTF8.self), createdAt: time, updatedAt: time)
+            profileJSON: String(decoding: try JSONEncoder().encode(document), as: UTF8.self), createdAt: time, updatedAt: time,
+            passwordUpdatedAt: time)
         do {
             try await store.createUser(user, answers: hashes.answers, tokens: tokens, messages: messages)
         } catch StoreError.emailInUse {
@@ -80,17 +81,10 @@ public struct EnrollmentService: Sendable {
     /// The public identifier of a user.
     public static func customerURI(_ userID: String) -> String { "urn:latchkey:customer:\(userID)" }
 
-    /// The form in which an MFA answer is hashed: trimmed, and lower-cased when the issuer's
-    /// answers are case-insensitive.
-    public func normalizedAnswer(_ answer: String) -> String {
-        let trimmed = answer.trimmingCharacters(in: .whitespacesAndNewlines)
-        return issuer.mfa.caseInsensitiveAnswers ? trimmed.lowercased() : trimmed
-    }
-
     private func hashCredentials(_ profile: UserProfile) async throws
         -> (password: String, passcode: String, answers: [MFAAnswerRecord]) {
         let hasher = self.hasher
-        let answers = (profile.mfaAnswers ?? [:]).map { ($0.key, normalizedAnswer($0.value)) }
+        let answers = (profile.mfaAnswers ?? [:]).map { ($0.key, issuer.mfa.normalize($0.value)) }
         async let password = hasher.hash(profile.password ?? "")
         async let passcode = hasher.hash(profile.passcode ?? "")
         let answerHashes = try await withThrowingTaskGroup(of: MFAAnswerRecord.self) { group in
@@ -103,7 +97,7 @@ public struct EnrollmentService: Sendable {
     }
 
     private func verificationEmail(to email: String, firstName: String?, token: String) -> OutgoingMessage {
-        let link = "\(publicURL)/verify-email?token=\(token)"
+        let link = "\(publicURL.value)/verify-email?token=\(token)"
         let greeting = firstName.map { "Hello \($0)," } ?? "Hello,"
         return OutgoingMessage(
             channel: .email, to: email, template: "email_verification", subject: "Verify your email for \(issuer.name)",

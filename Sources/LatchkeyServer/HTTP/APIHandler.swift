@@ -6,13 +6,15 @@ import LatchkeyCore
 /// The read-only answers depend only on the issuer's configuration, so they are built once.
 struct APIHandler: APIProtocol {
     let enrollment: EnrollmentService
+    let authentication: AuthenticationService
     private let mfaQuestions: Components.Schemas.RetrieveMFAQuestionsWithMetadataResponse
     private let passwordConfiguration: Components.Schemas.UserPasswordConfigurations
     private let passcodeConfiguration: Components.Schemas.UserPasscodeConfigurations
     private let profileMetadata: Components.Schemas.ProfileMetadataResponse
 
-    init(enrollment: EnrollmentService) throws {
+    init(enrollment: EnrollmentService, authentication: AuthenticationService) throws {
         self.enrollment = enrollment
+        self.authentication = authentication
         mfaQuestions = try WireConversion.convert(enrollment.mfaQuestions)
         passwordConfiguration = try WireConversion.convert(enrollment.passwordConfigurations)
         passcodeConfiguration = try WireConversion.convert(enrollment.passcodeConfigurations)

@@ -3,12 +3,11 @@ import Hummingbird
 /// The request context of the Latchkey server.
 public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// Bodies above this size are refused with 413 (`http.maxBodyBytes`).
-    public var maxUploadSize: Int
+    /// The framework's own ceiling; `BodyLimitMiddleware` enforces the configured `http.maxBodyBytes`.
+    public var maxUploadSize: Int { 16 * 1024 * 1024 }
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        maxUploadSize = 65_536
     }
 }
 
@@ -18,6 +17,8 @@ public struct ClientContext: Sendable {
     public var deviceID: String?
     public var deviceType: String?
     public var appVersion: String?
+    /// The session token of `Authorization: Bearer …`.
+    public var bearerToken: String?
 
     @TaskLocal public static var current = ClientContext()
 }

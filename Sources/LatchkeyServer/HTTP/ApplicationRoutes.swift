@@ -8,6 +8,13 @@ public enum ApplicationRoutes {
             table.add(.get, path)
         }
         table.add(.post, "/v1/enrollment/users")
+        for path in ["/v1/auth/login/password", "/v1/auth/login/pin", "/v1/auth/login/nonce", "/v1/auth/mfa",
+                     "/v1/auth/device-token", "/v1/auth/login/device-token", "/v1/auth/logout"] {
+            table.add(.post, path)
+        }
+        table.add(.delete, "/v1/auth/device-token")
+        table.add(.get, "/v1/auth/session")
+        table.add(.get, "/verify-email")
         return table
     }()
 }

@@ -20,15 +20,17 @@ extension DomainError {
     var httpStatus: HTTPResponse.Status {
         switch code {
         case .invalidParameter: .badRequest
-        case .unauthorized: .unauthorized
-        case .notLoggedIn: .forbidden
+        case .unauthorized, .notLoggedIn: .unauthorized
+        case .emailNotVerified, .passwordExpired, .appInstanceNotVerified, .deviceTokensDisabled, .mfaRequired: .forbidden
+        case .walletDeactivated, .deviceDeactivated: HTTPResponse.Status(code: 423, reasonPhrase: "Locked")
+        case .passwordRules where id == "wrong_credentials": .unauthorized
         case .notFound: .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .payloadTooLarge: .contentTooLarge
         case .emailInUse: .conflict
         case .passwordRules, .passcodeRules: .unprocessableContent
         case .tooManyRequests: .tooManyRequests
-        case .unavailable: .serviceUnavailable
+        case .unavailable: id == "not_ready" ? .serviceUnavailable : .forbidden
         default: code.rawValue >= 500 ? .internalServerError : .badRequest
         }
     }

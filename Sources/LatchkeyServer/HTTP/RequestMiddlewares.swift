@@ -43,7 +43,10 @@ struct ClientContextMiddleware<Context: RequestContext>: RouterMiddleware {
         let headers = request.headers
         let client = ClientContext(
             applicationSignature: headers[.applicationSignature], deviceID: headers[.deviceID],
-            deviceType: headers[.deviceType], appVersion: headers[.appVersion])
+            deviceType: headers[.deviceType], appVersion: headers[.appVersion],
+            bearerToken: headers[.authorization].flatMap { value in
+                value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
+            })
         if request.uri.path.hasPrefix("/v1/") {
             guard let signature = client.applicationSignature, signature.count == 36, UUID(uuidString: signature) != nil else {
                 throw DomainError.invalidField("X-Application-Signature",

@@ -33,6 +33,33 @@ enum Migrations {
             """,
             "CREATE INDEX outbox_due ON outbox (delivered_at, failed_at, next_attempt_at)",
         ]),
+        (2, [
+            "ALTER TABLE users ADD COLUMN failed_attempts BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE users ADD COLUMN app_instance_verified BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE users ADD COLUMN password_updated_at BIGINT",
+            "ALTER TABLE users ADD COLUMN last_login_at BIGINT",
+            "ALTER TABLE tokens ADD COLUMN data TEXT",
+            """
+            CREATE TABLE devices (
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, device_id TEXT NOT NULL,
+                device_type TEXT, status TEXT NOT NULL DEFAULT 'active', failed_attempts BIGINT NOT NULL DEFAULT 0,
+                linked_at BIGINT NOT NULL, last_login_at BIGINT, PRIMARY KEY (user_id, device_id))
+            """,
+            "CREATE INDEX devices_device ON devices (device_id, linked_at)",
+            """
+            CREATE TABLE sessions (
+                digest TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                device_id TEXT, created_at BIGINT NOT NULL, last_seen_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL, revoked_at BIGINT)
+            """,
+            "CREATE INDEX sessions_user ON sessions (user_id)",
+            """
+            CREATE TABLE device_tokens (
+                digest TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                device_id TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, revoked_at BIGINT)
+            """,
+            "CREATE INDEX device_tokens_user ON device_tokens (user_id, device_id)",
+        ]),
     ]
 
     /// The newest schema version.

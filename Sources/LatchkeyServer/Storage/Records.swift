@@ -18,10 +18,22 @@ public struct UserRecord: Sendable, Equatable {
     public var profileJSON: String
     public var createdAt: Date
     public var updatedAt: Date
+    /// Consecutive failed credential checks (reserved before each check).
+    public var failedAttempts: Int
+    /// Whether the registering app instance was verified (nonce login or email link).
+    public var appInstanceVerified: Bool
+    public var passwordUpdatedAt: Date?
+    public var lastLoginAt: Date?
 
     public init(id: String, issuer: String, email: String, emailNormalized: String, firstName: String?, lastName: String?,
                 phone: String?, externalId: String?, passwordHash: String?, passcodeHash: String?, emailVerified: Bool,
-                status: String = "active", profileJSON: String = "{}", createdAt: Date, updatedAt: Date) {
+                status: String = "active", profileJSON: String = "{}", createdAt: Date, updatedAt: Date,
+                failedAttempts: Int = 0, appInstanceVerified: Bool = false, passwordUpdatedAt: Date? = nil,
+                lastLoginAt: Date? = nil) {
+        self.failedAttempts = failedAttempts
+        self.appInstanceVerified = appInstanceVerified
+        self.passwordUpdatedAt = passwordUpdatedAt
+        self.lastLoginAt = lastLoginAt
         self.id = id
         self.issuer = issuer
         self.email = email
@@ -56,6 +68,8 @@ public enum TokenPurpose: String, Sendable {
     case registrationNonce = "registration_nonce"
     /// The token of an email verification link.
     case emailVerification = "email_verification"
+    /// The challenge of an MFA prompt; its data is the question asked.
+    case mfaChallenge = "mfa_challenge"
 }
 
 /// A single-use token, stored only as its SHA-256 digest.
@@ -67,9 +81,12 @@ public struct TokenRecord: Sendable, Equatable {
     public var createdAt: Date
     public var expiresAt: Date
     public var usedAt: Date?
+    /// What the token carries besides its owner (the question of an MFA challenge).
+    public var data: String?
 
     public init(digest: String, purpose: TokenPurpose, userID: String, deviceID: String?, createdAt: Date,
-                expiresAt: Date, usedAt: Date? = nil) {
+                expiresAt: Date, usedAt: Date? = nil, data: String? = nil) {
+        self.data = data
         self.digest = digest
         self.purpose = purpose
         self.userID = userID

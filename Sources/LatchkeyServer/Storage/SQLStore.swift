@@ -40,12 +40,14 @@ public struct SQLStore: LatchkeyStore {
             try await engine.transaction { db in
                 try await db.execute("""
                     INSERT INTO users (id, issuer, email, email_normalized, first_name, last_name, phone, external_id,
-                        password_hash, passcode_hash, email_verified, status, profile_json, created_at, updated_at)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                        password_hash, passcode_hash, email_verified, status, profile_json, created_at, updated_at,
+                        app_instance_verified, password_updated_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
                     """, [.text(user.id), .text(user.issuer), .text(user.email), .text(user.emailNormalized),
                           user.firstName.sql, user.lastName.sql, user.phone.sql, user.externalId.sql,
                           user.passwordHash.sql, user.passcodeHash.sql, .integer(user.emailVerified ? 1 : 0),
-                          .text(user.status), .text(user.profileJSON), user.createdAt.epochSeconds, user.updatedAt.epochSeconds])
+                          .text(user.status), .text(user.profileJSON), user.createdAt.epochSeconds, user.updatedAt.epochSeconds,
+                          .integer(user.appInstanceVerified ? 1 : 0), user.passwordUpdatedAt?.epochSeconds ?? .null])
                 for answer in answers {
                     try await db.execute("INSERT INTO mfa_answers (user_id, question, answer_hash) VALUES ($1, $2, $3)",
                                          [.text(user.id), .text(answer.question), .text(answer.answerHash)])
@@ -128,11 +130,11 @@ public struct SQLStore: LatchkeyStore {
         try await engine.close()
     }
 
-    private static func insert(_ token: TokenRecord, into db: any SQLExecutor) async throws {
+    static func insert(_ token: TokenRecord, into db: any SQLExecutor) async throws {
         try await db.execute("""
-            INSERT INTO tokens (digest, purpose, user_id, device_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
+            INSERT INTO tokens (digest, purpose, user_id, device_id, created_at, expires_at, data) VALUES ($1, $2, $3, $4, $5, $6, $7)
             """, [.text(token.digest), .text(token.purpose.rawValue), .text(token.userID), token.deviceID.sql,
-                  token.createdAt.epochSeconds, token.expiresAt.epochSeconds])
+                  token.createdAt.epochSeconds, token.expiresAt.epochSeconds, token.data.sql])
     }
 
     private static func insert(_ message: OutboxMessage, into db: any SQLExecutor) async throws {

@@ -1,0 +1,39 @@
+import Foundation
+
+/// Whether the SDK holds a live session.
+public enum AuthenticationState: Sendable, Equatable {
+    case loggedOut
+    case authenticated(customerUri: String)
+}
+
+/// Told of every change of the authentication state (the spec's delegate style).
+public protocol AuthenticationDelegate: AnyObject, Sendable {
+    func authenticationStateDidChange(_ state: AuthenticationState)
+}
+
+/// The MFA prompt of a login from a device not linked to the user (the spec's `PDMFAToken`):
+/// show `mfaSecretQuestion`, set `mfaSecretAnswer`, pass it to `registerWithMFA`.
+public struct MFAToken: Sendable, Equatable {
+    public let mfaSecretQuestion: String
+    public var mfaSecretAnswer: String = ""
+    let challengeToken: String
+    let domain: ErrorDomain
+}
+
+/// The outcome of a login.
+public enum LoginResult: Sendable, Equatable {
+    /// Logged in; the attributes are the server's (`lastLogin`, `lastPasswordUpdate`, `passwordExpiresAt`).
+    case authenticated(additionalAttributes: [String: String])
+    /// The device is not linked: answer the question with `registerWithMFA`.
+    case mfaRequired(MFAToken)
+}
+
+/// The current session as the server describes it.
+public struct SessionInfo: Sendable, Equatable, Codable {
+    public var customerUri: String
+    public var deviceId: String?
+    public var createdAt: Date
+    public var lastSeenAt: Date
+    public var idleExpiresAt: Date
+    public var expiresAt: Date
+}

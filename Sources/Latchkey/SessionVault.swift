@@ -1,0 +1,104 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+
+/// Keeps the session and device tokens (in the app's `CredentialStorage`, never handed to the
+/// app) and publishes authentication-state changes to streams and the delegate.
+actor SessionVault {
+    static let sessionKey = "latchkey.session"
+    static let customerKey = "latchkey.customerUri"
+    static let deviceTokenKey = "latchkey.deviceToken"
+
+    private let storage: any CredentialStorage
+    private var loaded = false
+    private var session: String?
+    private(set) var state: AuthenticationState = .loggedOut
+    private var continuations: [UUID: AsyncStream<AuthenticationState>.Continuation] = [:]
+    private weak var delegate: (any AuthenticationDelegate)?
+
+    init(storage: any CredentialStorage) { self.storage = storage }
+
+    func load() async {
+        guard !loaded else { return }
+        loaded = true
+        session = try? await storage.data(for: Self.sessionKey).map { String(decoding: $0, as: UTF8.self) }
+        if session != nil, let customer = try? await storage.data(for: Self.customerKey) {
+            state = .authenticated(customerUri: String(decoding: customer, as: UTF8.self))
+        }
+    }
+
+    func sessionToken() async -> String? {
+        await load()
+        return session
+    }
+
+    func signIn(token: String, customerUri: String) async {
+        await load()
+        session = token
+        try? await storage.set(Data(token.utf8), for: Self.sessionKey)
+        try? await storage.set(Data(customerUri.utf8), for: Self.customerKey)
+        publish(.authenticated(customerUri: customerUri))
+    }
+
+    /// Drops the session; `ifToken` limits it to that session (a 401 for an older one is ignored).
+    func signOut(ifToken: String? = nil) async {
+        await load()
+        if let ifToken, ifToken != session { return }
+        session = nil
+        try? await storage.set(nil, for: Self.sessionKey)
+        try? await storage.set(nil, for: Self.customerKey)
+        publish(.loggedOut)
+    }
+
+    func deviceToken() async -> String? {
+        try? await storage.data(for: Self.deviceTokenKey).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func setDeviceToken(_ token: String?) async {
+        try? await storage.set(token.map { Data($0.utf8) }, for: Self.deviceTokenKey)
+    }
+
+    func setDelegate(_ delegate: (any AuthenticationDelegate)?) { self.delegate = delegate }
+
+    func stream() async -> AsyncStream<AuthenticationState> {
+        await load()
+        let (stream, continuation) = AsyncStream<AuthenticationState>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        let id = UUID()
+        continuations[id] = continuation
+        continuation.yield(state)
+        continuation.onTermination = { [weak self] _ in Task { await self?.remove(id) } }
+        return stream
+    }
+
+    private func remove(_ id: UUID) { continuations[id] = nil }
+
+    private func publish(_ new: AuthenticationState) {
+        guard new != state else { return }
+        state = new
+        for continuation in continuations.values { continuation.yield(new) }
+        delegate?.authenticationStateDidChange(new)
+    }
+}
+
+/// Sends the session as `Authorization: Bearer …`; a 401 answer to a call that carried it means
+/// the session is gone, so the state moves to logged out.
+struct SessionMiddleware: ClientMiddleware {
+    let vault: SessionVault
+    /// Calls that work without a session; they never carry one, so their 401s are about credentials.
+    static let publicOperations: Set<String> = [
+        "retrieveMfaQuestionsWithMetadata", "retrievePasswordConfigurations", "retrievePasscodeConfigurations",
+        "retrieveProfileMetadata", "registerNewUser", "loginByUsernamePassword", "loginByPIN", "loginByNonce",
+        "registerWithMFA", "loginWithDeviceAuthenticationToken", "expireDeviceAuthenticationToken",
+    ]
+
+    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+                   next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws
+        -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        let token = Self.publicOperations.contains(operationID) ? nil : await vault.sessionToken()
+        if let token { request.headerFields[.authorization] = "Bearer \(token)" }
+        let (response, responseBody) = try await next(request, body, baseURL)
+        if response.status == .unauthorized, let token { await vault.signOut(ifToken: token) }
+        return (response, responseBody)
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Latchkey
+import LatchkeyCore
+
+/// The authentication part of the demo: nonce login → logout → password login → second device →
+/// MFA prompt → answer → PIN login → device token → device-token login → expire → logout.
+struct AuthenticationWalk {
+    let client: LatchkeyClient
+    let email: String
+    let profile: UserProfile
+    let nonce: String
+
+    func run() async throws {
+        let auth = client.authentication
+        try expectAuthenticated(try await step("loginByNonce") { try await auth.loginByNonce(nonce) })
+        let session = try await step("current session") { try await auth.currentSession() }
+        print("  \(session.customerUri) on \(session.deviceId ?? "?"), idle until \(session.idleExpiresAt.formatted(.iso8601))")
+        try await step("logout") { try await auth.logout() }
+        try expectAuthenticated(try await step("loginByUsernamePassword") {
+            try await auth.loginByUsernamePassword(username: email, password: profile.password ?? "")
+        })
+
+        var secondContext = client.context
+        secondContext.deviceID = client.context.deviceID + "-tablet"
+        let second = LatchkeyClient(context: secondContext).authentication
+        let prompt = try await step("loginByUsernamePassword from a second device") {
+            try await second.loginByUsernamePassword(username: email, password: profile.password ?? "")
+        }
+        guard case .mfaRequired(var token) = prompt else { throw DemoError("The second device was not prompted.") }
+        print("  MFA prompt (412): \(token.mfaSecretQuestion)")
+        token.mfaSecretAnswer = profile.mfaAnswers?[token.mfaSecretQuestion] ?? ""
+        try expectAuthenticated(try await step("registerWithMFA") { try await second.registerWithMFA(token) })
+        try await step("logout on the second device") { try await second.logout() }
+
+        try expectAuthenticated(try await step("loginByPIN") { try await auth.loginByPIN(profile.passcode ?? "") })
+        let expires = try await step("generateDeviceAuthenticationToken") {
+            try await auth.generateDeviceAuthenticationToken(username: email, password: profile.password ?? "")
+        }
+        print("  token kept by the SDK until \(expires.formatted(.iso8601)); isAuthorizationTokenExist: \(await auth.isAuthorizationTokenExist())")
+        try await step("logout") { try await auth.logout() }
+        try expectAuthenticated(try await step("loginWithDeviceAuthenticationToken") {
+            try await auth.loginWithDeviceAuthenticationToken()
+        })
+        try await step("expireDeviceAuthenticationToken") { try await auth.expireDeviceAuthenticationToken() }
+        try await step("logout") { try await auth.logout() }
+        print("  state: \(await auth.state)")
+    }
+
+    private func expectAuthenticated(_ result: LoginResult) throws {
+        guard case .authenticated(let attributes) = result else { throw DemoError("Expected a session, got \(result).") }
+        if !attributes.isEmpty {
+            print("  " + attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import LatchkeyCore
+
+extension AuthenticationService {
+    /// `loginByUsernamePassword`: the username is the email, compared case-insensitively. An
+    /// unknown user costs the same hash work as a wrong password.
+    public func loginWithPassword(username: String, password: String, device: DeviceContext) async throws -> LoginOutcome {
+        if username.isEmpty { throw DomainError.invalidField("username", "username is required.") }
+        if password.isEmpty { throw DomainError.invalidField("password", "password is required.") }
+        guard device.deviceID != nil else { throw DomainError.deviceIDRequired }
+        guard let user = try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(username)) else {
+            try await hasher.burn(password)
+            throw DomainError.wrongCredentials
+        }
+        try await checkCredential(password, against: user.passwordHash, user: user, deviceID: device.deviceID)
+        try requireVerified(user)
+        return try await finish(user, device: device)
+    }
+
+    /// `loginByPIN`: the user is the one the device (`X-Device-ID`) is linked to.
+    public func loginWithPIN(pin: String, device: DeviceContext) async throws -> LoginOutcome {
+        if pin.isEmpty { throw DomainError.invalidField("pin", "pin is required.") }
+        guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
+        guard let link = try await store.deviceOwner(deviceID: deviceID), let user = try await store.user(id: link.userID) else {
+            try await hasher.burn(pin)
+            throw DomainError.wrongCredentials
+        }
+        try await checkCredential(pin, against: user.passcodeHash, user: user, deviceID: deviceID)
+        try requireVerified(user)
+        return try await finish(user, device: device)
+    }
+
+    /// `loginByNonce`: the registration nonce, once, within the issuer's window. It completes the
+    /// app-instance verification and links the registering device; from another device it
+    /// prompts for an MFA answer.
+    public func loginWithNonce(_ nonce: String, device: DeviceContext) async throws -> LoginOutcome {
+        if nonce.isEmpty { throw DomainError.invalidField("nonce", "nonce is required.") }
+        guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
+        let digest = SecureRandom.digest(nonce)
+        guard let pending = try await store.token(digest: digest, purpose: .registrationNonce, now: now()),
+              let user = try await store.user(id: pending.userID)
+        else { throw DomainError.wrongCredentials }
+        if user.status != "active" { throw DomainError.walletDeactivated }
+        if issuer.emailVerificationRequired && !user.emailVerified { throw DomainError.emailNotVerified }
+        _ = try await linkedDevice(user: user, deviceID: deviceID)
+        guard let token = try await store.consumeToken(digest: digest, purpose: .registrationNonce, now: now()) else {
+            throw DomainError.wrongCredentials
+        }
+        try await store.markAppInstanceVerified(userID: user.id)
+        return try await finish(user, device: device, linkDevice: token.deviceID == nil || token.deviceID == deviceID)
+    }
+
+    /// `registerWithMFA`: the answer to the prompted question links the device and logs in. The
+    /// challenge is single use; wrong answers count toward lockout.
+    public func answerMFA(challengeToken: String, answer: String, device: DeviceContext) async throws -> LoginOutcome {
+        if challengeToken.isEmpty { throw DomainError.invalidField("challengeToken", "challengeToken is required.") }
+        if answer.isEmpty { throw DomainError.invalidField("mfaSecretAnswer", "mfaSecretAnswer is required.") }
+        guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
+        guard let challenge = try await store.consumeToken(digest: SecureRandom.digest(challengeToken), purpose: .mfaChallenge,
+                                                           now: now()),
+              challenge.deviceID == deviceID, let user = try await store.user(id: challenge.userID)
+        else { throw DomainError.wrongCredentials }
+        let hash = try await store.mfaAnswers(userID: user.id).first { $0.question == challenge.data }?.answerHash
+        try await checkCredential(issuer.mfa.normalize(answer), against: hash, user: user, deviceID: nil)
+        return try await finish(user, device: device, linkDevice: true)
+    }
+}

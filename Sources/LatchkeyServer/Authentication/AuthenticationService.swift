@@ -1,0 +1,116 @@
+import Foundation
+import LatchkeyCore
+
+/// The authentication module: logins, MFA prompts, sessions, device tokens and lockout.
+/// Knows no HTTP; every refusal is a `DomainError` with the spec's code.
+public struct AuthenticationService: Sendable {
+    let store: any LatchkeyStore
+    let hasher: SecretHasher
+    let issuer: IssuerSettings
+    let now: @Sendable () -> Date
+
+    /// How long an MFA challenge may be answered.
+    static let challengeLifetime: TimeInterval = 300
+
+    public init(store: any LatchkeyStore, hasher: SecretHasher, issuer: IssuerSettings, now: @escaping @Sendable () -> Date) {
+        self.store = store
+        self.hasher = hasher
+        self.issuer = issuer
+        self.now = now
+    }
+
+    /// Checks a secret against a hash under the lockout rules: an attempt is reserved before the
+    /// hash is computed, a failure may deactivate the wallet (421) or the device (423), a success
+    /// resets the consecutive counts. Sessions of what gets deactivated are revoked.
+    func checkCredential(_ secret: String, against hash: String?, user: UserRecord, deviceID: String?,
+                         wrong: DomainError = .wrongCredentials) async throws {
+        if user.status != "active" { throw DomainError.walletDeactivated }
+        let linked = try await linkedDevice(user: user, deviceID: deviceID)
+        switch try await store.reserveAttempt(userID: user.id, deviceID: linked, limits: issuer.attemptLimits) {
+        case .reserved: break
+        case .walletLocked: throw DomainError.walletDeactivated
+        case .deviceLocked: throw DomainError.deviceDeactivated
+        case .deviceSuspended: throw DomainError.deviceSuspended
+        }
+        guard let hash, try await hasher.verify(secret, against: hash) else {
+            let outcome = try await store.recordFailure(userID: user.id, deviceID: linked, limits: issuer.attemptLimits)
+            if outcome.walletDeactivated {
+                try await store.revokeSessions(userID: user.id, except: nil, deviceID: nil, now: now())
+                throw DomainError.walletDeactivated
+            }
+            if outcome.deviceDeactivated, let linked {
+                try await store.revokeSessions(userID: user.id, except: nil, deviceID: linked, now: now())
+                throw DomainError.deviceDeactivated
+            }
+            throw wrong
+        }
+        try await store.recordSuccess(userID: user.id, deviceID: linked, now: now())
+    }
+
+    /// The device id when the device is linked to the user; refuses a suspended or deactivated one.
+    func linkedDevice(user: UserRecord, deviceID: String?) async throws -> String? {
+        guard let deviceID, let device = try await store.device(userID: user.id, deviceID: deviceID) else { return nil }
+        switch device.status {
+        case "suspended": throw DomainError.deviceSuspended
+        case "deactivated": throw DomainError.deviceDeactivated
+        default: return deviceID
+        }
+    }
+
+    /// The checks after a right credential: email verification (418), app-instance verification
+    /// (511) and password expiry (508).
+    func requireVerified(_ user: UserRecord) throws {
+        if issuer.emailVerificationRequired && !user.emailVerified { throw DomainError.emailNotVerified }
+        if !user.appInstanceVerified { throw DomainError.appInstanceNotVerified }
+        if let expiresAt = passwordExpiry(user), expiresAt <= now() { throw DomainError.passwordExpired }
+    }
+
+    func passwordExpiry(_ user: UserRecord) -> Date? {
+        guard issuer.passwordExpiryDays > 0 else { return nil }
+        return (user.passwordUpdatedAt ?? user.createdAt).addingTimeInterval(TimeInterval(issuer.passwordExpiryDays) * 86_400)
+    }
+
+    /// Logs the user in on a linked device, or prompts for an MFA answer on an unlinked one.
+    func finish(_ user: UserRecord, device: DeviceContext, linkDevice: Bool = false) async throws -> LoginOutcome {
+        guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
+        if linkDevice {
+            try await store.linkDevice(userID: user.id, deviceID: deviceID, deviceType: device.deviceType, now: now())
+        } else if try await store.device(userID: user.id, deviceID: deviceID) == nil {
+            return try await prompt(user, deviceID: deviceID)
+        }
+        _ = try await linkedDevice(user: user, deviceID: deviceID)
+        return try await startSession(user, deviceID: deviceID)
+    }
+
+    /// Creates the MFA challenge for one of the user's questions, chosen at random.
+    func prompt(_ user: UserRecord, deviceID: String) async throws -> LoginOutcome {
+        guard let question = try await store.mfaAnswers(userID: user.id).randomElement()?.question else {
+            throw DomainError.wrongCredentials
+        }
+        let token = SecureRandom.token()
+        let time = now()
+        try await store.createToken(TokenRecord(digest: SecureRandom.digest(token), purpose: .mfaChallenge, userID: user.id,
+                                                deviceID: deviceID, createdAt: time,
+                                                expiresAt: time.addingTimeInterval(Self.challengeLifetime), data: question))
+        return .mfaRequired(question: question, challengeToken: token)
+    }
+
+    /// A new session on the device, with the attributes the spec mentions; records the login time.
+    func startSession(_ user: UserRecord, deviceID: String?) async throws -> LoginOutcome {
+        let token = SecureRandom.token()
+        let time = now()
+        try await store.recordSuccess(userID: user.id, deviceID: deviceID, now: time)
+        try await store.createSession(SessionRecord(
+            digest: SecureRandom.digest(token), userID: user.id, deviceID: deviceID, createdAt: time, lastSeenAt: time,
+            expiresAt: time.addingTimeInterval(TimeInterval(issuer.sessions.absoluteTimeoutSeconds))))
+        var attributes = ["lastPasswordUpdate": Self.timestamp(user.passwordUpdatedAt ?? user.createdAt)]
+        if let last = user.lastLoginAt { attributes["lastLogin"] = Self.timestamp(last) }
+        if let expiry = passwordExpiry(user) { attributes["passwordExpiresAt"] = Self.timestamp(expiry) }
+        return .authenticated(sessionToken: token, customerUri: EnrollmentService.customerURI(user.id),
+                              additionalAttributes: attributes)
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+}

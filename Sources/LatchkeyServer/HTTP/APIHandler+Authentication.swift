@@ -1,0 +1,75 @@
+import Foundation
+import LatchkeyAPI
+import LatchkeyCore
+
+extension APIHandler {
+    private var device: DeviceContext {
+        DeviceContext(deviceID: ClientContext.current.deviceID, deviceType: ClientContext.current.deviceType)
+    }
+
+    private static func wire(_ outcome: LoginOutcome) -> Components.Schemas.LoginResponse {
+        switch outcome {
+        case .authenticated(let token, let customerUri, let attributes):
+            .init(sessionToken: token, customerUri: customerUri, additionalAttributes: .init(additionalProperties: attributes))
+        case .mfaRequired(let question, let challenge):
+            .init(code: StatusCode.mfaRequired.rawValue, mfaToken: .init(mfaSecretQuestion: question, challengeToken: challenge))
+        }
+    }
+
+    func loginByUsernamePassword(_ input: Operations.LoginByUsernamePassword.Input) async throws
+        -> Operations.LoginByUsernamePassword.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        let outcome = try await authentication.loginWithPassword(username: body.username, password: body.password, device: device)
+        return .ok(.init(body: .json(Self.wire(outcome))))
+    }
+
+    func loginByPIN(_ input: Operations.LoginByPIN.Input) async throws -> Operations.LoginByPIN.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        return .ok(.init(body: .json(Self.wire(try await authentication.loginWithPIN(pin: body.pin, device: device)))))
+    }
+
+    func loginByNonce(_ input: Operations.LoginByNonce.Input) async throws -> Operations.LoginByNonce.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        return .ok(.init(body: .json(Self.wire(try await authentication.loginWithNonce(body.nonce, device: device)))))
+    }
+
+    func registerWithMFA(_ input: Operations.RegisterWithMFA.Input) async throws -> Operations.RegisterWithMFA.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        let outcome = try await authentication.answerMFA(challengeToken: body.challengeToken, answer: body.mfaSecretAnswer,
+                                                         device: device)
+        return .ok(.init(body: .json(Self.wire(outcome))))
+    }
+
+    func generateDeviceAuthenticationToken(_ input: Operations.GenerateDeviceAuthenticationToken.Input) async throws
+        -> Operations.GenerateDeviceAuthenticationToken.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        let (token, expiresAt) = try await authentication.generateDeviceToken(
+            bearer: ClientContext.current.bearerToken, username: body.username, password: body.password, device: device)
+        return .created(.init(body: .json(.init(deviceToken: token, expiresAt: expiresAt))))
+    }
+
+    func expireDeviceAuthenticationToken(_ input: Operations.ExpireDeviceAuthenticationToken.Input) async throws
+        -> Operations.ExpireDeviceAuthenticationToken.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        try await authentication.expireDeviceToken(body.deviceToken)
+        return .noContent(.init())
+    }
+
+    func loginWithDeviceAuthenticationToken(_ input: Operations.LoginWithDeviceAuthenticationToken.Input) async throws
+        -> Operations.LoginWithDeviceAuthenticationToken.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        return .ok(.init(body: .json(Self.wire(try await authentication.loginWithDeviceToken(body.deviceToken, device: device)))))
+    }
+
+    func logout(_ input: Operations.Logout.Input) async throws -> Operations.Logout.Output {
+        try await authentication.logout(bearer: ClientContext.current.bearerToken)
+        return .noContent(.init())
+    }
+
+    func currentSession(_ input: Operations.CurrentSession.Input) async throws -> Operations.CurrentSession.Output {
+        let description = authentication.describe(try await authentication.session(bearer: ClientContext.current.bearerToken))
+        return .ok(.init(body: .json(.init(
+            customerUri: description.customerUri, deviceId: description.deviceID, createdAt: description.createdAt,
+            lastSeenAt: description.lastSeenAt, idleExpiresAt: description.idleExpiresAt, expiresAt: description.expiresAt))))
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+
+extension SQLStore {
+    public func reserveAttempt(userID: String, deviceID: String?, limits: AttemptLimits) async throws -> AttemptReservation {
+        do {
+            return try await reserve(userID: userID, deviceID: deviceID, limits: limits)
+        } catch ReservationRefused.wallet {
+            return .walletLocked
+        }
+    }
+
+    /// Reserves on the device, then on the wallet; a refused wallet rolls the device back.
+    private func reserve(userID: String, deviceID: String?, limits: AttemptLimits) async throws -> AttemptReservation {
+        try await engine.transaction { db in
+            if let deviceID, let device = try await db.query(
+                "SELECT status FROM devices WHERE user_id = $1 AND device_id = $2", [.text(userID), .text(deviceID)]).first {
+                if device.text("status") == "suspended" { return .deviceSuspended }
+                let reserved = try await db.query("""
+                    UPDATE devices SET failed_attempts = failed_attempts + 1
+                    WHERE user_id = $1 AND device_id = $2 AND status = 'active' AND failed_attempts < $3 RETURNING failed_attempts
+                    """, [.text(userID), .text(deviceID), .integer(Int64(limits.device))])
+                if reserved.isEmpty { return .deviceLocked }
+            }
+            let reserved = try await db.query("""
+                UPDATE users SET failed_attempts = failed_attempts + 1
+                WHERE id = $1 AND status = 'active' AND failed_attempts < $2 RETURNING failed_attempts
+                """, [.text(userID), .integer(Int64(limits.wallet))])
+            if reserved.isEmpty { throw ReservationRefused.wallet }
+            return .reserved
+        }
+    }
+
+    private enum ReservationRefused: Error { case wallet }
+
+    public func recordFailure(userID: String, deviceID: String?, limits: AttemptLimits) async throws -> FailureOutcome {
+        try await engine.transaction { db in
+            let wallet = try await db.query("""
+                UPDATE users SET status = 'deactivated' WHERE id = $1 AND status = 'active' AND failed_attempts >= $2 RETURNING id
+                """, [.text(userID), .integer(Int64(limits.wallet))])
+            var device: [SQLRow] = []
+            if let deviceID {
+                device = try await db.query("""
+                    UPDATE devices SET status = 'deactivated'
+                    WHERE user_id = $1 AND device_id = $2 AND status = 'active' AND failed_attempts >= $3 RETURNING user_id
+                    """, [.text(userID), .text(deviceID), .integer(Int64(limits.device))])
+            }
+            return FailureOutcome(walletDeactivated: !wallet.isEmpty, deviceDeactivated: !device.isEmpty)
+        }
+    }
+
+    public func recordSuccess(userID: String, deviceID: String?, now: Date) async throws {
+        try await engine.transaction { db in
+            try await db.execute("UPDATE users SET failed_attempts = 0, last_login_at = $2 WHERE id = $1",
+                                 [.text(userID), now.epochSeconds])
+            if let deviceID {
+                try await db.execute("UPDATE devices SET failed_attempts = 0, last_login_at = $3 WHERE user_id = $1 AND device_id = $2",
+                                     [.text(userID), .text(deviceID), now.epochSeconds])
+            }
+        }
+    }
+
+    public func setUserStatus(userID: String, status: String) async throws {
+        try await engine.execute("""
+            UPDATE users SET status = $2, failed_attempts = CASE WHEN $2 = 'active' THEN 0 ELSE failed_attempts END WHERE id = $1
+            """, [.text(userID), .text(status)])
+    }
+
+    public func markAppInstanceVerified(userID: String) async throws {
+        try await engine.execute("UPDATE users SET app_instance_verified = 1 WHERE id = $1", [.text(userID)])
+    }
+
+    public func markEmailVerified(userID: String) async throws {
+        try await engine.execute("UPDATE users SET email_verified = 1 WHERE id = $1", [.text(userID)])
+    }
+
+    public func users(issuer: String, limit: Int, offset: Int) async throws -> [UserRecord] {
+        try await engine.query("SELECT * FROM users WHERE issuer = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3",
+                               [.text(issuer), .integer(Int64(limit)), .integer(Int64(offset))]).map(UserRecord.init(row:))
+    }
+
+    public func device(userID: String, deviceID: String) async throws -> DeviceRecord? {
+        try await engine.query("SELECT * FROM devices WHERE user_id = $1 AND device_id = $2",
+                               [.text(userID), .text(deviceID)]).first.map(DeviceRecord.init(row:))
+    }
+
+    public func devices(userID: String) async throws -> [DeviceRecord] {
+        try await engine.query("SELECT * FROM devices WHERE user_id = $1 ORDER BY linked_at, device_id", [.text(userID)])
+            .map(DeviceRecord.init(row:))
+    }
+
+    public func deviceOwner(deviceID: String) async throws -> DeviceRecord? {
+        try await engine.query("SELECT * FROM devices WHERE device_id = $1 ORDER BY linked_at DESC LIMIT 1", [.text(deviceID)])
+            .first.map(DeviceRecord.init(row:))
+    }
+
+    public func linkDevice(userID: String, deviceID: String, deviceType: String?, now: Date) async throws {
+        try await engine.execute("""
+            INSERT INTO devices (user_id, device_id, device_type, linked_at) VALUES ($1, $2, $3, $4)
+            ON CONFLICT (user_id, device_id) DO NOTHING
+            """, [.text(userID), .text(deviceID), deviceType.sql, now.epochSeconds])
+    }
+
+    public func setDeviceStatus(userID: String, deviceID: String, status: String) async throws {
+        try await engine.execute("""
+            UPDATE devices SET status = $3, failed_attempts = CASE WHEN $3 = 'active' THEN 0 ELSE failed_attempts END
+            WHERE user_id = $1 AND device_id = $2
+            """, [.text(userID), .text(deviceID), .text(status)])
+    }
+
+    public func createToken(_ token: TokenRecord) async throws {
+        try await Self.insert(token, into: engine)
+    }
+
+    public func token(digest: String, purpose: TokenPurpose, now: Date) async throws -> TokenRecord? {
+        try await engine.query("SELECT * FROM tokens WHERE digest = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3",
+                               [.text(digest), .text(purpose.rawValue), now.epochSeconds]).first.flatMap(TokenRecord.init(row:))
+    }
+
+    public func createSession(_ session: SessionRecord) async throws {
+        try await engine.execute("""
+            INSERT INTO sessions (digest, user_id, device_id, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
+            """, [.text(session.digest), .text(session.userID), session.deviceID.sql, session.createdAt.epochSeconds,
+                  session.lastSeenAt.epochSeconds, session.expiresAt.epochSeconds])
+    }
+
+    public func touchSession(digest: String, now: Date, idle: TimeInterval) async throws -> SessionRecord? {
+        try await engine.query("""
+            UPDATE sessions SET last_seen_at = $2
+            WHERE digest = $1 AND revoked_at IS NULL AND expires_at > $2 AND last_seen_at > $3
+            RETURNING *
+            """, [.text(digest), now.epochSeconds, now.addingTimeInterval(-idle).epochSeconds]).first.map(SessionRecord.init(row:))
+    }
+
+    public func revokeSession(digest: String, now: Date) async throws -> Bool {
+        try await !engine.query("UPDATE sessions SET revoked_at = $2 WHERE digest = $1 AND revoked_at IS NULL RETURNING digest",
+                                [.text(digest), now.epochSeconds]).isEmpty
+    }
+
+    public func revokeSessions(userID: String, except: String?, deviceID: String?, now: Date) async throws {
+        try await engine.execute("""
+            UPDATE sessions SET revoked_at = $2
+            WHERE user_id = $1 AND revoked_at IS NULL AND ($3 = '' OR digest <> $3) AND ($4 = '' OR device_id = $4)
+            """, [.text(userID), now.epochSeconds, .text(except ?? ""), .text(deviceID ?? "")])
+    }
+
+    public func createDeviceToken(_ token: DeviceTokenRecord) async throws {
+        try await engine.execute("""
+            INSERT INTO device_tokens (digest, user_id, device_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)
+            """, [.text(token.digest), .text(token.userID), .text(token.deviceID), token.createdAt.epochSeconds,
+                  token.expiresAt.epochSeconds])
+    }
+
+    public func deviceToken(digest: String) async throws -> DeviceTokenRecord? {
+        try await engine.query("SELECT * FROM device_tokens WHERE digest = $1", [.text(digest)]).first.map(DeviceTokenRecord.init(row:))
+    }
+
+    public func revokeDeviceToken(digest: String, now: Date) async throws -> Bool {
+        try await !engine.query("""
+            UPDATE device_tokens SET revoked_at = $2 WHERE digest = $1 AND revoked_at IS NULL AND expires_at > $2 RETURNING digest
+            """, [.text(digest), now.epochSeconds]).isEmpty
+    }
+
+    public func revokeDeviceTokens(userID: String, now: Date) async throws {
+        try await engine.execute("UPDATE device_tokens SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL",
+                                 [.text(userID), now.epochSeconds])
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import HummingbirdTesting
+import LatchkeyServer
+import Testing
+
+/// Steps that put a user into a known state over HTTP.
+enum AuthFixture {
+    static let password = "correct-horse-42"
+    static let pin = "314159"
+
+    /// Registers `email` from `device`; answers the nonce.
+    static func register(_ client: any TestClientProtocol, email: String = "ada@example.com", device: String = "device-1")
+        async throws -> String {
+        let answer = try await client.call(.post, "/v1/enrollment/users", headers: appHeaders(device: device),
+                                           body: registrationBody(email: email))
+        #expect(answer.status == .created, "\(answer.json)")
+        return try #require(answer.json["nonce"] as? String)
+    }
+
+    /// Opens the verification link the courier would deliver to `email`.
+    static func verifyEmail(_ app: LatchkeyApplication, _ client: any TestClientProtocol, email: String = "ada@example.com")
+        async throws {
+        let row = try #require(try await app.store.outboxMessages().last { $0.recipient == email && $0.template == "email_verification" })
+        let link = try #require(app.cipher.open(row)?.data["link"])
+        let path = String(link[link.range(of: "/verify-email")!.lowerBound...])
+        try await client.execute(uri: path, method: .get) { response in
+            #expect(response.status == .ok)
+        }
+    }
+
+    /// Registers, verifies the email and logs in with the nonce from `device`; answers the session.
+    static func enrolledSession(_ app: LatchkeyApplication, _ client: any TestClientProtocol, email: String = "ada@example.com",
+                                device: String = "device-1") async throws -> String {
+        let nonce = try await register(client, email: email, device: device)
+        try await verifyEmail(app, client, email: email)
+        let login = try await client.call(.post, "/v1/auth/login/nonce", headers: appHeaders(device: device), body: ["nonce": nonce])
+        #expect(login.status == .ok, "\(login.json)")
+        return try #require(login.json["sessionToken"] as? String)
+    }
+
+    static func passwordLogin(_ client: any TestClientProtocol, email: String = "ada@example.com", password: String = password,
+                              device: String = "device-1") async throws -> JSONAnswer {
+        try await client.call(.post, "/v1/auth/login/password", headers: appHeaders(device: device),
+                              body: ["username": email, "password": password])
+    }
+}

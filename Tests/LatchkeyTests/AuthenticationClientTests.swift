@@ -1,0 +1,147 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import Latchkey
+import LatchkeyCore
+import LatchkeyServer
+import Testing
+
+/// Collects states from the delegate.
+final class RecordingDelegate: AuthenticationDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [AuthenticationState] = []
+    func authenticationStateDidChange(_ state: AuthenticationState) { lock.withLock { recorded.append(state) } }
+    var states: [AuthenticationState] { lock.withLock { recorded } }
+}
+
+@Suite struct AuthenticationClientTests {
+    /// Verifies the email of the newest registration through its link, as the user would.
+    static func verifyEmail(_ app: LatchkeyApplication, server: URL) async throws {
+        let row = try #require(try await app.store.outboxMessages().last)
+        let link = try #require(app.cipher.open(row)?.data["link"])
+        let path = String(link[link.range(of: "/verify-email")!.lowerBound...])
+        let (_, response) = try await URLSession.shared.data(from: URL(string: server.absoluteString + path)!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    }
+
+    @Test func theWholeWalk() async throws {
+        try await withLiveServer { sdk, app in
+            let auth = sdk.authentication
+            let delegate = RecordingDelegate()
+            await auth.setDelegate(delegate)
+            let stream = await auth.authenticationStateChanges()
+            #expect(await auth.state == .loggedOut)
+
+            let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
+            try await Self.verifyEmail(app, server: sdk.context.serverURL)
+            guard case .authenticated = try await auth.loginByNonce(registered.nonce) else {
+                Issue.record("nonce login must authenticate")
+                return
+            }
+            #expect(await auth.state == .authenticated(customerUri: registered.customerUri))
+            let session = try await auth.currentSession()
+            #expect(session.customerUri == registered.customerUri)
+            #expect(session.deviceId == "sdk-device")
+            try await auth.logout()
+            #expect(await auth.state == .loggedOut)
+
+            guard case .authenticated(let attributes) = try await auth.loginByUsernamePassword(
+                username: "GRACE@example.com", password: "cobol-rules-1959") else {
+                Issue.record("password login must authenticate")
+                return
+            }
+            #expect(attributes["lastLogin"] != nil)
+            guard case .authenticated = try await auth.loginByPIN("314159") else {
+                Issue.record("PIN login must authenticate")
+                return
+            }
+            #expect(await !auth.isAuthorizationTokenExist())
+            try await auth.generateDeviceAuthenticationToken(username: "grace@example.com", password: "cobol-rules-1959")
+            #expect(await auth.isAuthorizationTokenExist())
+            try await auth.logout()
+            guard case .authenticated = try await auth.loginWithDeviceAuthenticationToken() else {
+                Issue.record("device token login must authenticate")
+                return
+            }
+            try await auth.expireDeviceAuthenticationToken()
+            #expect(await !auth.isAuthorizationTokenExist())
+            let none = await failure { _ = try await auth.loginWithDeviceAuthenticationToken() }
+            #expect(none?.code == .noDeviceToken)
+            #expect(none?.domain == .loginWithDeviceAuthenticationToken)
+            let noneToExpire = await failure { try await auth.expireDeviceAuthenticationToken() }
+            #expect(noneToExpire?.code == 1003)
+            try await auth.logout()
+            let notLoggedIn = await failure { try await auth.logout() }
+            #expect(notLoggedIn?.code == .notLoggedIn)
+            #expect(notLoggedIn?.domain == .logout)
+
+            var seen: [AuthenticationState] = []
+            for await state in stream {
+                seen.append(state)
+                if seen.count == 7 { break }
+            }
+            #expect(seen.first == .loggedOut)
+            #expect(seen.last == .loggedOut)
+            #expect(delegate.states == [.authenticated(customerUri: registered.customerUri), .loggedOut,
+                                     .authenticated(customerUri: registered.customerUri), .loggedOut,
+                                     .authenticated(customerUri: registered.customerUri), .loggedOut])
+        }
+    }
+
+    @Test func mfaPromptOnASecondDevice() async throws {
+        try await withLiveServer { sdk, app in
+            let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
+            try await Self.verifyEmail(app, server: sdk.context.serverURL)
+            _ = try await sdk.authentication.loginByNonce(registered.nonce)
+            var context = sdk.context
+            context.deviceID = "second-device"
+            let second = LatchkeyClient(context: context)
+            guard case .mfaRequired(var token) = try await second.authentication.loginByUsernamePassword(
+                username: "grace@example.com", password: "cobol-rules-1959") else {
+                Issue.record("an unlinked device must be prompted")
+                return
+            }
+            #expect(await second.authentication.state == .loggedOut)
+            let answers = sampleProfile().mfaAnswers ?? [:]
+            token.mfaSecretAnswer = "wrong answer"
+            let wrong = await failure { _ = try await second.authentication.registerWithMFA(token) }
+            #expect(wrong?.code == .unauthorized)
+            #expect(wrong?.domain == .loginWithUsernamePassword, "registerWithMFA reports in the prompting login's domain")
+            guard case .mfaRequired(var again) = try await second.authentication.loginByUsernamePassword(
+                username: "grace@example.com", password: "cobol-rules-1959") else { return }
+            again.mfaSecretAnswer = try #require(answers[again.mfaSecretQuestion]).uppercased()
+            guard case .authenticated = try await second.authentication.registerWithMFA(again) else {
+                Issue.record("the right answer must authenticate")
+                return
+            }
+            #expect(await second.authentication.state != .loggedOut)
+        }
+    }
+
+    @Test func a401OnAnAuthenticatedCallLogsOut() async throws {
+        try await withLiveServer { sdk, app in
+            let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
+            try await Self.verifyEmail(app, server: sdk.context.serverURL)
+            _ = try await sdk.authentication.loginByNonce(registered.nonce)
+            let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "grace@example.com"))
+            try await app.store.revokeSessions(userID: user.id, except: nil, deviceID: nil, now: Date())
+            let error = await failure { _ = try await sdk.authentication.currentSession() }
+            #expect(error?.code == .notLoggedIn)
+            #expect(await sdk.authentication.state == .loggedOut)
+        }
+    }
+
+    @Test func wrongPasswordDoesNotEndTheSession() async throws {
+        try await withLiveServer { sdk, app in
+            let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
+            try await Self.verifyEmail(app, server: sdk.context.serverURL)
+            _ = try await sdk.authentication.loginByNonce(registered.nonce)
+            let wrong = await failure { _ = try await sdk.authentication.loginByUsernamePassword(username: "grace@example.com",
+                                                                                                     password: "nope-nope-1") }
+            #expect(wrong?.code == .unauthorized)
+            #expect(wrong?.domain == .loginWithUsernamePassword)
+            #expect(await sdk.authentication.state != .loggedOut)
+        }
+    }
+}
