@@ -58,6 +58,12 @@ struct Benchmark: AsyncParsableCommand {
         let ratio = registration.rate * Double(hashesPerRegistration) / hashRate
         print(String(format: "registration: %d hashes each, %.0f%% of the raw hash rate (target ≥ 90%%)",
                      hashesPerRegistration, ratio * 100))
+        if let app = served?.0 {
+            let user = try await BenchmarkUser.prepare(app: app, driver: driver, questions: questions.map(\.mfaQuestion))
+            try await user.measure(driver: driver, seconds: duration, health: health, hashRate: hashRate)
+        } else {
+            print("login operations: run without --url (they need a prepared user in the server's store)")
+        }
         try await driver.shutdown()
         if let (app, group, task, _) = served {
             await group.triggerGracefulShutdown()
@@ -98,6 +104,8 @@ struct Benchmark: AsyncParsableCommand {
         configuration.secrets.pepperFile = directory.appendingPathComponent("pepper").path
         configuration.courier.channel = .file
         configuration.courier.path = directory.appendingPathComponent("outbox.jsonl").path
+        configuration.issuer.lockout.walletThreshold = 1000
+        configuration.issuer.lockout.deviceThreshold = 1000
         let port = AsyncStream<Int>.makeStream()
         let app = try await buildApplication(configuration, options: BuildOptions(logger: logger, onServerRunning: {
             port.continuation.yield($0)

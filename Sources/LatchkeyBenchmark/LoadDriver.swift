@@ -5,9 +5,12 @@ import NIOHTTP1
 
 /// Issues requests from N concurrent workers for a fixed time and records latencies.
 struct LoadDriver {
+    static let deviceID = "benchmark"
+
     struct Request: Sendable {
         var path: String
         var method: HTTPMethod = .GET
+        var session: String? = nil
         var body: String? = nil
     }
 
@@ -54,21 +57,19 @@ struct LoadDriver {
                     var latencies: [Double] = []
                     var errors = 0
                     while ContinuousClock.now < deadline {
-                        let spec = request(counter.next())
-                        var http = HTTPClientRequest(url: base.absoluteString + spec.path)
-                        http.method = spec.method
-                        http.headers.add(name: "X-Application-Signature", value: "3F2504E0-4F89-11D3-9A0C-0305E82C3301")
-                        http.headers.add(name: "X-Device-ID", value: "benchmark")
-                        if let body = spec.body {
-                            http.headers.add(name: "Content-Type", value: "application/json")
-                            http.body = .bytes(ByteBuffer(string: body))
-                        }
+                        let http = makeRequest(request(counter.next()))
                         let sent = ContinuousClock.now
                         do {
                             let response = try await client.execute(http, timeout: .seconds(30))
                             _ = try await response.body.collect(upTo: 1 << 20)
-                            if response.status.code >= 400 { errors += 1 }
-                        } catch { errors += 1 }
+                            if response.status.code >= 400 {
+                                if errors == 0 { FileHandle.standardError.write(Data("\(name): HTTP \(response.status.code)\n".utf8)) }
+                                errors += 1
+                            }
+                        } catch {
+                            if errors == 0 { FileHandle.standardError.write(Data("\(name): \(error)\n".utf8)) }
+                            errors += 1
+                        }
                         let elapsed = ContinuousClock.now - sent
                         latencies.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
                     }
@@ -82,6 +83,34 @@ struct LoadDriver {
         return Result(name: name, count: all.count, errors: outcomes.map(\.1).reduce(0, +),
                       seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
                       latencies: all)
+    }
+
+    func makeRequest(_ spec: Request) -> HTTPClientRequest {
+        var http = HTTPClientRequest(url: base.absoluteString + spec.path)
+        http.method = spec.method
+        http.headers.add(name: "X-Application-Signature", value: "3F2504E0-4F89-11D3-9A0C-0305E82C3301")
+        http.headers.add(name: "X-Device-ID", value: Self.deviceID)
+        if let session = spec.session { http.headers.add(name: "Authorization", value: "Bearer \(session)") }
+        if let body = spec.body {
+            http.headers.add(name: "Content-Type", value: "application/json")
+            http.body = .bytes(ByteBuffer(string: body))
+        }
+        return http
+    }
+
+    /// Sends one request and answers its status.
+    @discardableResult
+    func send(_ spec: Request) async throws -> UInt {
+        let response = try await client.execute(makeRequest(spec), timeout: .seconds(30))
+        _ = try await response.body.collect(upTo: 1 << 20)
+        return response.status.code
+    }
+
+    /// Sends one request and answers its JSON body.
+    func json(_ spec: Request) async throws -> [String: Any] {
+        let response = try await client.execute(makeRequest(spec), timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
     }
 
     func shutdown() async throws { try await client.shutdown() }

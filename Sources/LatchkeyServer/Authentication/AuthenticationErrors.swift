@@ -24,5 +24,7 @@ extension DomainError {
                                                          message: "The username or password is not correct.")
     static let deviceTokenAlreadyExpired = DomainError(code: .notLoggedIn, id: "device_token_expired",
                                                        message: "The device token has already expired.")
+    static let attemptsInFlight = DomainError(code: .tooManyRequests, id: "attempts_in_flight",
+                                              message: "Too many login attempts are in progress; try again shortly.")
     static let deviceIDRequired = DomainError.invalidField("X-Device-ID", "X-Device-ID is required to log in.")
 }

@@ -31,6 +31,7 @@ public struct AuthenticationService: Sendable {
         case .walletLocked: throw DomainError.walletDeactivated
         case .deviceLocked: throw DomainError.deviceDeactivated
         case .deviceSuspended: throw DomainError.deviceSuspended
+        case .exhausted: throw DomainError.attemptsInFlight
         }
         guard let hash, try await hasher.verify(secret, against: hash) else {
             let outcome = try await store.recordFailure(userID: user.id, deviceID: linked, limits: issuer.attemptLimits)

@@ -38,7 +38,9 @@ extension DomainError {
     /// The error as an HTTP response.
     func response(status: HTTPResponse.Status? = nil, headers: HTTPFields = [:]) -> Response {
         let envelope = ErrorEnvelope(error: .init(code: code.rawValue, id: id, message: message, field: field))
-        let data = (try? JSONEncoder().encode(envelope)) ?? Data()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = (try? encoder.encode(envelope)) ?? Data()
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         return Response(status: status ?? httpStatus, headers: fields, body: .init(byteBuffer: ByteBuffer(data: data)))

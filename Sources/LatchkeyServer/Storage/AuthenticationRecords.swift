@@ -73,6 +73,8 @@ public enum AttemptReservation: Sendable, Equatable {
     case deviceLocked
     /// The device is suspended (503).
     case deviceSuspended
+    /// The wallet or device is active but every attempt up to its limit is in flight (429).
+    case exhausted
 }
 
 /// Thresholds of consecutive failures.
@@ -134,7 +136,7 @@ public protocol AuthenticationStore: Sendable {
     /// Stores a new session.
     func createSession(_ session: SessionRecord) async throws
     /// The live session with this digest: not revoked, not past its absolute expiry, and seen
-    /// within `idle`; its last-seen time moves to `now`.
+    /// within `idle`; its last-seen time moves to `now` (recorded at most every 30 seconds).
     func touchSession(digest: String, now: Date, idle: TimeInterval) async throws -> SessionRecord?
     /// Revokes one session; answers whether it was live.
     @discardableResult func revokeSession(digest: String, now: Date) async throws -> Bool

@@ -5,7 +5,8 @@ extension SQLStore {
         do {
             return try await reserve(userID: userID, deviceID: deviceID, limits: limits)
         } catch ReservationRefused.wallet {
-            return .walletLocked
+            let status = try await engine.query("SELECT status FROM users WHERE id = $1", [.text(userID)]).first?.text("status")
+            return status == "active" ? .exhausted : .walletLocked
         }
     }
 
@@ -19,7 +20,7 @@ extension SQLStore {
                     UPDATE devices SET failed_attempts = failed_attempts + 1
                     WHERE user_id = $1 AND device_id = $2 AND status = 'active' AND failed_attempts < $3 RETURNING failed_attempts
                     """, [.text(userID), .text(deviceID), .integer(Int64(limits.device))])
-                if reserved.isEmpty { return .deviceLocked }
+                if reserved.isEmpty { return device.text("status") == "active" ? .exhausted : .deviceLocked }
             }
             let reserved = try await db.query("""
                 UPDATE users SET failed_attempts = failed_attempts + 1
@@ -124,12 +125,20 @@ extension SQLStore {
     }
 
     public func touchSession(digest: String, now: Date, idle: TimeInterval) async throws -> SessionRecord? {
-        try await engine.query("""
-            UPDATE sessions SET last_seen_at = $2
-            WHERE digest = $1 AND revoked_at IS NULL AND expires_at > $2 AND last_seen_at > $3
-            RETURNING *
+        guard var session = try await engine.query("""
+            SELECT * FROM sessions WHERE digest = $1 AND revoked_at IS NULL AND expires_at > $2 AND last_seen_at > $3
             """, [.text(digest), now.epochSeconds, now.addingTimeInterval(-idle).epochSeconds]).first.map(SessionRecord.init(row:))
+        else { return nil }
+        if now.timeIntervalSince(session.lastSeenAt) >= Self.touchGranularity {
+            try await engine.execute("UPDATE sessions SET last_seen_at = $2 WHERE digest = $1 AND last_seen_at < $2",
+                                     [.text(digest), now.epochSeconds])
+            session.lastSeenAt = now
+        }
+        return session
     }
+
+    /// Sessions record use at most once per this many seconds, so a session check is a read.
+    static var touchGranularity: TimeInterval { 30 }
 
     public func revokeSession(digest: String, now: Date) async throws -> Bool {
         try await !engine.query("UPDATE sessions SET revoked_at = $2 WHERE digest = $1 AND revoked_at IS NULL RETURNING digest",
