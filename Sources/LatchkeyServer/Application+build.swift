@@ -81,7 +81,8 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry())
     let authentication = AuthenticationService(store: store, hasher: hasher, issuer: configuration.issuer, now: options.now)
     WebRoutes.add(to: router, store: store, issuer: configuration.issuer, now: options.now)
-    try APIHandler(enrollment: enrollment, authentication: authentication).registerHandlers(on: router, configuration: .init(jsonEncodingOptions: []))
+    try APIHandler(enrollment: enrollment, authentication: authentication).registerHandlers(
+        on: router, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))
 
     let onRunning = options.onServerRunning
     let application = Application(

@@ -42,6 +42,11 @@ import Testing
             let expired = try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": late])
             #expect(expired.errorCode == 401)
             #expect(try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": "forged"]).errorCode == 401)
+            let locked = try await AuthFixture.register(client, email: "locked@example.com")
+            try await AuthFixture.verifyEmail(app, client, email: "locked@example.com")
+            let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "locked@example.com"))
+            try await app.store.setUserStatus(userID: user.id, status: "deactivated")
+            #expect(try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": locked]).errorCode == 421)
         }
     }
 

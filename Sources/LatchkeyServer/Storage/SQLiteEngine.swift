@@ -2,24 +2,38 @@ import Foundation
 import NIOCore
 import SQLiteNIO
 
-/// The embedded engine: one SQLite file in WAL mode. Statements are serialized through one
-/// connection, so a transaction is never interleaved with another task's statements.
+/// The embedded engine: one SQLite file in WAL mode. Writes and transactions go through one
+/// connection, serialized, so a transaction is never interleaved with another task's statements;
+/// plain `SELECT`s run on reader connections, which WAL lets proceed beside the writer.
 public final class SQLiteEngine: SQLEngine {
     public let name = "sqlite"
     private let connection: SQLiteConnection
+    private let readers: [SQLiteConnection]
+    private let next = Counter()
     private let lock = AsyncSerialLock()
 
     /// Opens `path` (created if missing) or an in-memory database for `":memory:"`.
-    public init(path: String) async throws {
-        let storage: SQLiteConnection.Storage = path == ":memory:" ? .memory : .file(path: path)
-        connection = try await SQLiteConnection.open(storage: storage)
+    public init(path: String, readers readerCount: Int = 4) async throws {
+        let memory = path == ":memory:"
+        connection = try await SQLiteConnection.open(storage: memory ? .memory : .file(path: path))
         _ = try await Self.run(connection, "PRAGMA journal_mode=WAL", [])
         _ = try await Self.run(connection, "PRAGMA busy_timeout=5000", [])
         _ = try await Self.run(connection, "PRAGMA foreign_keys=ON", [])
+        var readers: [SQLiteConnection] = []
+        for _ in 0..<(memory ? 0 : readerCount) {
+            let reader = try await SQLiteConnection.open(storage: .file(path: path))
+            _ = try await Self.run(reader, "PRAGMA busy_timeout=5000", [])
+            _ = try await Self.run(reader, "PRAGMA query_only=ON", [])
+            readers.append(reader)
+        }
+        self.readers = readers
     }
 
     public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        try await lock.withLock { try await Self.run(connection, sql, binds) }
+        if !readers.isEmpty, sql.utf8.starts(with: "SELECT".utf8) {
+            return try await Self.run(readers[next.increment() % readers.count], sql, binds)
+        }
+        return try await lock.withLock { try await Self.run(connection, sql, binds) }
     }
 
     public func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
@@ -37,6 +51,7 @@ public final class SQLiteEngine: SQLEngine {
     }
 
     public func close() async throws {
+        for reader in readers { try await reader.close() }
         try await connection.close()
     }
 
@@ -77,6 +92,13 @@ public final class SQLiteEngine: SQLEngine {
             return result
         }
     }
+}
+
+/// A thread-safe counter for round-robin choices.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func increment() -> Int { lock.withLock { value &+= 1; return value & Int.max } }
 }
 
 /// Collects rows from the synchronous row callback of SQLiteNIO.
