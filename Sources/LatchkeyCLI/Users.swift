@@ -7,7 +7,7 @@ import LatchkeyServer
 struct Users: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Administer wallet users.",
-        subcommands: [List.self, Show.self, Unlock.self, Deactivate.self, Suspend.self, Reactivate.self, Verify.self])
+        subcommands: [List.self, Show.self, Reactivate.self, Deactivate.self, Suspend.self, Verify.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List users, newest first.")
@@ -49,16 +49,10 @@ struct Users: AsyncParsableCommand {
         }
     }
 
-    struct Unlock: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Reactivate a locked-out wallet (421) or device (423).")
-        @OptionGroup var options: ServerOptions
-        @Argument(help: "The user's email.") var email: String
-        @Option(help: "A device id: unlock that device instead of the wallet.") var device: String?
-        func run() async throws { try await setStatus(options, email, device: device, status: "active") }
-    }
-
     struct Reactivate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Reactivate a deactivated wallet or a deactivated or suspended device.")
+        static let configuration = CommandConfiguration(
+            abstract: "Reactivate a wallet or device: after lockout (421, 423), deactivation or suspension (503).",
+            aliases: ["unlock"])
         @OptionGroup var options: ServerOptions
         @Argument(help: "The user's email.") var email: String
         @Option(help: "A device id: reactivate that device instead of the wallet.") var device: String?

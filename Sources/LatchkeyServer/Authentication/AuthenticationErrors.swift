@@ -8,9 +8,9 @@ extension DomainError {
     static let emailNotVerified = DomainError(code: .emailNotVerified, id: "email_not_verified",
                                               message: "Email verification is not complete.")
     static let walletDeactivated = DomainError(code: .walletDeactivated, id: "wallet_deactivated",
-                                               message: "The wallet is deactivated due to consecutive failed attempts.")
+                                               message: "The wallet is deactivated (consecutive failed attempts or an operator).")
     static let deviceDeactivated = DomainError(code: .deviceDeactivated, id: "device_deactivated",
-                                               message: "The device is deactivated due to consecutive failed attempts.")
+                                               message: "The device is deactivated (consecutive failed attempts or an operator).")
     static let deviceSuspended = DomainError(code: .deviceSuspended, id: "device_suspended", message: "The device is suspended.")
     static let passwordExpired = DomainError(code: .passwordExpired, id: "password_expired",
                                              message: "The password has expired and must be updated.")

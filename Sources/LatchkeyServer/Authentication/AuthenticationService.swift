@@ -45,7 +45,7 @@ public struct AuthenticationService: Sendable {
             }
             throw wrong
         }
-        try await store.recordSuccess(userID: user.id, deviceID: linked, now: now())
+        try await store.recordSuccess(userID: user.id, deviceID: linked, loginAt: nil)
     }
 
     /// The device id when the device is linked to the user; refuses a suspended or deactivated one.
@@ -100,7 +100,7 @@ public struct AuthenticationService: Sendable {
     func startSession(_ user: UserRecord, deviceID: String?) async throws -> LoginOutcome {
         let token = SecureRandom.token()
         let time = now()
-        try await store.recordSuccess(userID: user.id, deviceID: deviceID, now: time)
+        try await store.recordSuccess(userID: user.id, deviceID: deviceID, loginAt: time)
         try await store.createSession(SessionRecord(
             digest: SecureRandom.digest(token), userID: user.id, deviceID: deviceID, createdAt: time, lastSeenAt: time,
             expiresAt: time.addingTimeInterval(TimeInterval(issuer.sessions.absoluteTimeoutSeconds))))

@@ -105,8 +105,8 @@ public protocol AuthenticationStore: Sendable {
     func reserveAttempt(userID: String, deviceID: String?, limits: AttemptLimits) async throws -> AttemptReservation
     /// After a wrong credential: deactivates the wallet or device whose count reached its limit.
     func recordFailure(userID: String, deviceID: String?, limits: AttemptLimits) async throws -> FailureOutcome
-    /// After a right credential: resets the consecutive counts and records the login time.
-    func recordSuccess(userID: String, deviceID: String?, now: Date) async throws
+    /// After a right credential: resets the consecutive counts and, for a login, records its time.
+    func recordSuccess(userID: String, deviceID: String?, loginAt: Date?) async throws
 
     /// Sets a user's status (`active`, `deactivated`); `active` also clears the failure count.
     func setUserStatus(userID: String, status: String) async throws

@@ -49,13 +49,16 @@ extension SQLStore {
         }
     }
 
-    public func recordSuccess(userID: String, deviceID: String?, now: Date) async throws {
+    public func recordSuccess(userID: String, deviceID: String?, loginAt: Date?) async throws {
+        let login = loginAt?.epochSeconds ?? .null
         try await engine.transaction { db in
-            try await db.execute("UPDATE users SET failed_attempts = 0, last_login_at = $2 WHERE id = $1",
-                                 [.text(userID), now.epochSeconds])
+            try await db.execute("UPDATE users SET failed_attempts = 0, last_login_at = COALESCE($2, last_login_at) WHERE id = $1",
+                                 [.text(userID), login])
             if let deviceID {
-                try await db.execute("UPDATE devices SET failed_attempts = 0, last_login_at = $3 WHERE user_id = $1 AND device_id = $2",
-                                     [.text(userID), .text(deviceID), now.epochSeconds])
+                try await db.execute("""
+                    UPDATE devices SET failed_attempts = 0, last_login_at = COALESCE($3, last_login_at)
+                    WHERE user_id = $1 AND device_id = $2
+                    """, [.text(userID), .text(deviceID), login])
             }
         }
     }
