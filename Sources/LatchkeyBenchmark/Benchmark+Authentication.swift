@@ -52,6 +52,10 @@ struct BenchmarkUser {
         try await driver.measure("POST /v1/auth/login/device-token", seconds: seconds) { _ in
             .init(path: "/v1/auth/login/device-token", method: .POST, body: #"{"deviceToken": "\#(token)"}"#)
         }.print(baseline: health)
+        try await measureSession(driver: driver, seconds: seconds, health: health)
+    }
+
+    func measureSession(driver: LoadDriver, seconds: Double, health: LoadDriver.Result) async throws {
         let session = self.session
         try await driver.measure("GET /v1/auth/session", seconds: seconds) { _ in
             .init(path: "/v1/auth/session", session: session)

@@ -16,6 +16,7 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: "Seconds per operation.") var duration = 5.0
     @Option(help: "Seconds for the registration operation.") var registrationDuration = 10.0
     @Option(help: "Configuration file of the server (for the hash parameters).") var config: String?
+    @Flag(help: "Only the session check and its /health baseline (for profiling).") var sessionOnly = false
 
     func run() async throws {
         let configuration = try config.map(ServerConfiguration.load(file:)) ?? ServerConfiguration()
@@ -38,11 +39,17 @@ struct Benchmark: AsyncParsableCommand {
         let driver = LoadDriver(base: base, connections: connections)
         let health = try await driver.measure("GET /health", seconds: duration) { _ in .init(path: "/health") }
         health.print(baseline: nil)
+        let questions = configuration.issuer.mfa.questions.prefix(configuration.issuer.mfa.numberOfRequiredQuestions)
+        if sessionOnly, let app = served?.0 {
+            let user = try await BenchmarkUser.prepare(app: app, driver: driver, questions: questions.map(\.mfaQuestion))
+            try await user.measureSession(driver: driver, seconds: duration, health: health)
+            try await driver.shutdown()
+            return
+        }
         for path in ["/v1/enrollment/mfa-questions", "/v1/enrollment/password-configuration",
                      "/v1/enrollment/passcode-configuration", "/v1/enrollment/profile-metadata"] {
             try await driver.measure("GET \(path)", seconds: duration) { _ in .init(path: path) }.print(baseline: health)
         }
-        let questions = configuration.issuer.mfa.questions.prefix(configuration.issuer.mfa.numberOfRequiredQuestions)
         let hashesPerRegistration = 2 + questions.count
         let run = UUID().uuidString.prefix(8)
         let registration = try await driver.measure("POST /v1/enrollment/users", seconds: registrationDuration) { index in
@@ -106,6 +113,7 @@ struct Benchmark: AsyncParsableCommand {
         configuration.courier.path = directory.appendingPathComponent("outbox.jsonl").path
         configuration.issuer.lockout.walletThreshold = 1000
         configuration.issuer.lockout.deviceThreshold = 1000
+        configuration.rateLimits.enabled = false
         let port = AsyncStream<Int>.makeStream()
         let app = try await buildApplication(configuration, options: BuildOptions(logger: logger, onServerRunning: {
             port.continuation.yield($0)

@@ -71,15 +71,18 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let enrollment = EnrollmentService(store: store, hasher: hasher, cipher: cipher, issuer: configuration.issuer,
                                        publicURL: publicURL, now: options.now)
 
+    let limiter = RateLimiter(now: options.now)
     let router = Router(context: AppRequestContext.self)
     let maxBody = configuration.http.maxBodyBytes
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table))
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: BodyLimitMiddleware(maxBytes: maxBody))
-    router.add(middleware: ClientContextMiddleware())
+    router.add(middleware: ClientContextMiddleware(limiter: limiter, limits: configuration.rateLimits,
+                                                   trustForwardedFor: configuration.http.trustForwardedFor))
     OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry())
-    let authentication = AuthenticationService(store: store, hasher: hasher, issuer: configuration.issuer, now: options.now)
+    let authentication = AuthenticationService(store: store, hasher: hasher, issuer: configuration.issuer,
+                                               limiter: limiter, rateLimits: configuration.rateLimits, now: options.now)
     WebRoutes.add(to: router, store: store, issuer: configuration.issuer, now: options.now)
     try APIHandler(enrollment: enrollment, authentication: authentication).registerHandlers(
         on: router, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))

@@ -41,7 +41,8 @@ public enum TestEnvironment {
         return "sqlite:" + (try temporaryDirectory().appendingPathComponent("test.sqlite").path)
     }
 
-    /// A configuration for tests: port 0, fast scrypt, file courier in a temporary directory.
+    /// A configuration for tests: port 0, fast scrypt, file courier in a temporary directory, rate
+    /// limits off (tests that are about them turn them on).
     public static func configuration(database: String) throws -> ServerConfiguration {
         let directory = try temporaryDirectory()
         var configuration = ServerConfiguration()
@@ -52,6 +53,7 @@ public enum TestEnvironment {
         configuration.courier.channel = .file
         configuration.courier.path = directory.appendingPathComponent("outbox.jsonl").path
         configuration.courier.pollIntervalMilliseconds = 50
+        configuration.rateLimits.enabled = false
         return configuration
     }
 

@@ -7,15 +7,20 @@ public struct AuthenticationService: Sendable {
     let store: any LatchkeyStore
     let hasher: SecretHasher
     let issuer: IssuerSettings
+    let limiter: RateLimiter
+    let rateLimits: RateLimitSettings
     let now: @Sendable () -> Date
 
     /// How long an MFA challenge may be answered.
     static let challengeLifetime: TimeInterval = 300
 
-    public init(store: any LatchkeyStore, hasher: SecretHasher, issuer: IssuerSettings, now: @escaping @Sendable () -> Date) {
+    public init(store: any LatchkeyStore, hasher: SecretHasher, issuer: IssuerSettings, limiter: RateLimiter,
+                rateLimits: RateLimitSettings, now: @escaping @Sendable () -> Date) {
         self.store = store
         self.hasher = hasher
         self.issuer = issuer
+        self.limiter = limiter
+        self.rateLimits = rateLimits
         self.now = now
     }
 
@@ -25,6 +30,10 @@ public struct AuthenticationService: Sendable {
     func checkCredential(_ secret: String, against hash: String?, user: UserRecord, deviceID: String?,
                          wrong: DomainError = .wrongCredentials) async throws {
         if user.status != "active" { throw DomainError.walletDeactivated }
+        if rateLimits.enabled,
+           !limiter.allow("account:" + user.id, limit: rateLimits.credentialAttemptsPerMinutePerAccount) {
+            throw DomainError.tooManyRequests
+        }
         let linked = try await linkedDevice(user: user, deviceID: deviceID)
         switch try await store.reserveAttempt(userID: user.id, deviceID: linked, limits: issuer.attemptLimits) {
         case .reserved: break

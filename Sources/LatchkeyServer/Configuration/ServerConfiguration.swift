@@ -65,6 +65,8 @@ public struct SecretSettings: Codable, Sendable, Equatable {
 /// HTTP limits.
 public struct HTTPSettings: Codable, Sendable, Equatable {
     public var maxBodyBytes = 65_536
+    /// Take the client IP from the first `X-Forwarded-For` entry (only behind a trusted proxy).
+    public var trustForwardedFor = false
     public init() {}
 }
 

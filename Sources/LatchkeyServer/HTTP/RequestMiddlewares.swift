@@ -37,17 +37,26 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Requires the app context of `PDPaydiantContext` on `/v1/…` and exposes it to handlers.
-struct ClientContextMiddleware<Context: RequestContext>: RouterMiddleware {
+/// Requires the app context of `PDPaydiantContext` on `/v1/…`, limits requests per client IP, and
+/// exposes the context to handlers.
+struct ClientContextMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
+    let limiter: RateLimiter
+    let limits: RateLimitSettings
+    let trustForwardedFor: Bool
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let headers = request.headers
-        let client = ClientContext(
+        var client = ClientContext(
             applicationSignature: headers[.applicationSignature], deviceID: headers[.deviceID],
             deviceType: headers[.deviceType], appVersion: headers[.appVersion],
             bearerToken: headers[.authorization].flatMap { value in
                 value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
             })
+        client.clientIP = clientIP(request, context)
         if request.uri.path.hasPrefix("/v1/") {
+            if limits.enabled, !limiter.allow("ip:" + client.clientIP, limit: limits.requestsPerMinutePerIP) {
+                return DomainError.tooManyRequests.response(headers: [.retryAfter: String(limiter.retryAfter)])
+            }
             guard let signature = client.applicationSignature, signature.count == 36, UUID(uuidString: signature) != nil else {
                 throw DomainError.invalidField("X-Application-Signature",
                                                "X-Application-Signature must be the app's 36-character UUID.")
@@ -58,6 +67,18 @@ struct ClientContextMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         return try await ClientContext.$current.withValue(client) { try await next(request, context) }
     }
+
+    private func clientIP(_ request: Request, _ context: Context) -> String {
+        if trustForwardedFor, let forwarded = request.headers[.xForwardedFor]?.split(separator: ",").first {
+            return forwarded.trimmingCharacters(in: .whitespaces)
+        }
+        return context.remoteAddress?.ipAddress ?? "unknown"
+    }
+}
+
+extension DomainError {
+    static let tooManyRequests = DomainError(code: .tooManyRequests, id: "rate_limited",
+                                             message: "Too many requests; try again in a minute.")
 }
 
 extension HTTPField.Name {
@@ -66,4 +87,5 @@ extension HTTPField.Name {
     static let deviceID = Self("X-Device-ID")!
     static let deviceType = Self("X-Device-Type")!
     static let appVersion = Self("X-App-Version")!
+    static let xForwardedFor = Self("X-Forwarded-For")!
 }
