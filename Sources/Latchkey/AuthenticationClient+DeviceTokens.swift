@@ -12,13 +12,16 @@ extension AuthenticationClient {
             try await api.generateDeviceAuthenticationToken(body: .json(.init(username: username, password: password)))
                 .created.body.json
         }
-        await vault.setDeviceToken(response.deviceToken)
+        await vault.setDeviceToken(response.deviceToken, expiresAt: response.expiresAt)
         return response.expiresAt
     }
 
-    /// `isAuthorizationTokenExist`: whether the SDK holds a device token.
+    /// `isAuthorizationTokenExist`: whether the SDK holds a device token that has not expired by
+    /// the client's clock.
     public func isAuthorizationTokenExist() async -> Bool {
-        await vault.deviceToken() != nil
+        guard await vault.deviceToken() != nil else { return false }
+        guard let expiry = await vault.deviceTokenExpiry() else { return true }
+        return expiry > now()
     }
 
     /// `loginWithDeviceAuthenticationToken`: logs in with the stored device token; 1003 when none

@@ -9,6 +9,7 @@ public struct AuthenticationClient: Sendable {
     let context: LatchkeyContext
     let api: Client
     let vault: SessionVault
+    let now: @Sendable () -> Date
 
     /// The current state.
     public var state: AuthenticationState {

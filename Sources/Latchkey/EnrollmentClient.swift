@@ -7,7 +7,6 @@ import OpenAPIRuntime
 public struct EnrollmentClient: Sendable {
     let context: LatchkeyContext
     let api: Client
-    let now: @Sendable () -> Date
 
     /// `retrieveMfaQuestionsWithMetadata`: the issuer's MFA question pool and requirement.
     public func retrieveMfaQuestionsWithMetadata() async throws(LatchkeyError) -> MFAQuestions {

@@ -20,26 +20,22 @@ public final class LatchkeyClient: Sendable {
     /// The authentication module.
     public let authentication: AuthenticationClient
     let api: Client
-    let storage: any CredentialStorage
-    let now: @Sendable () -> Date
 
     /// - Parameters:
     ///   - transport: how requests reach the server (URLSession by default; inject any
     ///     `ClientTransport`, e.g. for tests).
     ///   - storage: where session, device token and device key are kept.
-    ///   - now: the clock.
+    ///   - now: the clock (e.g. whether the stored device token has expired).
     public init(context: LatchkeyContext, transport: any ClientTransport = URLSessionTransport(),
                 storage: any CredentialStorage = MemoryCredentialStorage(), now: @escaping @Sendable () -> Date = Date.init) {
         self.context = context
-        self.storage = storage
-        self.now = now
         let vault = SessionVault(storage: storage)
         let api = Client(serverURL: context.serverURL, transport: transport,
                          middlewares: [AppContextMiddleware(context: context), ErrorEnvelopeMiddleware(),
                                        SessionMiddleware(vault: vault)])
         self.api = api
-        self.enrollment = EnrollmentClient(context: context, api: api, now: now)
-        self.authentication = AuthenticationClient(context: context, api: api, vault: vault)
+        self.enrollment = EnrollmentClient(context: context, api: api)
+        self.authentication = AuthenticationClient(context: context, api: api, vault: vault, now: now)
     }
 }
 

@@ -8,6 +8,7 @@ actor SessionVault {
     static let sessionKey = "latchkey.session"
     static let customerKey = "latchkey.customerUri"
     static let deviceTokenKey = "latchkey.deviceToken"
+    static let deviceTokenExpiryKey = "latchkey.deviceTokenExpiresAt"
 
     private let storage: any CredentialStorage
     private var loaded = false
@@ -54,8 +55,16 @@ actor SessionVault {
         try? await storage.data(for: Self.deviceTokenKey).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    func setDeviceToken(_ token: String?) async {
+    /// When the stored device token expires, as the server said.
+    func deviceTokenExpiry() async -> Date? {
+        guard let data = try? await storage.data(for: Self.deviceTokenExpiryKey),
+              let seconds = Double(String(decoding: data, as: UTF8.self)) else { return nil }
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    func setDeviceToken(_ token: String?, expiresAt: Date? = nil) async {
         try? await storage.set(token.map { Data($0.utf8) }, for: Self.deviceTokenKey)
+        try? await storage.set(expiresAt.map { Data(String($0.timeIntervalSince1970).utf8) }, for: Self.deviceTokenExpiryKey)
     }
 
     func setDelegate(_ delegate: (any AuthenticationDelegate)?) { self.delegate = delegate }

@@ -132,6 +132,21 @@ final class RecordingDelegate: AuthenticationDelegate, @unchecked Sendable {
         }
     }
 
+    @Test func deviceTokenExpiryFollowsTheInjectedClock() async throws {
+        let offset = ClockOffset()
+        try await withLiveServer(now: { Date().addingTimeInterval(offset.seconds) }) { sdk, app in
+            let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
+            try await Self.verifyEmail(app, server: sdk.context.serverURL)
+            _ = try await sdk.authentication.loginByNonce(registered.nonce)
+            let expires = try await sdk.authentication.generateDeviceAuthenticationToken(username: "grace@example.com",
+                                                                                        password: "cobol-rules-1959")
+            #expect(expires.timeIntervalSinceNow > 89 * 86_400)
+            #expect(await sdk.authentication.isAuthorizationTokenExist())
+            offset.seconds = 91 * 86_400
+            #expect(await !sdk.authentication.isAuthorizationTokenExist())
+        }
+    }
+
     @Test func wrongPasswordDoesNotEndTheSession() async throws {
         try await withLiveServer { sdk, app in
             let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
@@ -143,5 +158,15 @@ final class RecordingDelegate: AuthenticationDelegate, @unchecked Sendable {
             #expect(wrong?.domain == .loginWithUsernamePassword)
             #expect(await sdk.authentication.state != .loggedOut)
         }
+    }
+}
+
+/// A settable offset for an injected clock.
+final class ClockOffset: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: TimeInterval = 0
+    var seconds: TimeInterval {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
     }
 }

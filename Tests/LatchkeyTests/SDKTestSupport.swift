@@ -7,7 +7,8 @@ import LatchkeyTestSupport
 let signature = "3F2504E0-4F89-11D3-9A0C-0305E82C3301"
 
 /// Runs `body` with an SDK client talking over real HTTP (URLSession) to an in-process server.
-func withLiveServer(messages: [String: String] = [:], configure: (inout ServerConfiguration) -> Void = { _ in },
+func withLiveServer(messages: [String: String] = [:], now: @escaping @Sendable () -> Date = Date.init,
+                    configure: (inout ServerConfiguration) -> Void = { _ in },
                     _ body: @escaping @Sendable (LatchkeyClient, LatchkeyApplication) async throws -> Void) async throws {
     var configuration = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase("sqlite"))
     configure(&configuration)
@@ -16,7 +17,7 @@ func withLiveServer(messages: [String: String] = [:], configure: (inout ServerCo
         let port = client.port ?? 0
         let sdk = LatchkeyClient(context: LatchkeyContext(
             serverURL: URL(string: "http://127.0.0.1:\(port)")!, applicationSignature: signature,
-            deviceID: "sdk-device", userErrorMessages: messages))
+            deviceID: "sdk-device", userErrorMessages: messages), now: now)
         try await body(sdk, app)
     }
     try await app.store.close()
