@@ -7,7 +7,7 @@ import LatchkeyServer
 struct Users: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Administer wallet users.",
-        subcommands: [List.self, Show.self, Reactivate.self, Deactivate.self, Suspend.self, Verify.self])
+        subcommands: [List.self, Show.self, Lock.self, Unlock.self, Reactivate.self, Deactivate.self, Suspend.self, Verify.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List users, newest first.")
@@ -36,7 +36,7 @@ struct Users: AsyncParsableCommand {
                     email:            \(user.email)
                     customerUri:      \(EnrollmentService.customerURI(user.id))
                     name:             \(user.firstName ?? "") \(user.lastName ?? "")
-                    status:           \(user.status) (consecutive failures \(user.failedAttempts))
+                    status:           \(user.status) (consecutive failures \(user.failedAttempts))\(user.locked ? ", locked" : "")
                     email verified:   \(user.emailVerified)
                     app verified:     \(user.appInstanceVerified)
                     created:          \(user.createdAt.formatted(.iso8601))
@@ -51,12 +51,37 @@ struct Users: AsyncParsableCommand {
 
     struct Reactivate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Reactivate a wallet or device: after lockout (421, 423), deactivation or suspension (503).",
-            aliases: ["unlock"])
+            abstract: "Reactivate a wallet or device after deactivation (421, 423) or suspension (503).")
         @OptionGroup var options: ServerOptions
         @Argument(help: "The user's email.") var email: String
         @Option(help: "A device id: reactivate that device instead of the wallet.") var device: String?
         func run() async throws { try await setStatus(options, email, device: device, status: "active") }
+    }
+
+    struct Lock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Lock an account: credential changes answer 424.")
+        @OptionGroup var options: ServerOptions
+        @Argument(help: "The user's email.") var email: String
+        func run() async throws {
+            try await withUser(options, email) { store, user in
+                try await store.setLocked(userID: user.id, locked: true)
+                print("\(user.email): locked")
+            }
+        }
+    }
+
+    struct Unlock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove every lock: the operator lock (424) and a lockout of the wallet (421) or a device (423).")
+        @OptionGroup var options: ServerOptions
+        @Argument(help: "The user's email.") var email: String
+        @Option(help: "A device id: unlock that device instead of the wallet.") var device: String?
+        func run() async throws {
+            if device == nil {
+                try await withUser(options, email) { store, user in try await store.setLocked(userID: user.id, locked: false) }
+            }
+            try await setStatus(options, email, device: device, status: "active")
+        }
     }
 
     struct Deactivate: AsyncParsableCommand {

@@ -27,6 +27,15 @@ public struct StatusCode: RawRepresentable, Hashable, Sendable, Codable, Express
     /// The MFA prompt of a login from an unlinked device (a successful outcome, not an error);
     /// device-token login also answers it for a deactivated wallet, as the spec documents.
     public static let mfaRequired: StatusCode = 412
+    /// The new password was used recently (password history).
+    public static let passwordReused: StatusCode = 406
+    /// The email address is unknown (forgotten-credential resets).
+    public static let unknownEmail: StatusCode = 410
+    /// For credential changes: the current password or PIN given is not correct (the same number
+    /// as `emailInUse`; the call tells which).
+    public static let wrongCurrentCredential: StatusCode = 416
+    /// The new value and its confirmation differ.
+    public static let confirmationMismatch: StatusCode = 417
     /// The email address is already used by another wallet.
     public static let emailInUse: StatusCode = 416
     /// The password does not meet the issuer's rules.
@@ -39,6 +48,8 @@ public struct StatusCode: RawRepresentable, Hashable, Sendable, Codable, Express
     public static let walletDeactivated: StatusCode = 421
     /// The device is deactivated after consecutive failures.
     public static let deviceDeactivated: StatusCode = 423
+    /// The account is locked by an operator.
+    public static let accountLocked: StatusCode = 424
     /// Long-lived device tokens are turned off by the issuer.
     public static let deviceTokensDisabled: StatusCode = 432
     /// The device is suspended.

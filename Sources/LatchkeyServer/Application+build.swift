@@ -84,7 +84,9 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let authentication = AuthenticationService(store: store, hasher: hasher, issuer: configuration.issuer,
                                                limiter: limiter, rateLimits: configuration.rateLimits, now: options.now)
     WebRoutes.add(to: router, store: store, issuer: configuration.issuer, now: options.now)
-    try APIHandler(enrollment: enrollment, authentication: authentication).registerHandlers(
+    let profile = ProfileService(store: store, hasher: hasher, issuer: configuration.issuer, authentication: authentication,
+                                 now: options.now)
+    try APIHandler(enrollment: enrollment, authentication: authentication, profile: profile).registerHandlers(
         on: router, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))
 
     let onRunning = options.onServerRunning

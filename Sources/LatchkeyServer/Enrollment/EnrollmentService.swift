@@ -96,6 +96,23 @@ public struct EnrollmentService: Sendable {
         return (try await password, try await passcode, answerHashes.sorted { $0.question < $1.question })
     }
 
+    /// `resendVerificationEmail`: a new single-use link to an address still awaiting verification.
+    /// The answer is the same whether or not the address belongs to a wallet.
+    public func resendVerificationEmail(_ email: String) async throws -> String {
+        let trimmed = email.trimmingCharacters(in: .whitespaces)
+        guard EmailAddress.isValid(trimmed) else { throw DomainError.invalidField("email", "The email address is not valid.") }
+        if let user = try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(trimmed)),
+           !user.emailVerified {
+            let token = SecureRandom.token()
+            let time = now()
+            let message = try cipher.seal(verificationEmail(to: user.email, firstName: user.firstName, token: token), now: time)
+            try await store.issueToken(TokenRecord(digest: SecureRandom.digest(token), purpose: .emailVerification,
+                                                   userID: user.id, deviceID: nil, createdAt: time,
+                                                   expiresAt: time.addingTimeInterval(24 * 3600)), messages: [message])
+        }
+        return "If \(trimmed) is waiting for verification, a new link is on its way."
+    }
+
     private func verificationEmail(to email: String, firstName: String?, token: String) -> OutgoingMessage {
         let link = "\(publicURL.value)/verify-email?token=\(token)"
         let greeting = firstName.map { "Hello \($0)," } ?? "Hello,"

@@ -7,14 +7,16 @@ import LatchkeyCore
 struct APIHandler: APIProtocol {
     let enrollment: EnrollmentService
     let authentication: AuthenticationService
+    let profile: ProfileService
     private let mfaQuestions: Components.Schemas.RetrieveMFAQuestionsWithMetadataResponse
     private let passwordConfiguration: Components.Schemas.UserPasswordConfigurations
     private let passcodeConfiguration: Components.Schemas.UserPasscodeConfigurations
     private let profileMetadata: Components.Schemas.ProfileMetadataResponse
 
-    init(enrollment: EnrollmentService, authentication: AuthenticationService) throws {
+    init(enrollment: EnrollmentService, authentication: AuthenticationService, profile: ProfileService) throws {
         self.enrollment = enrollment
         self.authentication = authentication
+        self.profile = profile
         mfaQuestions = try WireConversion.convert(enrollment.mfaQuestions)
         passwordConfiguration = try WireConversion.convert(enrollment.passwordConfigurations)
         passcodeConfiguration = try WireConversion.convert(enrollment.passcodeConfigurations)

@@ -27,7 +27,10 @@ extension DomainError {
         case .notFound: .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .payloadTooLarge: .contentTooLarge
-        case .emailInUse: .conflict
+        case .emailInUse: id == "email_in_use" ? .conflict : .forbidden
+        case .passwordReused: .unprocessableContent
+        case .confirmationMismatch: .badRequest
+        case .accountLocked: HTTPResponse.Status(code: 423, reasonPhrase: "Locked")
         case .passwordRules, .passcodeRules: .unprocessableContent
         case .tooManyRequests: .tooManyRequests
         case .unavailable: id == "not_ready" ? .serviceUnavailable : .forbidden

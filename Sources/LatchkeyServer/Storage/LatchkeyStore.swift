@@ -2,7 +2,7 @@ import Foundation
 
 /// Everything the server keeps. One protocol, two engines (SQLite, PostgreSQL); uniqueness and
 /// single use are enforced by the database so parallel requests on several replicas agree.
-public protocol LatchkeyStore: AuthenticationStore {
+public protocol LatchkeyStore: AuthenticationStore, CredentialStore {
     /// The engine's name (`sqlite`, `postgres`).
     var engineName: String { get }
     /// Applies the schema versions not yet applied; answers the versions it applied.

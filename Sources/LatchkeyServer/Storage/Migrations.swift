@@ -60,6 +60,15 @@ enum Migrations {
             """,
             "CREATE INDEX device_tokens_user ON device_tokens (user_id, device_id)",
         ]),
+        (3, [
+            "ALTER TABLE users ADD COLUMN locked BIGINT NOT NULL DEFAULT 0",
+            """
+            CREATE TABLE password_history (
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, password_hash TEXT NOT NULL,
+                created_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX password_history_user ON password_history (user_id, created_at)",
+        ]),
     ]
 
     /// The newest schema version.

@@ -15,7 +15,8 @@ extension UserRecord {
                   profileJSON: row.text("profile_json") ?? "{}", createdAt: row.date("created_at") ?? .distantPast,
                   updatedAt: row.date("updated_at") ?? .distantPast, failedAttempts: Int(row["failed_attempts"]?.int ?? 0),
                   appInstanceVerified: row["app_instance_verified"]?.int == 1,
-                  passwordUpdatedAt: row.date("password_updated_at"), lastLoginAt: row.date("last_login_at"))
+                  passwordUpdatedAt: row.date("password_updated_at"), lastLoginAt: row.date("last_login_at"),
+                  locked: row["locked"]?.int == 1)
     }
 }
 

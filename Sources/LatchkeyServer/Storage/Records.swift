@@ -24,12 +24,15 @@ public struct UserRecord: Sendable, Equatable {
     public var appInstanceVerified: Bool
     public var passwordUpdatedAt: Date?
     public var lastLoginAt: Date?
+    /// An operator lock: credential changes answer 424.
+    public var locked: Bool
 
     public init(id: String, issuer: String, email: String, emailNormalized: String, firstName: String?, lastName: String?,
                 phone: String?, externalId: String?, passwordHash: String?, passcodeHash: String?, emailVerified: Bool,
                 status: String = "active", profileJSON: String = "{}", createdAt: Date, updatedAt: Date,
                 failedAttempts: Int = 0, appInstanceVerified: Bool = false, passwordUpdatedAt: Date? = nil,
-                lastLoginAt: Date? = nil) {
+                lastLoginAt: Date? = nil, locked: Bool = false) {
+        self.locked = locked
         self.failedAttempts = failedAttempts
         self.appInstanceVerified = appInstanceVerified
         self.passwordUpdatedAt = passwordUpdatedAt

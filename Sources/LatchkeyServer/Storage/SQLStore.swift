@@ -137,7 +137,7 @@ public struct SQLStore: LatchkeyStore {
                   token.createdAt.epochSeconds, token.expiresAt.epochSeconds, token.data.sql])
     }
 
-    private static func insert(_ message: OutboxMessage, into db: any SQLExecutor) async throws {
+    static func insert(_ message: OutboxMessage, into db: any SQLExecutor) async throws {
         try await db.execute("""
             INSERT INTO outbox (id, channel, recipient, template, subject, sealed_payload, created_at, attempts, next_attempt_at)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)

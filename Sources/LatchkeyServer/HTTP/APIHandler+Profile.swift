@@ -1,0 +1,52 @@
+import Foundation
+import LatchkeyAPI
+import LatchkeyCore
+
+extension APIHandler {
+    private static func message(_ text: String) -> Components.Schemas.MessageResponse { .init(message: text) }
+
+    func resendVerificationEmail(_ input: Operations.ResendVerificationEmail.Input) async throws
+        -> Operations.ResendVerificationEmail.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        return .ok(.init(body: .json(Self.message(try await enrollment.resendVerificationEmail(body.email)))))
+    }
+
+    func changeExpiredPassword(_ input: Operations.ChangeExpiredPassword.Input) async throws
+        -> Operations.ChangeExpiredPassword.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        try await profile.changeExpiredPassword(email: body.email, expired: body.expiredPassword, new: body.newPassword,
+                                                confirm: body.confirmNewPassword)
+        return .ok(.init(body: .json(Self.message("The password is changed."))))
+    }
+
+    func retrieveCustomer(_ input: Operations.RetrieveCustomer.Input) async throws -> Operations.RetrieveCustomer.Output {
+        let customer = try await profile.customer(bearer: ClientContext.current.bearerToken)
+        return .ok(.init(body: .json(.init(
+            customerUri: customer.customerUri, customerIdentification: customer.customerIdentification,
+            externalId: customer.externalId, active: customer.active, firstName: customer.firstName,
+            lastName: customer.lastName, username: customer.username, lastModifiedDate: customer.lastModifiedDate,
+            contactInformation: try WireConversion.convert(customer.contactInformation),
+            additionalCustomerInformation: customer.additionalCustomerInformation.map { .init(additionalProperties: $0) }))))
+    }
+
+    func updateUserPassword(_ input: Operations.UpdateUserPassword.Input) async throws -> Operations.UpdateUserPassword.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        try await profile.updatePassword(bearer: ClientContext.current.bearerToken, old: body.oldPassword,
+                                         new: body.newPassword, confirm: body.confirmNewPassword)
+        return .ok(.init(body: .json(Self.message("The password is changed; other sessions are signed out."))))
+    }
+
+    func updateUserPasscode(_ input: Operations.UpdateUserPasscode.Input) async throws -> Operations.UpdateUserPasscode.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        try await profile.updatePasscode(bearer: ClientContext.current.bearerToken, old: body.oldPasscode,
+                                         new: body.newPasscode, confirm: body.confirmNewPasscode)
+        return .ok(.init(body: .json(Self.message("The PIN is changed."))))
+    }
+
+    func updateMFAAnswers(_ input: Operations.UpdateMFAAnswers.Input) async throws -> Operations.UpdateMFAAnswers.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        try await profile.updateMFAAnswers(bearer: ClientContext.current.bearerToken,
+                                           answers: body.mfaAnswers.additionalProperties)
+        return .ok(.init(body: .json(Self.message("The security answers are changed."))))
+    }
+}

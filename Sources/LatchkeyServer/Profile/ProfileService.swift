@@ -1,0 +1,114 @@
+import Foundation
+import LatchkeyCore
+
+/// The profile and credential calls of the enrollment module: the customer record, password,
+/// passcode and MFA-answer changes, and the expired-password change. Knows no HTTP.
+public struct ProfileService: Sendable {
+    let store: any LatchkeyStore
+    let hasher: SecretHasher
+    let issuer: IssuerSettings
+    let authentication: AuthenticationService
+    let now: @Sendable () -> Date
+
+    public init(store: any LatchkeyStore, hasher: SecretHasher, issuer: IssuerSettings, authentication: AuthenticationService,
+                now: @escaping @Sendable () -> Date) {
+        self.store = store
+        self.hasher = hasher
+        self.issuer = issuer
+        self.authentication = authentication
+        self.now = now
+    }
+
+    /// The logged-in user (`PDCustomer`).
+    public func customer(bearer: String?) async throws -> Customer {
+        let (_, user) = try await sessionUser(bearer)
+        let stored = try? JSONDecoder().decode(EnrollmentService.StoredProfile.self, from: Data(user.profileJSON.utf8))
+        return Customer(customerUri: EnrollmentService.customerURI(user.id), customerIdentification: user.id,
+                        externalId: user.externalId, active: user.status == "active", firstName: user.firstName,
+                        lastName: user.lastName, username: user.email, lastModifiedDate: user.updatedAt,
+                        contactInformation: ContactInformation(email: user.email, phone: user.phone,
+                                                               addressInformation: stored?.addressInformation),
+                        additionalCustomerInformation: stored?.additionalCustomerInformation)
+    }
+
+    /// `updateUserPassword`: 403 not logged in, 424 locked, 400 missing field, 417 confirmation,
+    /// 419 rules, 416 wrong current (421 once the wallet threshold is reached), 406 history. The
+    /// user's other sessions and device tokens are revoked.
+    public func updatePassword(bearer: String?, old: String, new: String, confirm: String) async throws {
+        let (session, user) = try await sessionUser(bearer)
+        try await changePassword(user, current: old, currentField: "oldPassword", new: new, confirm: confirm,
+                                 deviceID: session.deviceID, keepSession: session.digest)
+    }
+
+    /// `changeExpiredPassword`: without a session, by email and the (expired) current password.
+    public func changeExpiredPassword(email: String, expired: String, new: String, confirm: String) async throws {
+        if email.isEmpty { throw DomainError.invalidField("email", "email is required.") }
+        guard let user = try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)) else {
+            try await hasher.burn(expired)
+            throw DomainError.wrongCurrent("password")
+        }
+        try await changePassword(user, current: expired, currentField: "expiredPassword", new: new, confirm: confirm,
+                                 deviceID: nil, keepSession: nil)
+    }
+
+    /// `updateUserPasscode`: 403, 424, 400, 417, 420, 416 wrong current PIN (421 at the threshold).
+    public func updatePasscode(bearer: String?, old: String, new: String, confirm: String) async throws {
+        let (session, user) = try await sessionUser(bearer)
+        if user.locked { throw DomainError.accountLocked }
+        if old.isEmpty { throw DomainError.invalidField("oldPasscode", "oldPasscode is required.") }
+        if new != confirm { throw DomainError.mismatch("confirmNewPasscode") }
+        try issuer.passcode.validate(new, field: "newPasscode")
+        try await authentication.checkCredential(old, against: user.passcodeHash, user: user, deviceID: session.deviceID,
+                                                 wrong: .wrongCurrent("PIN"))
+        try await store.updatePasscode(userID: user.id, hash: try await hasher.hash(new), now: now())
+    }
+
+    /// `updateMFAAnswers`: exactly the issuer's number of answers to pool questions, no empty
+    /// ones; the previous answers are gone afterwards.
+    public func updateMFAAnswers(bearer: String?, answers: [String: String]) async throws {
+        let (_, user) = try await sessionUser(bearer)
+        if user.locked { throw DomainError.accountLocked }
+        try issuer.enrollmentRules.validateMFAAnswers(answers, field: "mfaAnswers")
+        let hasher = self.hasher
+        let records = try await withThrowingTaskGroup(of: MFAAnswerRecord.self) { group in
+            for (question, answer) in answers {
+                let normalized = issuer.mfa.normalize(answer)
+                group.addTask { MFAAnswerRecord(question: question, answerHash: try await hasher.hash(normalized)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        try await store.replaceMFAAnswers(userID: user.id, answers: records.sorted { $0.question < $1.question }, now: now())
+    }
+
+    private func sessionUser(_ bearer: String?) async throws -> (SessionRecord, UserRecord) {
+        let session = try await authentication.session(bearer: bearer)
+        guard let user = try await store.user(id: session.userID) else { throw DomainError.notLoggedIn }
+        return (session, user)
+    }
+
+    private func changePassword(_ user: UserRecord, current: String, currentField: String, new: String, confirm: String,
+                                deviceID: String?, keepSession: String?) async throws {
+        if user.locked { throw DomainError.accountLocked }
+        if current.isEmpty { throw DomainError.invalidField(currentField, "\(currentField) is required.") }
+        if new != confirm { throw DomainError.mismatch("confirmNewPassword") }
+        try issuer.password.validate(new, field: "newPassword")
+        try await authentication.checkCredential(current, against: user.passwordHash, user: user, deviceID: deviceID,
+                                                 wrong: .wrongCurrent("password"))
+        let previous = [user.passwordHash].compactMap { $0 }
+            + (try await store.passwordHistory(userID: user.id, limit: max(0, issuer.passwordHistory - 1)))
+        if try await reused(new, in: issuer.passwordHistory > 0 ? previous : []) { throw DomainError.passwordReused }
+        let time = now()
+        try await store.updatePassword(userID: user.id, hash: try await hasher.hash(new), now: time,
+                                       keep: max(0, issuer.passwordHistory - 1))
+        try await store.revokeSessions(userID: user.id, except: keepSession, deviceID: nil, now: time)
+        try await store.revokeDeviceTokens(userID: user.id, now: time)
+    }
+
+    private func reused(_ password: String, in hashes: [String]) async throws -> Bool {
+        let hasher = self.hasher
+        return try await withThrowingTaskGroup(of: Bool.self) { group in
+            for hash in hashes { group.addTask { try await hasher.verify(password, against: hash) } }
+            return try await group.contains(true)
+        }
+    }
+}
