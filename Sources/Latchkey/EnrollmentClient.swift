@@ -41,13 +41,7 @@ public struct EnrollmentClient: Sendable {
         -> RegisterUserResponse {
         let domain = ErrorDomain.registerNewUser
         let rules = if let rules { rules } else { try await retrieveEnrollmentRules() }
-        do {
-            try rules.validateRegistration(profile)
-        } catch {
-            throw LatchkeyError(kind: .validation, code: error.code, domain: domain, id: error.id,
-                                message: context.message(for: domain, code: error.code) ?? error.message,
-                                detail: error.message, field: error.field)
-        }
+        do { try rules.validateRegistration(profile) } catch { throw refusal(error, domain) }
         return try await call(domain) {
             let body: Components.Schemas.RegisterUserRequest = try WireConversion.convert(["userProfile": profile])
             return try await api.registerNewUser(body: .json(body)).created.body.json

@@ -16,6 +16,14 @@ public struct ErrorDomain: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let loginWithDeviceAuthenticationToken = ErrorDomain(rawValue: "kUserErrorLoginWithDeviceAuthenticationTokenDomain")
     public static let expireDeviceAuthenticationToken = ErrorDomain(rawValue: "kUserErrorExpireDeviceAuthenticationTokenDomain")
     public static let logout = ErrorDomain(rawValue: "kUserErrorLogoutDomain")
+    public static let updateUserCredentials = ErrorDomain(rawValue: "kUserErrorUpdateUserCredentialsDomain")
+    public static let updateUserPasscode = ErrorDomain(rawValue: "kUserErrorUpdateUserPasscodeDomain")
+    public static let updateMfaAnswers = ErrorDomain(rawValue: "kUserErrorUpdateMfaAnswersDomain")
+    public static let changePassword = ErrorDomain(rawValue: "kUserErrorChangePasswordDomain")
+    /// `resendVerificationEmail` (the spec names no key; Latchkey's).
+    public static let resendVerificationEmail = ErrorDomain(rawValue: "kUserErrorResendVerificationEmailDomain")
+    /// Reading the customer record (Latchkey's).
+    public static let retrieveCustomer = ErrorDomain(rawValue: "kUserErrorRetrieveCustomerDomain")
     /// Reading the current session (Latchkey's addition).
     public static let session = ErrorDomain(rawValue: "kLatchkeySessionDomain")
     /// Errors that belong to no call: configuration of the SDK itself.

@@ -28,6 +28,7 @@ struct Demo: AsyncParsableCommand {
         configuration.courier.channel = .file
         configuration.courier.path = directory.appendingPathComponent("outbox.jsonl").path
         configuration.courier.pollIntervalMilliseconds = 100
+        configuration.rateLimits.credentialAttemptsPerMinutePerAccount = 30
         let bound = PortBox()
         let app = try await buildApplication(configuration, options: BuildOptions(
             logger: makeLogger(level: .error), onServerRunning: { await bound.set($0) }))

@@ -49,6 +49,7 @@ struct DemoJourney {
         }
         try await verifyEmail(to: email)
         try await AuthenticationWalk(client: client, email: email, profile: profile, nonce: registered.nonce).run()
+        try await ProfileWalk(client: client, email: email, profile: profile, questions: questions).run()
         print("Demo complete.")
     }
 

@@ -30,6 +30,12 @@ public struct DomainError: Error, Sendable, Equatable, CustomStringConvertible {
                     message: "The email address is already in use by an existing wallet.", field: field)
     }
 
+    /// 417: a new credential and its confirmation differ (credential changes).
+    public static func confirmationMismatch(field: String) -> DomainError {
+        DomainError(code: .confirmationMismatch, id: "confirmation_mismatch",
+                    message: "The new value and its confirmation differ.", field: field)
+    }
+
     /// 419: the password breaks an issuer rule.
     public static func passwordRules(_ message: String, field: String) -> DomainError {
         DomainError(code: .passwordRules, id: "password_rules", message: message, field: field)

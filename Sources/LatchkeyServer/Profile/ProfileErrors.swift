@@ -10,8 +10,4 @@ extension DomainError {
         DomainError(code: .wrongCurrentCredential, id: "wrong_current_credential",
                     message: "The current \(what) is not correct.")
     }
-    static func mismatch(_ field: String) -> DomainError {
-        DomainError(code: .confirmationMismatch, id: "confirmation_mismatch",
-                    message: "The new value and its confirmation differ.", field: field)
-    }
 }

@@ -56,7 +56,7 @@ public struct ProfileService: Sendable {
         let (session, user) = try await sessionUser(bearer)
         if user.locked { throw DomainError.accountLocked }
         if old.isEmpty { throw DomainError.invalidField("oldPasscode", "oldPasscode is required.") }
-        if new != confirm { throw DomainError.mismatch("confirmNewPasscode") }
+        if new != confirm { throw DomainError.confirmationMismatch(field: "confirmNewPasscode") }
         try issuer.passcode.validate(new, field: "newPasscode")
         try await authentication.checkCredential(old, against: user.passcodeHash, user: user, deviceID: session.deviceID,
                                                  wrong: .wrongCurrent("PIN"))
@@ -90,7 +90,7 @@ public struct ProfileService: Sendable {
                                 deviceID: String?, keepSession: String?) async throws {
         if user.locked { throw DomainError.accountLocked }
         if current.isEmpty { throw DomainError.invalidField(currentField, "\(currentField) is required.") }
-        if new != confirm { throw DomainError.mismatch("confirmNewPassword") }
+        if new != confirm { throw DomainError.confirmationMismatch(field: "confirmNewPassword") }
         try issuer.password.validate(new, field: "newPassword")
         try await authentication.checkCredential(current, against: user.passwordHash, user: user, deviceID: deviceID,
                                                  wrong: .wrongCurrent("password"))

@@ -1,0 +1,87 @@
+import Foundation
+import LatchkeyAPI
+import LatchkeyCore
+
+/// The enrollment calls about the logged-in user's record and credentials. New credentials are
+/// checked with the issuer's rules before anything is sent.
+extension EnrollmentClient {
+    /// The logged-in user's profile (`PDCustomer`).
+    public func retrieveCustomer() async throws(LatchkeyError) -> Customer {
+        try await call(.retrieveCustomer) { try await api.retrieveCustomer().ok.body.json }
+    }
+
+    /// `updateUserPassword`. The user's other sessions and device tokens end.
+    @discardableResult
+    public func updateUserPassword(oldPassword: String, newPassword: String, confirmNewPassword: String)
+        async throws(LatchkeyError) -> String {
+        let domain = ErrorDomain.updateUserCredentials
+        try await checkNewPassword(newPassword, confirm: confirmNewPassword, domain: domain)
+        let response: Components.Schemas.MessageResponse = try await call(domain) {
+            try await api.updateUserPassword(body: .json(.init(oldPassword: oldPassword, newPassword: newPassword,
+                                                               confirmNewPassword: confirmNewPassword))).ok.body.json
+        }
+        return response.message
+    }
+
+    /// `updateUserPasscode`.
+    @discardableResult
+    public func updateUserPasscode(oldPasscode: String, newPasscode: String, confirmNewPasscode: String)
+        async throws(LatchkeyError) -> String {
+        let domain = ErrorDomain.updateUserPasscode
+        if newPasscode != confirmNewPasscode { throw refusal(.confirmationMismatch(field: "confirmNewPasscode"), domain) }
+        let rules = try await retrievePasscodeConfigurations()
+        do { try rules.validate(newPasscode, field: "newPasscode") } catch { throw refusal(error, domain) }
+        let response: Components.Schemas.MessageResponse = try await call(domain) {
+            try await api.updateUserPasscode(body: .json(.init(oldPasscode: oldPasscode, newPasscode: newPasscode,
+                                                               confirmNewPasscode: confirmNewPasscode))).ok.body.json
+        }
+        return response.message
+    }
+
+    /// `updateMFAAnswers`: exactly the issuer's number of answers (question → answer).
+    @discardableResult
+    public func updateMFAAnswers(_ answers: [String: String]) async throws(LatchkeyError) -> String {
+        let domain = ErrorDomain.updateMfaAnswers
+        let rules = EnrollmentRules(mfa: try await retrieveMfaQuestionsWithMetadata())
+        do { try rules.validateMFAAnswers(answers, field: "mfaAnswers") } catch { throw refusal(error, domain) }
+        let response: Components.Schemas.MessageResponse = try await call(domain) {
+            try await api.updateMFAAnswers(body: .json(.init(mfaAnswers: .init(additionalProperties: answers)))).ok.body.json
+        }
+        return response.message
+    }
+
+    /// `changeExpiredPassword`: without a session, by email and the expired password.
+    @discardableResult
+    public func changeExpiredPassword(email: String, expiredPassword: String, newPassword: String,
+                                      confirmNewPassword: String) async throws(LatchkeyError) -> String {
+        let domain = ErrorDomain.changePassword
+        try await checkNewPassword(newPassword, confirm: confirmNewPassword, domain: domain)
+        let response: Components.Schemas.MessageResponse = try await call(domain) {
+            try await api.changeExpiredPassword(body: .json(.init(email: email, expiredPassword: expiredPassword,
+                                                                  newPassword: newPassword,
+                                                                  confirmNewPassword: confirmNewPassword))).ok.body.json
+        }
+        return response.message
+    }
+
+    /// `resendVerificationEmail`: a message to show; the same for any address.
+    public func resendVerificationEmail(_ email: String) async throws(LatchkeyError) -> String {
+        let response: Components.Schemas.MessageResponse = try await call(.resendVerificationEmail) {
+            try await api.resendVerificationEmail(body: .json(.init(email: email))).ok.body.json
+        }
+        return response.message
+    }
+
+    private func checkNewPassword(_ password: String, confirm: String, domain: ErrorDomain) async throws(LatchkeyError) {
+        if password != confirm { throw refusal(.confirmationMismatch(field: "confirmNewPassword"), domain) }
+        let rules = try await retrievePasswordConfigurations()
+        do { try rules.validate(password, field: "newPassword") } catch { throw refusal(error, domain) }
+    }
+
+    /// A rule broken before sending, as an error of `domain`.
+    func refusal(_ error: DomainError, _ domain: ErrorDomain) -> LatchkeyError {
+        LatchkeyError(kind: .validation, code: error.code, domain: domain, id: error.id,
+                      message: context.message(for: domain, code: error.code) ?? error.message, detail: error.message,
+                      field: error.field)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Latchkey
+import LatchkeyCore
+import LatchkeyServer
+import Testing
+
+@Suite struct CredentialClientTests {
+    /// A registered, verified user logged in on the SDK's device.
+    static func loggedIn(_ sdk: LatchkeyClient, _ app: LatchkeyApplication) async throws {
+        let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
+        try await AuthenticationClientTests.verifyEmail(app, server: sdk.context.serverURL)
+        _ = try await sdk.authentication.loginByNonce(registered.nonce)
+    }
+
+    @Test func customerAndCredentialChanges() async throws {
+        let messages = ["kUserErrorUpdateUserCredentialsDomain.416": "That is not your current password."]
+        try await withLiveServer(messages: messages) { sdk, app in
+            try await Self.loggedIn(sdk, app)
+            let enrollment = sdk.enrollment
+            let customer = try await enrollment.retrieveCustomer()
+            #expect(customer.username == "grace@example.com")
+            #expect(customer.contactInformation.addressInformation?.zipCode == "10001")
+            #expect(customer.additionalCustomerInformation?["opt_in_email"] == "false")
+
+            let mismatch = await failure {
+                try await enrollment.updateUserPassword(oldPassword: "cobol-rules-1959", newPassword: "new-pass-123",
+                                                        confirmNewPassword: "new-pass-124")
+            }
+            #expect(mismatch?.code == .confirmationMismatch)
+            #expect(mismatch?.kind == .validation)
+            let rules = await failure {
+                try await enrollment.updateUserPassword(oldPassword: "cobol-rules-1959", newPassword: "short",
+                                                        confirmNewPassword: "short")
+            }
+            #expect(rules?.code == .passwordRules)
+            let wrong = await failure {
+                try await enrollment.updateUserPassword(oldPassword: "not-it-at-all", newPassword: "new-pass-123",
+                                                        confirmNewPassword: "new-pass-123")
+            }
+            #expect(wrong?.code == .wrongCurrentCredential)
+            #expect(wrong?.domain == .updateUserCredentials)
+            #expect(wrong?.message == "That is not your current password.")
+            try await enrollment.updateUserPassword(oldPassword: "cobol-rules-1959", newPassword: "new-pass-123",
+                                                    confirmNewPassword: "new-pass-123")
+            #expect(await sdk.authentication.state != .loggedOut, "the session that changed the password stays")
+
+            let pin = await failure {
+                try await enrollment.updateUserPasscode(oldPasscode: "314159", newPasscode: "123456", confirmNewPasscode: "123456")
+            }
+            #expect(pin?.code == .passcodeRules)
+            try await enrollment.updateUserPasscode(oldPasscode: "314159", newPasscode: "271828", confirmNewPasscode: "271828")
+            guard case .authenticated = try await sdk.authentication.loginByPIN("271828") else {
+                Issue.record("the new PIN must log in")
+                return
+            }
+
+            let questions = try await enrollment.retrieveMfaQuestionsWithMetadata().mfaQuestions
+            let tooFew = await failure { try await enrollment.updateMFAAnswers([questions[0]: "a"]) }
+            #expect(tooFew?.code == .invalidParameter)
+            #expect(tooFew?.domain == .updateMfaAnswers)
+            try await enrollment.updateMFAAnswers([questions[5]: "a", questions[6]: "b", questions[7]: "c"])
+        }
+    }
+
+    @Test func expiredPasswordAndResend() async throws {
+        try await withLiveServer { sdk, app in
+            let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
+            let message = try await sdk.enrollment.resendVerificationEmail("grace@example.com")
+            #expect(message.contains("grace@example.com"))
+            #expect(try await app.store.outboxMessages().count == 2)
+            try await AuthenticationClientTests.verifyEmail(app, server: sdk.context.serverURL)
+            _ = try await sdk.authentication.loginByNonce(registered.nonce)
+            let unknown = await failure {
+                try await sdk.enrollment.changeExpiredPassword(email: "nobody@example.com", expiredPassword: "x",
+                                                               newPassword: "fresh-pass-42", confirmNewPassword: "fresh-pass-42")
+            }
+            #expect(unknown?.code == .wrongCurrentCredential)
+            #expect(unknown?.domain == .changePassword)
+            try await sdk.enrollment.changeExpiredPassword(email: "grace@example.com", expiredPassword: "cobol-rules-1959",
+                                                           newPassword: "fresh-pass-42", confirmNewPassword: "fresh-pass-42")
+            let error = await failure { _ = try await sdk.authentication.currentSession() }
+            #expect(error?.code == .notLoggedIn, "changing the password without a session ends every session")
+            #expect(await sdk.authentication.state == .loggedOut)
+        }
+    }
+}
