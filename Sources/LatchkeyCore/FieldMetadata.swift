@@ -32,7 +32,7 @@ public struct FieldMetadata: Codable, Sendable, Equatable {
     public init(key: String, name: String, required: Bool = false, minLength: Int = 0, maxLength: Int = 50,
                 additionalDataValidations: [AdditionalDataValidation]? = nil, canBeUsedToCreate: Bool = true,
                 updatesAllowed: Bool = true, reverificationRequired: Bool? = nil, order: Int,
-                dataType: String = "NSString", value: String? = "This must not be null/empty if required.") {
+                dataType: String = "NSString", value: String? = nil) {
         self.key = key
         self.value = value
         self.name = name

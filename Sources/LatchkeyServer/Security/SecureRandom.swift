@@ -22,6 +22,13 @@ public enum SecureRandom {
 
     /// The hex SHA-256 digest of a token, as stored.
     public static func digest(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        var characters: [UInt8] = []
+        characters.reserveCapacity(64)
+        for byte in SHA256.hash(data: Data(token.utf8)) {
+            characters.append(hex[Int(byte >> 4)])
+            characters.append(hex[Int(byte & 0x0f)])
+        }
+        return String(decoding: characters, as: UTF8.self)
     }
 }

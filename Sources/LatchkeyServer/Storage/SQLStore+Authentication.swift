@@ -128,14 +128,22 @@ extension SQLStore {
     }
 
     public func touchSession(digest: String, now: Date, idle: TimeInterval) async throws -> SessionRecord? {
-        guard var session = try await engine.query("""
-            SELECT * FROM sessions WHERE digest = $1 AND revoked_at IS NULL AND expires_at > $2 AND last_seen_at > $3
-            """, [.text(digest), now.epochSeconds, now.addingTimeInterval(-idle).epochSeconds]).first.map(SessionRecord.init(row:))
-        else { return nil }
+        var session: SessionRecord
+        if let cached = sessions.session(digest, now: now) {
+            session = cached
+        } else {
+            guard let read = try await engine.query("SELECT * FROM sessions WHERE digest = $1 AND revoked_at IS NULL",
+                                                    [.text(digest)]).first.map(SessionRecord.init(row:))
+            else { return nil }
+            session = read
+            sessions.store(session, now: now)
+        }
+        guard session.expiresAt > now, session.lastSeenAt > now.addingTimeInterval(-idle) else { return nil }
         if now.timeIntervalSince(session.lastSeenAt) >= Self.touchGranularity {
             try await engine.execute("UPDATE sessions SET last_seen_at = $2 WHERE digest = $1 AND last_seen_at < $2",
                                      [.text(digest), now.epochSeconds])
             session.lastSeenAt = now
+            sessions.store(session, now: now)
         }
         return session
     }
@@ -144,11 +152,13 @@ extension SQLStore {
     static var touchGranularity: TimeInterval { 30 }
 
     public func revokeSession(digest: String, now: Date) async throws -> Bool {
-        try await !engine.query("UPDATE sessions SET revoked_at = $2 WHERE digest = $1 AND revoked_at IS NULL RETURNING digest",
+        sessions.remove(digest)
+        return try await !engine.query("UPDATE sessions SET revoked_at = $2 WHERE digest = $1 AND revoked_at IS NULL RETURNING digest",
                                 [.text(digest), now.epochSeconds]).isEmpty
     }
 
     public func revokeSessions(userID: String, except: String?, deviceID: String?, now: Date) async throws {
+        sessions.remove(userID: userID, deviceID: deviceID)
         try await engine.execute("""
             UPDATE sessions SET revoked_at = $2
             WHERE user_id = $1 AND revoked_at IS NULL AND ($3 = '' OR digest <> $3) AND ($4 = '' OR device_id = $4)

@@ -3,6 +3,7 @@ import Foundation
 /// The store over either SQL engine; the statements are shared.
 public struct SQLStore: LatchkeyStore {
     public let engine: any SQLEngine
+    let sessions = SessionCache()
     public var engineName: String { engine.name }
 
     public init(engine: any SQLEngine) {
