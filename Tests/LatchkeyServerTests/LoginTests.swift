@@ -66,6 +66,28 @@ import Testing
     }
 
     @Test(arguments: TestEnvironment.engines)
+    func parallelReuseOfOneChallengeSucceedsOnce(engine: String) async throws {
+        try await withServer(engine: engine) { app, client in
+            _ = try await AuthFixture.enrolledSession(app, client)
+            let prompt = try await Self.prompt(client, device: "device-2")
+            let answers = ["What was the name of your first pet?": "Rex", "In what city were you born?": "London",
+                           "What is your mother's maiden name?": "Byron"]
+            let answer = try #require(answers[prompt.question])
+            let codes = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<10 {
+                    group.addTask {
+                        Int(try await client.call(.post, "/v1/auth/mfa", headers: appHeaders(device: "device-2"),
+                                                  body: ["challengeToken": prompt.challenge, "mfaSecretAnswer": answer]).status.code)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(codes.filter { $0 == 200 }.count == 1)
+            #expect(codes.filter { $0 == 401 }.count == 9)
+        }
+    }
+
+    @Test(arguments: TestEnvironment.engines)
     func passwordLoginAndMFALinking(engine: String) async throws {
         try await withServer(engine: engine) { app, client in
             _ = try await AuthFixture.enrolledSession(app, client)
