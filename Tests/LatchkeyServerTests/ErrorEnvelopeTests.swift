@@ -31,6 +31,12 @@ import Testing
             let wrongType = try await client.call(.post, "/v1/enrollment/users", body: ["userProfile": ["firstName": 42]])
             #expect(wrongType.status == .badRequest)
             #expect(wrongType.errorField?.contains("firstName") == true)
+            let array = try await client.call(.post, "/v1/enrollment/users", raw: "[]")
+            #expect(array.status == .badRequest)
+            #expect(array.errorField == "body")
+            let text = try await client.call(.post, "/v1/enrollment/users",
+                                             headers: appHeaders().replacing(.contentType, with: "text/plain"), raw: "hello")
+            #expect(text.status == .badRequest)
             let missingProfile = try await client.call(.post, "/v1/enrollment/users", body: ["other": 1])
             #expect(missingProfile.status == .badRequest)
             #expect(missingProfile.errorField == "userProfile")
@@ -39,5 +45,13 @@ import Testing
             #expect(huge.status == .contentTooLarge)
             #expect(huge.errorCode == 413)
         }
+    }
+}
+
+extension HTTPFields {
+    func replacing(_ name: HTTPField.Name, with value: String) -> HTTPFields {
+        var copy = self
+        copy[name] = value
+        return copy
     }
 }

@@ -62,14 +62,16 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// A 400 naming the field a JSON decoding error concerns.
     static func describe(_ error: DecodingError) -> DomainError {
-        let field = error.keyPath
+        let path = error.keyPath
+        let field = path.isEmpty ? "body" : path
+        if path.isEmpty, case .dataCorrupted = error {
+            return DomainError(code: .invalidParameter, id: "malformed_json", message: "The request body is not valid JSON.")
+        }
         switch error {
         case .keyNotFound:
             return .invalidField(field, "\(field) is required.")
         case .typeMismatch, .valueNotFound:
             return .invalidField(field, "\(field) has the wrong type.")
-        case .dataCorrupted where field.isEmpty:
-            return DomainError(code: .invalidParameter, id: "malformed_json", message: "The request body is not valid JSON.")
         default:
             return .invalidField(field, "\(field) has an invalid value.")
         }
