@@ -80,7 +80,8 @@ extension EnrollmentRules {
         try check(address.zipCode, K.zipCode, group, field + ".zipCode", operation)
     }
 
-    private func validateAdditionalInformation(_ info: [String: String]?, field: String) throws(DomainError) {
+    /// Validates additional customer information: at most 50 keys of 1–64 characters, values up to 256.
+    public func validateAdditionalInformation(_ info: [String: String]?, field: String) throws(DomainError) {
         guard let info else { return }
         if info.count > 50 { throw .invalidField(field, "At most 50 additional properties are allowed.") }
         for (key, value) in info.sorted(by: { $0.key < $1.key }) {

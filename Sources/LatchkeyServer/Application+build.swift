@@ -85,7 +85,7 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
                                                limiter: limiter, rateLimits: configuration.rateLimits, now: options.now)
     WebRoutes.add(to: router, store: store, issuer: configuration.issuer, now: options.now)
     let profile = ProfileService(store: store, hasher: hasher, issuer: configuration.issuer, authentication: authentication,
-                                 now: options.now)
+                                 cipher: cipher, publicURL: publicURL, now: options.now)
     try APIHandler(enrollment: enrollment, authentication: authentication, profile: profile).registerHandlers(
         on: router, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))
 

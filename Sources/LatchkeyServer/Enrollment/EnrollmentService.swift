@@ -56,7 +56,7 @@ public struct EnrollmentService: Sendable {
         if issuer.emailVerificationRequired {
             let token = SecureRandom.token()
             tokens.append(TokenRecord(digest: SecureRandom.digest(token), purpose: .emailVerification, userID: userID,
-                                      deviceID: nil, createdAt: time, expiresAt: time.addingTimeInterval(24 * 3600)))
+                                      deviceID: nil, createdAt: time, expiresAt: time.addingTimeInterval(MessageTemplates.verificationLifetime)))
             messages.append(try cipher.seal(verificationEmail(to: email, firstName: profile.firstName, token: token), now: time))
         }
         let document = StoredProfile(addressInformation: profile.addressInformation,
@@ -108,18 +108,13 @@ public struct EnrollmentService: Sendable {
             let message = try cipher.seal(verificationEmail(to: user.email, firstName: user.firstName, token: token), now: time)
             try await store.issueToken(TokenRecord(digest: SecureRandom.digest(token), purpose: .emailVerification,
                                                    userID: user.id, deviceID: nil, createdAt: time,
-                                                   expiresAt: time.addingTimeInterval(24 * 3600)), messages: [message])
+                                                   expiresAt: time.addingTimeInterval(MessageTemplates.verificationLifetime)), messages: [message])
         }
         return "If \(trimmed) is waiting for verification, a new link is on its way."
     }
 
     private func verificationEmail(to email: String, firstName: String?, token: String) -> OutgoingMessage {
-        let link = "\(publicURL.value)/verify-email?token=\(token)"
-        let greeting = firstName.map { "Hello \($0)," } ?? "Hello,"
-        return OutgoingMessage(
-            channel: .email, to: email, template: "email_verification", subject: "Verify your email for \(issuer.name)",
-            body: "\(greeting)\n\nOpen this link to verify your email address for \(issuer.name):\n\(link)\n\n"
-                + "The link works once and expires in 24 hours.",
-            data: ["link": link])
+        MessageTemplates.verification(to: email, firstName: firstName, link: "\(publicURL.value)/verify-email?token=\(token)",
+                                      issuer: issuer)
     }
 }

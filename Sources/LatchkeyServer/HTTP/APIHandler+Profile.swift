@@ -29,6 +29,19 @@ extension APIHandler {
             additionalCustomerInformation: customer.additionalCustomerInformation.map { .init(additionalProperties: $0) }))))
     }
 
+    func updateUserProfile(_ input: Operations.UpdateUserProfile.Input) async throws -> Operations.UpdateUserProfile.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        let update = ProfileUpdate(
+            firstName: body.firstName, lastName: body.lastName, email: body.email, phone: body.phone,
+            externalId: body.externalId, password: body.password, passcode: body.passcode,
+            mfaAnswers: body.mfaAnswers?.additionalProperties,
+            additionalCustomerInformation: body.additionalCustomerInformation?.additionalProperties,
+            addressInformation: try body.addressInformation.map { try WireConversion.convert($0) })
+        try await profile.updateProfile(bearer: ClientContext.current.bearerToken, update)
+        return .ok(.init(body: .json(Self.message(update.email == nil ? "The profile is updated."
+            : "The profile is updated; the new email address takes effect once verified."))))
+    }
+
     func updateUserPassword(_ input: Operations.UpdateUserPassword.Input) async throws -> Operations.UpdateUserPassword.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
         try await profile.updatePassword(bearer: ClientContext.current.bearerToken, old: body.oldPassword,

@@ -11,6 +11,7 @@ public enum ApplicationRoutes {
         table.add(.post, "/v1/enrollment/verification-email")
         table.add(.post, "/v1/enrollment/expired-password")
         table.add(.get, "/v1/profile")
+        table.add(.patch, "/v1/profile")
         for path in ["/v1/profile/password", "/v1/profile/passcode", "/v1/profile/mfa-answers"] { table.add(.put, path) }
         for path in ["/v1/auth/login/password", "/v1/auth/login/pin", "/v1/auth/login/nonce", "/v1/auth/mfa",
                      "/v1/auth/device-token", "/v1/auth/login/device-token", "/v1/auth/logout"] {

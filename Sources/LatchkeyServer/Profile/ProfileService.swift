@@ -8,14 +8,18 @@ public struct ProfileService: Sendable {
     let hasher: SecretHasher
     let issuer: IssuerSettings
     let authentication: AuthenticationService
+    let cipher: OutboxCipher
+    let publicURL: PublicBaseURL
     let now: @Sendable () -> Date
 
     public init(store: any LatchkeyStore, hasher: SecretHasher, issuer: IssuerSettings, authentication: AuthenticationService,
-                now: @escaping @Sendable () -> Date) {
+                cipher: OutboxCipher, publicURL: PublicBaseURL, now: @escaping @Sendable () -> Date) {
         self.store = store
         self.hasher = hasher
         self.issuer = issuer
         self.authentication = authentication
+        self.cipher = cipher
+        self.publicURL = publicURL
         self.now = now
     }
 
@@ -69,6 +73,11 @@ public struct ProfileService: Sendable {
         let (_, user) = try await sessionUser(bearer)
         if user.locked { throw DomainError.accountLocked }
         try issuer.enrollmentRules.validateMFAAnswers(answers, field: "mfaAnswers")
+        try await store.replaceMFAAnswers(userID: user.id, answers: try await hashAnswers(answers), now: now())
+    }
+
+    /// The hashes of answers, normalized as the issuer says.
+    func hashAnswers(_ answers: [String: String]) async throws -> [MFAAnswerRecord] {
         let hasher = self.hasher
         let records = try await withThrowingTaskGroup(of: MFAAnswerRecord.self) { group in
             for (question, answer) in answers {
@@ -77,10 +86,10 @@ public struct ProfileService: Sendable {
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        try await store.replaceMFAAnswers(userID: user.id, answers: records.sorted { $0.question < $1.question }, now: now())
+        return records.sorted { $0.question < $1.question }
     }
 
-    private func sessionUser(_ bearer: String?) async throws -> (SessionRecord, UserRecord) {
+    func sessionUser(_ bearer: String?) async throws -> (SessionRecord, UserRecord) {
         let session = try await authentication.session(bearer: bearer)
         guard let user = try await store.user(id: session.userID) else { throw DomainError.notLoggedIn }
         return (session, user)

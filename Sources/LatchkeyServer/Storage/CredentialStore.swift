@@ -12,6 +12,12 @@ public protocol CredentialStore: Sendable {
     func replaceMFAAnswers(userID: String, answers: [MFAAnswerRecord], now: Date) async throws
     /// Sets or clears the operator lock (424).
     func setLocked(userID: String, locked: Bool) async throws
+    /// Applies a profile update in one transaction: the columns, the profile document, the MFA
+    /// answers when given, and an email-change token with its messages when given.
+    func applyProfileUpdate(_ user: UserRecord, answers: [MFAAnswerRecord]?, token: TokenRecord?,
+                            messages: [OutboxMessage], now: Date) async throws
+    /// Makes a confirmed new address the login. Throws `StoreError.emailInUse` when it was taken meanwhile.
+    func changeEmail(userID: String, email: String, now: Date) async throws
     /// Stores a token together with the messages that carry it, in one transaction.
     func issueToken(_ token: TokenRecord, messages: [OutboxMessage]) async throws
 }

@@ -73,6 +73,8 @@ public enum TokenPurpose: String, Sendable {
     case emailVerification = "email_verification"
     /// The challenge of an MFA prompt; its data is the question asked.
     case mfaChallenge = "mfa_challenge"
+    /// The link that confirms a new email address; its data is the new address.
+    case emailChange = "email_change"
 }
 
 /// A single-use token, stored only as its SHA-256 digest.

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyCore
 
 extension SQLStore {
     public func updatePassword(userID: String, hash: String, now: Date, keep: Int) async throws {
@@ -40,6 +41,36 @@ extension SQLStore {
 
     public func setLocked(userID: String, locked: Bool) async throws {
         try await engine.execute("UPDATE users SET locked = $2 WHERE id = $1", [.text(userID), .integer(locked ? 1 : 0)])
+    }
+
+    public func applyProfileUpdate(_ user: UserRecord, answers: [MFAAnswerRecord]?, token: TokenRecord?,
+                                   messages: [OutboxMessage], now: Date) async throws {
+        try await engine.transaction { db in
+            try await db.execute("""
+                UPDATE users SET first_name = $2, last_name = $3, external_id = $4, profile_json = $5, updated_at = $6
+                WHERE id = $1
+                """, [.text(user.id), user.firstName.sql, user.lastName.sql, user.externalId.sql, .text(user.profileJSON),
+                      now.epochSeconds])
+            if let answers {
+                try await db.execute("DELETE FROM mfa_answers WHERE user_id = $1", [.text(user.id)])
+                for answer in answers {
+                    try await db.execute("INSERT INTO mfa_answers (user_id, question, answer_hash) VALUES ($1, $2, $3)",
+                                         [.text(user.id), .text(answer.question), .text(answer.answerHash)])
+                }
+            }
+            if let token { try await Self.insert(token, into: db) }
+            for message in messages { try await Self.insert(message, into: db) }
+        }
+    }
+
+    public func changeEmail(userID: String, email: String, now: Date) async throws {
+        do {
+            try await engine.execute("""
+                UPDATE users SET email = $2, email_normalized = $3, email_verified = 1, updated_at = $4 WHERE id = $1
+                """, [.text(userID), .text(email), .text(EmailAddress.normalized(email)), now.epochSeconds])
+        } catch SQLEngineError.uniqueViolation {
+            throw StoreError.emailInUse
+        }
     }
 
     public func issueToken(_ token: TokenRecord, messages: [OutboxMessage]) async throws {

@@ -1,0 +1,47 @@
+import Foundation
+import LatchkeyCore
+
+extension ProfileService {
+    /// `updateUserProfile` with the spec's conventions (see `ProfileUpdate`). 400 naming the field,
+    /// 416 when a new email is taken; a new email gets a verification link and the old one a
+    /// notice, and becomes the login once verified. `lastModifiedDate` moves on every update.
+    public func updateProfile(bearer: String?, _ update: ProfileUpdate) async throws {
+        let (_, current) = try await sessionUser(bearer)
+        try issuer.enrollmentRules.validateUpdate(update)
+        var user = current
+        if let firstName = update.firstName { user.firstName = firstName }
+        if let lastName = update.lastName { user.lastName = lastName }
+        user.externalId = update.externalId
+        var document = (try? JSONDecoder().decode(EnrollmentService.StoredProfile.self, from: Data(user.profileJSON.utf8)))
+            ?? EnrollmentService.StoredProfile()
+        if let address = update.addressInformation { document.addressInformation = address }
+        if let changes = update.additionalCustomerInformation {
+            var info = document.additionalCustomerInformation ?? [:]
+            for (key, value) in changes { info[key] = value }
+            try issuer.enrollmentRules.validateAdditionalInformation(info, field: "additionalCustomerInformation")
+            document.additionalCustomerInformation = info.isEmpty ? nil : info
+        }
+        user.profileJSON = String(decoding: try JSONEncoder().encode(document), as: UTF8.self)
+
+        var token: TokenRecord?
+        var messages: [OutboxMessage] = []
+        let time = now()
+        if let email = update.email?.trimmingCharacters(in: .whitespaces), EmailAddress.normalized(email) != user.emailNormalized {
+            if try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)) != nil {
+                throw DomainError.emailInUse(field: "email")
+            }
+            let secret = SecureRandom.token()
+            token = TokenRecord(digest: SecureRandom.digest(secret), purpose: .emailChange, userID: user.id, deviceID: nil,
+                                createdAt: time, expiresAt: time.addingTimeInterval(MessageTemplates.verificationLifetime),
+                                data: email)
+            let link = "\(publicURL.value)/verify-email?token=\(secret)"
+            messages = [
+                try cipher.seal(MessageTemplates.verification(to: email, firstName: user.firstName, link: link, issuer: issuer,
+                                                              template: "email_change_verification"), now: time),
+                try cipher.seal(MessageTemplates.emailChangeNotice(to: user.email, new: email, issuer: issuer), now: time),
+            ]
+        }
+        let answers: [MFAAnswerRecord]? = if let given = update.mfaAnswers { try await hashAnswers(given) } else { nil }
+        try await store.applyProfileUpdate(user, answers: answers, token: token, messages: messages, now: time)
+    }
+}
