@@ -10,6 +10,28 @@ extension EnrollmentClient {
         try await call(.retrieveCustomer) { try await api.retrieveCustomer().ok.body.json }
     }
 
+    /// `updateUserProfile`, with the spec's conventions (see `ProfileUpdate`); checked with the
+    /// field metadata and MFA rules before sending. A new email takes effect once verified.
+    @discardableResult
+    public func updateUserProfile(_ update: ProfileUpdate) async throws(LatchkeyError) -> String {
+        let domain = ErrorDomain.updateUserProfile
+        let rules = EnrollmentRules(mfa: try await retrieveMfaQuestionsWithMetadata(), metadata: try await retrieveProfileMetadata())
+        do { try rules.validateUpdate(update) } catch { throw refusal(error, domain) }
+        let body = Components.Schemas.UserProfileUpdate(
+            firstName: update.firstName, lastName: update.lastName, email: update.email, phone: update.phone,
+            externalId: update.externalId, password: update.password, passcode: update.passcode,
+            mfaAnswers: update.mfaAnswers.map { .init(additionalProperties: $0) },
+            additionalCustomerInformation: update.additionalCustomerInformation.map { .init(additionalProperties: $0) },
+            addressInformation: update.addressInformation.map {
+                .init(state: $0.state, country: $0.country, addressLine1: $0.addressLine1, addressLine2: $0.addressLine2,
+                      city: $0.city, zipCode: $0.zipCode)
+            })
+        let response: Components.Schemas.MessageResponse = try await call(domain) {
+            try await api.updateUserProfile(body: .json(body)).ok.body.json
+        }
+        return response.message
+    }
+
     /// `updateUserPassword`. The user's other sessions and device tokens end.
     @discardableResult
     public func updateUserPassword(oldPassword: String, newPassword: String, confirmNewPassword: String)

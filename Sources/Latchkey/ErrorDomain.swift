@@ -16,6 +16,7 @@ public struct ErrorDomain: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let loginWithDeviceAuthenticationToken = ErrorDomain(rawValue: "kUserErrorLoginWithDeviceAuthenticationTokenDomain")
     public static let expireDeviceAuthenticationToken = ErrorDomain(rawValue: "kUserErrorExpireDeviceAuthenticationTokenDomain")
     public static let logout = ErrorDomain(rawValue: "kUserErrorLogoutDomain")
+    public static let updateUserProfile = ErrorDomain(rawValue: "kUserErrorUpdateUserProfileDomain")
     public static let updateUserCredentials = ErrorDomain(rawValue: "kUserErrorUpdateUserCredentialsDomain")
     public static let updateUserPasscode = ErrorDomain(rawValue: "kUserErrorUpdateUserPasscodeDomain")
     public static let updateMfaAnswers = ErrorDomain(rawValue: "kUserErrorUpdateMfaAnswersDomain")

@@ -17,6 +17,13 @@ struct ProfileWalk {
         _ = try await step("loginByUsernamePassword") { try await auth.loginByUsernamePassword(username: email, password: password) }
         let customer = try await step("retrieveCustomer") { try await enrollment.retrieveCustomer() }
         print("  \(customer.firstName ?? "") \(customer.lastName ?? "") <\(customer.username)>, active: \(customer.active)")
+        try await step("updateUserProfile (lastName, opt_in_sms deleted, tier added)") {
+            try await enrollment.updateUserProfile(ProfileUpdate(lastName: "King",
+                                                                 additionalCustomerInformation: ["opt_in_sms": nil, "tier": "gold"]))
+        }
+        let updated = try await enrollment.retrieveCustomer()
+        print("  \(updated.firstName ?? "") \(updated.lastName ?? ""), " + (updated.additionalCustomerInformation ?? [:])
+            .sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
         try await step("updateUserPasscode") {
             try await enrollment.updateUserPasscode(oldPasscode: profile.passcode ?? "", newPasscode: "271828",
                                                     confirmNewPasscode: "271828")

@@ -62,6 +62,29 @@ import Testing
         }
     }
 
+    @Test func profileUpdateConventionsThroughTheSDK() async throws {
+        try await withLiveServer { sdk, app in
+            try await Self.loggedIn(sdk, app)
+            let enrollment = sdk.enrollment
+            try await enrollment.updateUserProfile(ProfileUpdate(
+                lastName: "Murray Hopper", additionalCustomerInformation: ["opt_in_email": nil, "tier": "gold"],
+                addressInformation: AddressInformation(city: "Arlington", zipCode: "22201")))
+            let customer = try await enrollment.retrieveCustomer()
+            #expect(customer.firstName == "Grace")
+            #expect(customer.lastName == "Murray Hopper")
+            #expect(customer.additionalCustomerInformation == ["tier": "gold"])
+            #expect(customer.contactInformation.addressInformation?.city == "Arlington")
+            let phone = await failure { try await enrollment.updateUserProfile(ProfileUpdate(phone: "+15555550100")) }
+            #expect(phone?.kind == .validation)
+            #expect(phone?.field == "phone")
+            #expect(phone?.domain == .updateUserProfile)
+            _ = try await sdk.enrollment.registerNewUser(sampleProfile(email: "taken@example.com"))
+            let taken = await failure { try await enrollment.updateUserProfile(ProfileUpdate(email: "taken@example.com")) }
+            #expect(taken?.code == .emailInUse)
+            #expect(taken?.kind == .server)
+        }
+    }
+
     @Test func expiredPasswordAndResend() async throws {
         try await withLiveServer { sdk, app in
             let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
