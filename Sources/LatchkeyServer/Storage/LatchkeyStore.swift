@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Everything the server keeps. One protocol, two engines (SQLite, PostgreSQL); uniqueness and
 /// single use are enforced by the database so parallel requests on several replicas agree.
@@ -57,5 +58,3 @@ public enum StoreFactory {
         return SQLStore(engine: try await SQLiteEngine(path: path))
     }
 }
-
-import Logging
