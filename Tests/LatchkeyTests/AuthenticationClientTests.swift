@@ -147,6 +147,25 @@ final class RecordingDelegate: AuthenticationDelegate, @unchecked Sendable {
         }
     }
 
+    @Test func theSessionSurvivesARestartOfTheAppInItsStorage() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sdk-\(UUID().uuidString)/credentials.json")
+        try await withLiveServer { sdk, app in
+            let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
+            try await Self.verifyEmail(app, server: sdk.context.serverURL)
+            let first = LatchkeyClient(context: sdk.context, storage: FileCredentialStorage(url: file))
+            _ = try await first.authentication.loginByNonce(registered.nonce)
+            try await first.authentication.generateDeviceAuthenticationToken(username: "grace@example.com",
+                                                                             password: "cobol-rules-1959")
+            let stored = try String(contentsOf: file, encoding: .utf8)
+            #expect(!stored.isEmpty)
+
+            let relaunched = LatchkeyClient(context: sdk.context, storage: FileCredentialStorage(url: file))
+            #expect(await relaunched.authentication.state == .authenticated(customerUri: registered.customerUri))
+            #expect(try await relaunched.authentication.currentSession().customerUri == registered.customerUri)
+            #expect(await relaunched.authentication.isAuthorizationTokenExist())
+        }
+    }
+
     @Test func wrongPasswordDoesNotEndTheSession() async throws {
         try await withLiveServer { sdk, app in
             let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
