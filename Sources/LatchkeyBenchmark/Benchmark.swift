@@ -17,6 +17,7 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: "Seconds for the registration operation.") var registrationDuration = 10.0
     @Option(help: "Configuration file of the server (for the hash parameters).") var config: String?
     @Flag(help: "Only the session check and its /health baseline (for profiling).") var sessionOnly = false
+    @Option(help: "Database of the in-process server (default: a temporary SQLite file), e.g. postgres://…") var database: String?
 
     func run() async throws {
         let configuration = try config.map(ServerConfiguration.load(file:)) ?? ServerConfiguration()
@@ -33,7 +34,7 @@ struct Benchmark: AsyncParsableCommand {
         if let url, let parsed = URL(string: url) {
             base = parsed
         } else {
-            served = try await Self.startServer(configuration, logger: logger)
+            served = try await Self.startServer(configuration, database: database, logger: logger)
             base = served!.3
         }
         let driver = LoadDriver(base: base, connections: connections)
@@ -101,13 +102,13 @@ struct Benchmark: AsyncParsableCommand {
         return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
-    static func startServer(_ base: ServerConfiguration, logger: Logger) async throws
+    static func startServer(_ base: ServerConfiguration, database: String?, logger: Logger) async throws
         -> (LatchkeyApplication, ServiceGroup, Task<Void, Error>, URL) {
         var configuration = base
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         configuration.port = 0
-        configuration.database = "sqlite:" + directory.appendingPathComponent("bench.sqlite").path
+        configuration.database = database ?? "sqlite:" + directory.appendingPathComponent("bench.sqlite").path
         configuration.secrets.pepperFile = directory.appendingPathComponent("pepper").path
         configuration.courier.channel = .file
         configuration.courier.path = directory.appendingPathComponent("outbox.jsonl").path
@@ -122,7 +123,7 @@ struct Benchmark: AsyncParsableCommand {
         let task = Task { try await group.run() }
         var iterator = port.stream.makeAsyncIterator()
         let bound = await iterator.next() ?? 8080
-        print("in-process server on 127.0.0.1:\(bound), SQLite in \(directory.path)")
+        print("in-process server on 127.0.0.1:\(bound), database \(app.store.engineName)")
         return (app, group, task, URL(string: "http://127.0.0.1:\(bound)")!)
     }
 }

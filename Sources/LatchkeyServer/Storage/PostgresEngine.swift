@@ -34,7 +34,21 @@ public final class PostgresEngine: SQLEngine {
         try await Self.mapErrors { try await Self.rows(client.query(Self.query(sql, binds), logger: logger)) }
     }
 
+    /// Runs `body` in a transaction, retried up to three times when PostgreSQL aborts it for a
+    /// deadlock or a serialization failure.
     public func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await runTransaction(body)
+            } catch let error as PSQLError where attempt < 3 && ["40P01", "40001"].contains(error.serverInfo?[.sqlState]) {
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(5 * attempt))
+            }
+        }
+    }
+
+    private func runTransaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await Self.mapErrors {
             try await client.withConnection { connection in
                 try await connection.query("BEGIN", logger: logger)

@@ -1,5 +1,7 @@
 import Foundation
 
+/// Transactions that touch a device and its user lock the device row first, then the user row, so
+/// concurrent logins never wait on each other in a cycle.
 extension SQLStore {
     public func reserveAttempt(userID: String, deviceID: String?, limits: AttemptLimits) async throws -> AttemptReservation {
         do {
@@ -35,9 +37,6 @@ extension SQLStore {
 
     public func recordFailure(userID: String, deviceID: String?, limits: AttemptLimits) async throws -> FailureOutcome {
         try await engine.transaction { db in
-            let wallet = try await db.query("""
-                UPDATE users SET status = 'deactivated' WHERE id = $1 AND status = 'active' AND failed_attempts >= $2 RETURNING id
-                """, [.text(userID), .integer(Int64(limits.wallet))])
             var device: [SQLRow] = []
             if let deviceID {
                 device = try await db.query("""
@@ -45,6 +44,9 @@ extension SQLStore {
                     WHERE user_id = $1 AND device_id = $2 AND status = 'active' AND failed_attempts >= $3 RETURNING user_id
                     """, [.text(userID), .text(deviceID), .integer(Int64(limits.device))])
             }
+            let wallet = try await db.query("""
+                UPDATE users SET status = 'deactivated' WHERE id = $1 AND status = 'active' AND failed_attempts >= $2 RETURNING id
+                """, [.text(userID), .integer(Int64(limits.wallet))])
             return FailureOutcome(walletDeactivated: !wallet.isEmpty, deviceDeactivated: !device.isEmpty)
         }
     }
@@ -52,14 +54,14 @@ extension SQLStore {
     public func recordSuccess(userID: String, deviceID: String?, loginAt: Date?) async throws {
         let login = loginAt?.epochSeconds ?? .null
         try await engine.transaction { db in
-            try await db.execute("UPDATE users SET failed_attempts = 0, last_login_at = COALESCE($2, last_login_at) WHERE id = $1",
-                                 [.text(userID), login])
             if let deviceID {
                 try await db.execute("""
                     UPDATE devices SET failed_attempts = 0, last_login_at = COALESCE($3, last_login_at)
                     WHERE user_id = $1 AND device_id = $2
                     """, [.text(userID), .text(deviceID), login])
             }
+            try await db.execute("UPDATE users SET failed_attempts = 0, last_login_at = COALESCE($2, last_login_at) WHERE id = $1",
+                                 [.text(userID), login])
         }
     }
 
