@@ -55,6 +55,27 @@ import Testing
         try await second.store.close()
     }
 
+    @Test(arguments: TestEnvironment.engines)
+    func concurrentRightAndWrongLoginsNeverFail(engine: String) async throws {
+        try await withServer(engine: engine, configure: {
+            $0.issuer.lockout.walletThreshold = 1000
+            $0.issuer.lockout.deviceThreshold = 1000
+        }) { app, client in
+            _ = try await AuthFixture.enrolledSession(app, client)
+            let codes = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<24 {
+                    group.addTask {
+                        let pin = index.isMultiple(of: 2) ? AuthFixture.pin : "271828"
+                        return Int(try await client.call(.post, "/v1/auth/login/pin", body: ["pin": pin]).status.code)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(codes).isSubset(of: [200, 401]), "\(codes)")
+            #expect(codes.filter { $0 == 200 }.count == 12)
+        }
+    }
+
     @Test func successResetsTheConsecutiveCount() async throws {
         try await withServer { app, client in
             _ = try await AuthFixture.enrolledSession(app, client)
