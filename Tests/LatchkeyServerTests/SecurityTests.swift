@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
 import LatchkeyServer
+import HummingbirdTesting
+import LatchkeyTestSupport
 import Testing
 
 @Suite struct SecurityTests {
@@ -31,6 +33,26 @@ import Testing
         #expect(try await current.verify("pw", against: encoded))
         #expect(current.needsUpgrade(encoded))
         #expect(!current.needsUpgrade(try await current.hash("pw")))
+    }
+
+    @Test func weakerHashesAreUpgradedAtTheNextSuccessfulLogin() async throws {
+        let database = try await TestEnvironment.freshDatabase("sqlite")
+        var weak = try TestEnvironment.configuration(database: database)
+        weak.hashing = HashingSettings(logN: 8, r: 8, p: 1)
+        let old = try await TestEnvironment.application(weak)
+        try await old.application.test(.router) { client in _ = try await AuthFixture.enrolledSession(old, client) }
+        try await old.store.close()
+        try await withServer(configure: { $0.database = database }) { app, client in
+            let before = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
+            #expect(before.passwordHash?.hasPrefix("scrypt$8$") == true)
+            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String)
+            #expect(try await client.call(.post, "/v1/auth/login/pin", body: ["pin": AuthFixture.pin]).json["sessionToken"] is String)
+            let after = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
+            #expect(after.passwordHash?.hasPrefix("scrypt$10$8$1$") == true)
+            #expect(after.passcodeHash?.hasPrefix("scrypt$10$8$1$") == true)
+            #expect(after.passwordUpdatedAt == before.passwordUpdatedAt, "the same password, not a change")
+            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String, "the upgraded hash verifies")
+        }
     }
 
     @Test func tokensAreLongRandomAndStoredAsDigests() {

@@ -12,7 +12,8 @@ extension AuthenticationService {
             try await hasher.burn(password)
             throw DomainError.wrongCredentials
         }
-        try await checkCredential(password, against: user.passwordHash, user: user, deviceID: device.deviceID)
+        try await checkCredential(password, against: user.passwordHash, user: user, deviceID: device.deviceID,
+                                  credential: .password)
         try requireVerified(user)
         return try await finish(user, device: device)
     }
@@ -25,7 +26,7 @@ extension AuthenticationService {
             try await hasher.burn(pin)
             throw DomainError.wrongCredentials
         }
-        try await checkCredential(pin, against: user.passcodeHash, user: user, deviceID: deviceID)
+        try await checkCredential(pin, against: user.passcodeHash, user: user, deviceID: deviceID, credential: .passcode)
         try requireVerified(user)
         return try await finish(user, device: device)
     }
@@ -60,8 +61,10 @@ extension AuthenticationService {
                                                            now: now()),
               challenge.deviceID == deviceID, let user = try await store.user(id: challenge.userID)
         else { throw DomainError.wrongCredentials }
-        let hash = try await store.mfaAnswers(userID: user.id).first { $0.question == challenge.data }?.answerHash
-        try await checkCredential(issuer.mfa.normalize(answer), against: hash, user: user, deviceID: nil)
+        let question = challenge.data ?? ""
+        let hash = try await store.mfaAnswers(userID: user.id).first { $0.question == question }?.answerHash
+        try await checkCredential(issuer.mfa.normalize(answer), against: hash, user: user, deviceID: nil,
+                                  credential: .answer(question: question))
         return try await finish(user, device: device, linkDevice: true)
     }
 }

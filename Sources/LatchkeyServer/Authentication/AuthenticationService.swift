@@ -26,9 +26,12 @@ public struct AuthenticationService: Sendable {
 
     /// Checks a secret against a hash under the lockout rules: an attempt is reserved before the
     /// hash is computed, a failure may deactivate the wallet (421) or the device (423), a success
-    /// resets the consecutive counts. Sessions of what gets deactivated are revoked.
+    /// gives the attempt back (the counts reset only when a login completes, in `startSession`).
+    /// Sessions of what gets deactivated are revoked.
+    /// A right credential whose hash was made with weaker parameters than the configured ones is
+    /// hashed again and stored as `credential` (DESIGN §6: upgraded at the next successful check).
     func checkCredential(_ secret: String, against hash: String?, user: UserRecord, deviceID: String?,
-                         wrong: DomainError = .wrongCredentials) async throws {
+                         wrong: DomainError = .wrongCredentials, credential: StoredCredential? = nil) async throws {
         if user.status != "active" { throw DomainError.walletDeactivated }
         if rateLimits.enabled,
            !limiter.allow("account:" + user.id, limit: rateLimits.credentialAttemptsPerMinutePerAccount) {
@@ -54,16 +57,25 @@ public struct AuthenticationService: Sendable {
             }
             throw wrong
         }
-        try await store.recordSuccess(userID: user.id, deviceID: linked, loginAt: nil)
+        try await store.releaseAttempt(userID: user.id, deviceID: linked)
+        if let credential, hasher.needsUpgrade(hash) {
+            try await store.upgradeHash(userID: user.id, credential: credential, hash: try await hasher.hash(secret))
+        }
     }
 
     /// The device id when the device is linked to the user; refuses a suspended or deactivated one.
     func linkedDevice(user: UserRecord, deviceID: String?) async throws -> String? {
         guard let deviceID, let device = try await store.device(userID: user.id, deviceID: deviceID) else { return nil }
+        try Self.requireUsable(device)
+        return deviceID
+    }
+
+    /// Refuses a suspended (503) or deactivated (423) device.
+    static func requireUsable(_ device: DeviceRecord) throws {
         switch device.status {
         case "suspended": throw DomainError.deviceSuspended
         case "deactivated": throw DomainError.deviceDeactivated
-        default: return deviceID
+        default: break
         }
     }
 
@@ -83,12 +95,13 @@ public struct AuthenticationService: Sendable {
     /// Logs the user in on a linked device, or prompts for an MFA answer on an unlinked one.
     func finish(_ user: UserRecord, device: DeviceContext, linkDevice: Bool = false) async throws -> LoginOutcome {
         guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
-        if linkDevice {
+        if let linked = try await store.device(userID: user.id, deviceID: deviceID) {
+            try Self.requireUsable(linked)
+        } else if linkDevice {
             try await store.linkDevice(userID: user.id, deviceID: deviceID, deviceType: device.deviceType, now: now())
-        } else if try await store.device(userID: user.id, deviceID: deviceID) == nil {
+        } else {
             return try await prompt(user, deviceID: deviceID)
         }
-        _ = try await linkedDevice(user: user, deviceID: deviceID)
         return try await startSession(user, deviceID: deviceID)
     }
 

@@ -105,7 +105,10 @@ public protocol AuthenticationStore: Sendable {
     func reserveAttempt(userID: String, deviceID: String?, limits: AttemptLimits) async throws -> AttemptReservation
     /// After a wrong credential: deactivates the wallet or device whose count reached its limit.
     func recordFailure(userID: String, deviceID: String?, limits: AttemptLimits) async throws -> FailureOutcome
-    /// After a right credential: resets the consecutive counts and, for a login, records its time.
+    /// After a right credential: gives the reserved attempt back, leaving earlier failures counted
+    /// (a right password that only leads to an MFA prompt must not wipe wrong answers).
+    func releaseAttempt(userID: String, deviceID: String?) async throws
+    /// After a completed login: resets the consecutive counts and, when given, records the login time.
     func recordSuccess(userID: String, deviceID: String?, loginAt: Date?) async throws
 
     /// Sets a user's status (`active`, `deactivated`); `active` also clears the failure count.

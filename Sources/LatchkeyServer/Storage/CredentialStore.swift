@@ -1,9 +1,18 @@
 import Foundation
 
+/// A stored secret of a user.
+public enum StoredCredential: Sendable, Equatable {
+    case password
+    case passcode
+    case answer(question: String)
+}
+
 /// Changes of a user's credentials and profile.
 public protocol CredentialStore: Sendable {
     /// Replaces the password hash, keeping the previous one in the history (at most `keep` kept).
     func updatePassword(userID: String, hash: String, now: Date, keep: Int) async throws
+    /// Replaces a hash of the same secret (stronger parameters); dates and history stay as they are.
+    func upgradeHash(userID: String, credential: StoredCredential, hash: String) async throws
     /// The newest `limit` previous password hashes.
     func passwordHistory(userID: String, limit: Int) async throws -> [String]
     /// Replaces the passcode hash.

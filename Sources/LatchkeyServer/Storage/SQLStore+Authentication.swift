@@ -51,6 +51,19 @@ extension SQLStore {
         }
     }
 
+    public func releaseAttempt(userID: String, deviceID: String?) async throws {
+        try await engine.transaction { db in
+            if let deviceID {
+                try await db.execute("""
+                    UPDATE devices SET failed_attempts = failed_attempts - 1
+                    WHERE user_id = $1 AND device_id = $2 AND failed_attempts > 0
+                    """, [.text(userID), .text(deviceID)])
+            }
+            try await db.execute("UPDATE users SET failed_attempts = failed_attempts - 1 WHERE id = $1 AND failed_attempts > 0",
+                                 [.text(userID)])
+        }
+    }
+
     public func recordSuccess(userID: String, deviceID: String?, loginAt: Date?) async throws {
         let login = loginAt?.epochSeconds ?? .null
         try await engine.transaction { db in

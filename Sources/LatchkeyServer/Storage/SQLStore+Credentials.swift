@@ -17,6 +17,18 @@ extension SQLStore {
         }
     }
 
+    public func upgradeHash(userID: String, credential: StoredCredential, hash: String) async throws {
+        switch credential {
+        case .password:
+            try await engine.execute("UPDATE users SET password_hash = $2 WHERE id = $1", [.text(userID), .text(hash)])
+        case .passcode:
+            try await engine.execute("UPDATE users SET passcode_hash = $2 WHERE id = $1", [.text(userID), .text(hash)])
+        case .answer(let question):
+            try await engine.execute("UPDATE mfa_answers SET answer_hash = $3 WHERE user_id = $1 AND question = $2",
+                                     [.text(userID), .text(question), .text(hash)])
+        }
+    }
+
     public func passwordHistory(userID: String, limit: Int) async throws -> [String] {
         try await engine.query("""
             SELECT password_hash FROM password_history WHERE user_id = $1 ORDER BY created_at DESC, password_hash LIMIT $2
@@ -31,10 +43,7 @@ extension SQLStore {
     public func replaceMFAAnswers(userID: String, answers: [MFAAnswerRecord], now: Date) async throws {
         try await engine.transaction { db in
             try await db.execute("DELETE FROM mfa_answers WHERE user_id = $1", [.text(userID)])
-            for answer in answers {
-                try await db.execute("INSERT INTO mfa_answers (user_id, question, answer_hash) VALUES ($1, $2, $3)",
-                                     [.text(userID), .text(answer.question), .text(answer.answerHash)])
-            }
+            try await Self.insert(answers, userID: userID, into: db)
             try await db.execute("UPDATE users SET updated_at = $2 WHERE id = $1", [.text(userID), now.epochSeconds])
         }
     }
@@ -53,10 +62,7 @@ extension SQLStore {
                       now.epochSeconds])
             if let answers {
                 try await db.execute("DELETE FROM mfa_answers WHERE user_id = $1", [.text(user.id)])
-                for answer in answers {
-                    try await db.execute("INSERT INTO mfa_answers (user_id, question, answer_hash) VALUES ($1, $2, $3)",
-                                         [.text(user.id), .text(answer.question), .text(answer.answerHash)])
-                }
+                try await Self.insert(answers, userID: user.id, into: db)
             }
             if let token { try await Self.insert(token, into: db) }
             for message in messages { try await Self.insert(message, into: db) }

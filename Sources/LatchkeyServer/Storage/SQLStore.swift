@@ -49,10 +49,7 @@ public struct SQLStore: LatchkeyStore {
                           user.passwordHash.sql, user.passcodeHash.sql, .integer(user.emailVerified ? 1 : 0),
                           .text(user.status), .text(user.profileJSON), user.createdAt.epochSeconds, user.updatedAt.epochSeconds,
                           .integer(user.appInstanceVerified ? 1 : 0), user.passwordUpdatedAt?.epochSeconds ?? .null])
-                for answer in answers {
-                    try await db.execute("INSERT INTO mfa_answers (user_id, question, answer_hash) VALUES ($1, $2, $3)",
-                                         [.text(user.id), .text(answer.question), .text(answer.answerHash)])
-                }
+                try await Self.insert(answers, userID: user.id, into: db)
                 for token in tokens { try await Self.insert(token, into: db) }
                 for message in messages { try await Self.insert(message, into: db) }
             }
@@ -129,6 +126,13 @@ public struct SQLStore: LatchkeyStore {
 
     public func close() async throws {
         try await engine.close()
+    }
+
+    static func insert(_ answers: [MFAAnswerRecord], userID: String, into db: any SQLExecutor) async throws {
+        for answer in answers {
+            try await db.execute("INSERT INTO mfa_answers (user_id, question, answer_hash) VALUES ($1, $2, $3)",
+                                 [.text(userID), .text(answer.question), .text(answer.answerHash)])
+        }
     }
 
     static func insert(_ token: TokenRecord, into db: any SQLExecutor) async throws {
