@@ -4,7 +4,6 @@ import Foundation
 import LatchkeyServer
 import Logging
 import NIOCore
-import ServiceLifecycle
 
 /// `latchkey-bench`: drives a server with N concurrent connections for D seconds per operation
 /// and prints requests/s with p50/p99, next to the `/health` baseline and the raw hash rate.
@@ -29,22 +28,32 @@ struct Benchmark: AsyncParsableCommand {
         let hashRate = try await Self.rawHashRate(configuration.hashing, seconds: duration)
         print(String(format: "raw hash rate: %.1f hashes/s (all cores)", hashRate))
 
-        var served: (LatchkeyApplication, ServiceGroup, Task<Void, Error>, URL)? = nil
+        var served: InProcessServer?
         let base: URL
         if let url, let parsed = URL(string: url) {
             base = parsed
         } else {
-            served = try await Self.startServer(configuration, database: database, logger: logger)
-            base = served!.3
+            let server = try await InProcessServer.start(logger: logger) { [database] in
+                $0.hashing = configuration.hashing
+                $0.issuer = configuration.issuer
+                if let database { $0.database = database }
+                $0.issuer.lockout.walletThreshold = 1000
+                $0.issuer.lockout.deviceThreshold = 1000
+                $0.rateLimits.enabled = false
+            }
+            print("in-process server on \(server.url), database \(server.application.store.engineName)")
+            served = server
+            base = server.url
         }
         let driver = LoadDriver(base: base, connections: connections)
         let health = try await driver.measure("GET /health", seconds: duration) { _ in .init(path: "/health") }
         health.print(baseline: nil)
         let questions = configuration.issuer.mfa.questions.prefix(configuration.issuer.mfa.numberOfRequiredQuestions)
-        if sessionOnly, let app = served?.0 {
+        if sessionOnly, let app = served?.application {
             let user = try await BenchmarkUser.prepare(app: app, driver: driver, questions: questions.map(\.mfaQuestion))
             try await user.measureSession(driver: driver, seconds: duration, health: health)
             try await driver.shutdown()
+            try await served?.stop()
             return
         }
         for path in ["/v1/enrollment/mfa-questions", "/v1/enrollment/password-configuration",
@@ -66,18 +75,14 @@ struct Benchmark: AsyncParsableCommand {
         let ratio = registration.rate * Double(hashesPerRegistration) / hashRate
         print(String(format: "registration: %d hashes each, %.0f%% of the raw hash rate (target ≥ 90%%)",
                      hashesPerRegistration, ratio * 100))
-        if let app = served?.0 {
+        if let app = served?.application {
             let user = try await BenchmarkUser.prepare(app: app, driver: driver, questions: questions.map(\.mfaQuestion))
             try await user.measure(driver: driver, seconds: duration, health: health, hashRate: hashRate)
         } else {
             print("login operations: run without --url (they need a prepared user in the server's store)")
         }
         try await driver.shutdown()
-        if let (app, group, task, _) = served {
-            await group.triggerGracefulShutdown()
-            _ = await task.result
-            try await app.store.close()
-        }
+        try await served?.stop()
     }
 
     static func rawHashRate(_ settings: HashingSettings, seconds: Double) async throws -> Double {
@@ -100,30 +105,5 @@ struct Benchmark: AsyncParsableCommand {
         }
         let elapsed = ContinuousClock.now - start
         return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-    }
-
-    static func startServer(_ base: ServerConfiguration, database: String?, logger: Logger) async throws
-        -> (LatchkeyApplication, ServiceGroup, Task<Void, Error>, URL) {
-        var configuration = base
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        configuration.port = 0
-        configuration.database = database ?? "sqlite:" + directory.appendingPathComponent("bench.sqlite").path
-        configuration.secrets.pepperFile = directory.appendingPathComponent("pepper").path
-        configuration.courier.channel = .file
-        configuration.courier.path = directory.appendingPathComponent("outbox.jsonl").path
-        configuration.issuer.lockout.walletThreshold = 1000
-        configuration.issuer.lockout.deviceThreshold = 1000
-        configuration.rateLimits.enabled = false
-        let port = AsyncStream<Int>.makeStream()
-        let app = try await buildApplication(configuration, options: BuildOptions(logger: logger, onServerRunning: {
-            port.continuation.yield($0)
-        }))
-        let group = ServiceGroup(configuration: .init(services: [app.application], logger: logger))
-        let task = Task { try await group.run() }
-        var iterator = port.stream.makeAsyncIterator()
-        let bound = await iterator.next() ?? 8080
-        print("in-process server on 127.0.0.1:\(bound), database \(app.store.engineName)")
-        return (app, group, task, URL(string: "http://127.0.0.1:\(bound)")!)
     }
 }
