@@ -29,8 +29,6 @@ public struct StatusCode: RawRepresentable, Hashable, Sendable, Codable, Express
     public static let mfaRequired: StatusCode = 412
     /// The new password was used recently (password history).
     public static let passwordReused: StatusCode = 406
-    /// The email address is unknown (forgotten-credential resets).
-    public static let unknownEmail: StatusCode = 410
     /// For credential changes: the current password or PIN given is not correct (the same number
     /// as `emailInUse`; the call tells which).
     public static let wrongCurrentCredential: StatusCode = 416
