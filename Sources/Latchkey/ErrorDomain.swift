@@ -22,6 +22,7 @@ public struct ErrorDomain: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let updateMfaAnswers = ErrorDomain(rawValue: "kUserErrorUpdateMfaAnswersDomain")
     public static let changePassword = ErrorDomain(rawValue: "kUserErrorChangePasswordDomain")
     /// `resendVerificationEmail` (the spec names no key; Latchkey's).
+    public static let resetForgottenCredentials = ErrorDomain(rawValue: "kUserErrorResetForgottenCredentialsDomain")
     public static let resendVerificationEmail = ErrorDomain(rawValue: "kUserErrorResendVerificationEmailDomain")
     /// Reading the customer record (Latchkey's).
     public static let retrieveCustomer = ErrorDomain(rawValue: "kUserErrorRetrieveCustomerDomain")

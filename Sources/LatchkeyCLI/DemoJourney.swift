@@ -50,6 +50,7 @@ struct DemoJourney {
         try await verifyEmail(to: email)
         try await AuthenticationWalk(client: client, email: email, profile: profile, nonce: registered.nonce).run()
         try await ProfileWalk(client: client, email: email, profile: profile, questions: questions).run()
+        try await ResetWalk(client: client, email: email, outbox: outbox).run()
         print("Demo complete.")
     }
 
@@ -60,7 +61,7 @@ struct DemoJourney {
             _ = readLine()
             return
         }
-        let link = try await verificationLink(outbox, to: email)
+        let link = try await courierLink(outbox, to: email, template: "email_verification")
         print("→ open the verification link")
         let (_, response) = try await URLSession.shared.data(from: link)
         print("  HTTP \((response as? HTTPURLResponse)?.statusCode ?? 0)")
@@ -78,20 +79,23 @@ struct DemoJourney {
         }
     }
 
-    private func verificationLink(_ path: String, to email: String) async throws -> URL {
-        print("→ courier delivers the verification email")
-        for _ in 0..<50 {
-            if let text = try? String(contentsOfFile: path, encoding: .utf8), let line = text.split(separator: "\n")
-                .first(where: { $0.contains(email) }),
-               let message = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-               let link = (message["data"] as? [String: String])?["link"].flatMap(URL.init(string:)) {
-                print("  \(message["subject"] ?? "") → \(email)")
-                return link
-            }
-            try await Task.sleep(for: .milliseconds(100))
+}
+
+/// The link of the newest message of `template` to `email` in the in-process server's outbox file.
+func courierLink(_ path: String, to email: String, template: String) async throws -> URL {
+    print("→ courier delivers the \(template) email")
+    for _ in 0..<50 {
+        let lines = (try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n") ?? []
+        for line in lines.reversed() {
+            guard let message = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  message["to"] as? String == email, message["template"] as? String == template,
+                  let link = (message["data"] as? [String: String])?["link"].flatMap(URL.init(string:)) else { continue }
+            print("  \(message["subject"] ?? "") → \(email)")
+            return link
         }
-        throw DemoError("The verification email was not delivered within 5 s.")
+        try await Task.sleep(for: .milliseconds(100))
     }
+    throw DemoError("The \(template) email was not delivered within 5 s.")
 }
 
 /// A step of the demo that did not go as the journey expects.
@@ -101,6 +105,7 @@ struct DemoError: Error, CustomStringConvertible {
 }
 
 /// Runs one demo step, printing its name and outcome.
+@discardableResult
 func step<T>(_ name: String, _ body: () async throws -> T) async throws -> T {
     print("→ \(name)")
     do {

@@ -52,6 +52,8 @@ public struct StatusCode: RawRepresentable, Hashable, Sendable, Codable, Express
     public static let deviceTokensDisabled: StatusCode = 432
     /// The device is suspended.
     public static let deviceSuspended: StatusCode = 503
+    /// A forgotten-credential reset names an email address no wallet of the issuer has.
+    public static let unknownEmail: StatusCode = 410
     /// The password has expired.
     public static let passwordExpired: StatusCode = 508
     /// The app instance verification (registration nonce) is not complete.

@@ -79,13 +79,17 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: BodyLimitMiddleware(maxBytes: maxBody))
     router.add(middleware: ClientContextMiddleware(limiter: limiter, limits: configuration.rateLimits,
-                                                   trustForwardedFor: configuration.http.trustForwardedFor))
+                                                   trustForwardedFor: configuration.http.trustForwardedFor,
+                                                   issuerName: configuration.issuer.name))
     OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry())
     let authentication = AuthenticationService(store: store, hasher: hasher, issuer: configuration.issuer,
                                                limiter: limiter, rateLimits: configuration.rateLimits, now: options.now)
     WebRoutes.add(to: router, store: store, issuer: configuration.issuer, now: options.now)
     let profile = ProfileService(store: store, hasher: hasher, issuer: configuration.issuer, authentication: authentication,
                                  cipher: cipher, publicURL: publicURL, now: options.now)
+    PortalRoutes(profile: profile, issuer: configuration.issuer,
+                 csrf: PortalCSRF(pepper: pepper, secureCookie: publicURL.value.hasPrefix("https:")),
+                 maxBodyBytes: maxBody).add(to: router)
     try APIHandler(enrollment: enrollment, authentication: authentication, profile: profile).registerHandlers(
         on: router, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))
 

@@ -3,7 +3,7 @@ import LatchkeyServer
 import Testing
 import Yams
 
-/// The server's routes are exactly the OpenAPI document's, plus the operational ones.
+/// The server's routes are exactly the OpenAPI document's, plus the operational ones and the web pages.
 @Suite struct ContractTests {
     @Test func routesMatchTheOpenAPIDocument() throws {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -17,7 +17,8 @@ import Yams
             }
         }
         let served = Set(ApplicationRoutes.table.routes.map { "\($0.method.rawValue) \($0.template)" })
-        let operational: Set<String> = ["GET /health", "GET /ready", "GET /metrics", "GET /verify-email"]
+        let operational: Set<String> = ["GET /health", "GET /ready", "GET /metrics", "GET /verify-email", "GET /reset",
+                                        "POST /reset/answer", "POST /reset/credential", "GET /portal.css"]
         #expect(served.subtracting(operational) == documented)
     }
 }

@@ -107,3 +107,28 @@ import Testing
         }
     }
 }
+
+@Suite struct ResetClientTests {
+    @Test func forgottenCredentialRequests() async throws {
+        let messages = ["kUserErrorResetForgottenCredentialsDomain.410": "No wallet uses that address."]
+        try await withLiveServer(messages: messages) { sdk, app in
+            _ = try await sdk.enrollment.registerNewUser(sampleProfile())
+            let enrollment = sdk.enrollment
+
+            let malformed = await failure { _ = try await enrollment.resetForgottenPassword("grace-at-example") }
+            #expect(malformed?.code == .invalidParameter && malformed?.kind == .validation)
+            let unknown = await failure { _ = try await enrollment.resetForgottenPasscode("nobody@example.com") }
+            #expect(unknown?.code == .unknownEmail)
+            #expect(unknown?.domain == .resetForgottenCredentials)
+            #expect(unknown?.message == "No wallet uses that address.")
+
+            let password = try await enrollment.resetForgottenPassword("grace@example.com")
+            #expect(password.mfaQuestions == nil)
+            #expect(!password.message.isEmpty)
+            let passcode = try await enrollment.resetForgottenPasscode("grace@example.com")
+            #expect(passcode.mfaQuestions == nil)
+            let templates = try await app.store.outboxMessages().map(\.template)
+            #expect(templates.contains("password_reset") && templates.contains("passcode_reset"))
+        }
+    }
+}

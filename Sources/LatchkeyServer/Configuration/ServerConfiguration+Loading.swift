@@ -117,6 +117,9 @@ extension ServerConfiguration {
         try require(issuer.sessions.idleTimeoutSeconds >= 60, "issuer.sessions.idleTimeoutSeconds", "Must be at least 60.")
         try require(issuer.sessions.absoluteTimeoutSeconds >= issuer.sessions.idleTimeoutSeconds,
                     "issuer.sessions.absoluteTimeoutSeconds", "Must not be below idleTimeoutSeconds.")
+        try require((1...1440).contains(issuer.reset.linkLifetimeMinutes), "issuer.reset.linkLifetimeMinutes",
+                    "Must be between 1 and 1440.")
+        try require(issuer.reset.maxAnswerAttempts >= 1, "issuer.reset.maxAnswerAttempts", "Must be at least 1.")
         try require(issuer.deviceAuthentication.lifetimeDays >= 1, "issuer.deviceAuthentication.lifetimeDays", "Must be at least 1.")
     }
 }

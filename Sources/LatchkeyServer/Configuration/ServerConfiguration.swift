@@ -85,6 +85,7 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
     public var deviceAuthentication = DeviceAuthenticationSettings()
     public var otp = OTPSettings()
     public var sessions = SessionSettings()
+    public var reset = ResetSettings()
     public var identityProviders: [IdentityProviderSettings] = []
     public init() {}
 
@@ -154,6 +155,18 @@ public struct SessionSettings: Codable, Sendable, Equatable {
 public struct DeviceAuthenticationSettings: Codable, Sendable, Equatable {
     public var enabled = true
     public var lifetimeDays = 90
+    public init() {}
+}
+
+/// Forgotten-password and forgotten-passcode resets.
+public struct ResetSettings: Codable, Sendable, Equatable {
+    /// How long a reset link works.
+    public var linkLifetimeMinutes = 30
+    /// Answer every reset request like one for a known address, instead of the spec's 410 for an
+    /// unknown one (against account enumeration).
+    public var uniformAnswers = false
+    /// Wrong MFA answers one link accepts before it stops working (each also counts toward lockout).
+    public var maxAnswerAttempts = 3
     public init() {}
 }
 

@@ -25,3 +25,27 @@ enum MessageTemplates {
     /// How long verification links work.
     static let verificationLifetime: TimeInterval = 24 * 3600
 }
+
+extension MessageTemplates {
+    /// The link to the secure portal that resets a forgotten password or PIN.
+    static func reset(_ kind: CredentialKind, to email: String, firstName: String?, link: String, minutes: Int,
+                      issuer: IssuerSettings) -> OutgoingMessage {
+        let greeting = firstName.map { "Hello \($0)," } ?? "Hello,"
+        return OutgoingMessage(
+            channel: .email, to: email, template: "\(kind.rawValue)_reset", subject: "Reset your \(issuer.name) \(kind.displayName)",
+            body: "\(greeting)\n\nSomeone asked to reset the \(kind.displayName) of your \(issuer.name) wallet. "
+                + "Open this link to answer one of your security questions and choose a new \(kind.displayName):\n\(link)\n\n"
+                + "The link works once and expires in \(minutes) minutes. If this was not you, ignore this email.",
+            data: ["link": link])
+    }
+
+    /// The notice that a reset completed.
+    static func resetNotice(_ kind: CredentialKind, to email: String, issuer: IssuerSettings) -> OutgoingMessage {
+        OutgoingMessage(
+            channel: .email, to: email, template: "\(kind.rawValue)_reset_notice",
+            subject: "Your \(issuer.name) \(kind.displayName) was reset",
+            body: "The \(kind.displayName) of your \(issuer.name) wallet was just reset through the secure portal. "
+                + "If this was not you, contact \(issuer.name) at once.",
+            data: [:])
+    }
+}

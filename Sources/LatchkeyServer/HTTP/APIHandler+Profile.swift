@@ -11,6 +11,23 @@ extension APIHandler {
         return .ok(.init(body: .json(Self.message(try await enrollment.resendVerificationEmail(body.email)))))
     }
 
+    func resetForgottenPassword(_ input: Operations.ResetForgottenPassword.Input) async throws
+        -> Operations.ResetForgottenPassword.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        return .ok(.init(body: .json(try await Self.reset(.password, body.email, profile))))
+    }
+
+    func resetForgottenPasscode(_ input: Operations.ResetForgottenPasscode.Input) async throws
+        -> Operations.ResetForgottenPasscode.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        return .ok(.init(body: .json(try await Self.reset(.passcode, body.email, profile))))
+    }
+
+    private static func reset(_ kind: CredentialKind, _ email: String, _ profile: ProfileService) async throws
+        -> Components.Schemas.ResetResponse {
+        .init(message: try await profile.requestReset(kind, email: email), mfaQuestions: try .init(unvalidatedValue: nil))
+    }
+
     func changeExpiredPassword(_ input: Operations.ChangeExpiredPassword.Input) async throws
         -> Operations.ChangeExpiredPassword.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }

@@ -10,6 +10,8 @@ public enum ApplicationRoutes {
         table.add(.post, "/v1/enrollment/users")
         table.add(.post, "/v1/enrollment/verification-email")
         table.add(.post, "/v1/enrollment/expired-password")
+        table.add(.post, "/v1/enrollment/password-reset")
+        table.add(.post, "/v1/enrollment/passcode-reset")
         table.add(.get, "/v1/profile")
         table.add(.patch, "/v1/profile")
         for path in ["/v1/profile/password", "/v1/profile/passcode", "/v1/profile/mfa-answers"] { table.add(.put, path) }
@@ -19,7 +21,9 @@ public enum ApplicationRoutes {
         }
         table.add(.delete, "/v1/auth/device-token")
         table.add(.get, "/v1/auth/session")
-        table.add(.get, "/verify-email")
+        for path in ["/verify-email", "/reset", "/portal.css"] { table.add(.get, path) }
+        table.add(.post, "/reset/answer")
+        table.add(.post, "/reset/credential")
         return table
     }()
 }

@@ -25,6 +25,7 @@ extension DomainError {
         case .walletDeactivated, .deviceDeactivated: HTTPResponse.Status(code: 423, reasonPhrase: "Locked")
         case .passwordRules where id == "wrong_credentials": .unauthorized
         case .notFound: .notFound
+        case .unknownEmail where id == "unknown_email": .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .payloadTooLarge: .contentTooLarge
         case .emailInUse: id == "email_in_use" ? .conflict : .forbidden

@@ -37,12 +37,15 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Requires the app context of `PDPaydiantContext` on `/v1/…`, limits requests per client IP, and
+/// Requires the app context of `PDPaydiantContext` on `/v1/…`, limits requests per client IP (on
+/// `/v1/…` and the portal's `/reset…` pages), and
 /// exposes the context to handlers.
 struct ClientContextMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
     let limiter: RateLimiter
     let limits: RateLimitSettings
     let trustForwardedFor: Bool
+    /// The issuer's name, for the portal's "too many requests" page.
+    let issuerName: String
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let headers = request.headers
@@ -53,7 +56,14 @@ struct ClientContextMiddleware<Context: RemoteAddressRequestContext>: RouterMidd
                 value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
             })
         client.clientIP = clientIP(request, context)
-        if request.uri.path.hasPrefix("/v1/") {
+        let path = request.uri.path
+        if path.hasPrefix("/reset"), limits.enabled, !limiter.allow("ip:" + client.clientIP, limit: limits.requestsPerMinutePerIP) {
+            var page = WebPage.message(.tooManyRequests, title: "Too many requests",
+                                       text: "Wait a minute, then try again.", issuerName: issuerName).response()
+            page.headers[.retryAfter] = String(limiter.retryAfter)
+            return page
+        }
+        if path.hasPrefix("/v1/") {
             if limits.enabled, !limiter.allow("ip:" + client.clientIP, limit: limits.requestsPerMinutePerIP) {
                 return DomainError.tooManyRequests.response(headers: [.retryAfter: String(limiter.retryAfter)])
             }

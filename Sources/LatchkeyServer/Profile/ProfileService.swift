@@ -103,9 +103,7 @@ public struct ProfileService: Sendable {
         try issuer.password.validate(new, field: "newPassword")
         try await authentication.checkCredential(current, against: user.passwordHash, user: user, deviceID: deviceID,
                                                  wrong: .wrongCurrent("password"))
-        let previous = [user.passwordHash].compactMap { $0 }
-            + (try await store.passwordHistory(userID: user.id, limit: max(0, issuer.passwordHistory - 1)))
-        if try await reused(new, in: issuer.passwordHistory > 0 ? previous : []) { throw DomainError.passwordReused }
+        if try await recentlyUsed(new, by: user) { throw DomainError.passwordReused }
         let time = now()
         try await store.updatePassword(userID: user.id, hash: try await hasher.hash(new), now: time,
                                        keep: max(0, issuer.passwordHistory - 1))
@@ -113,8 +111,13 @@ public struct ProfileService: Sendable {
         try await store.revokeDeviceTokens(userID: user.id, now: time)
     }
 
-    private func reused(_ password: String, in hashes: [String]) async throws -> Bool {
+    /// Whether `password` is the current one or among the issuer's password history (406).
+    func recentlyUsed(_ password: String, by user: UserRecord) async throws -> Bool {
+        guard issuer.passwordHistory > 0 else { return false }
+        let previous = [user.passwordHash].compactMap { $0 }
+            + (try await store.passwordHistory(userID: user.id, limit: max(0, issuer.passwordHistory - 1)))
         let hasher = self.hasher
+        let hashes = previous
         return try await withThrowingTaskGroup(of: Bool.self) { group in
             for hash in hashes { group.addTask { try await hasher.verify(password, against: hash) } }
             return try await group.contains(true)

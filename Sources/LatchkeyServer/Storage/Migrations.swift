@@ -69,6 +69,9 @@ enum Migrations {
             """,
             "CREATE INDEX password_history_user ON password_history (user_id, created_at)",
         ]),
+        (4, [
+            "ALTER TABLE tokens ADD COLUMN attempts BIGINT NOT NULL DEFAULT 0",
+        ]),
     ]
 
     /// The newest schema version.

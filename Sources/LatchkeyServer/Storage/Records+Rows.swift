@@ -25,7 +25,8 @@ extension TokenRecord {
         guard let purpose = row.text("purpose").flatMap(TokenPurpose.init(rawValue:)) else { return nil }
         self.init(digest: row.text("digest") ?? "", purpose: purpose, userID: row.text("user_id") ?? "",
                   deviceID: row.text("device_id"), createdAt: row.date("created_at") ?? .distantPast,
-                  expiresAt: row.date("expires_at") ?? .distantPast, usedAt: row.date("used_at"), data: row.text("data"))
+                  expiresAt: row.date("expires_at") ?? .distantPast, usedAt: row.date("used_at"), data: row.text("data"),
+                  attempts: Int(row["attempts"]?.int ?? 0))
     }
 }
 

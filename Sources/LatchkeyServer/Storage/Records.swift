@@ -75,6 +75,14 @@ public enum TokenPurpose: String, Sendable {
     case mfaChallenge = "mfa_challenge"
     /// The link that confirms a new email address; its data is the new address.
     case emailChange = "email_change"
+    /// A forgotten-password link; its data is the MFA question the portal asks.
+    case passwordReset = "password_reset"
+    /// A forgotten-passcode link; its data is the MFA question the portal asks.
+    case passcodeReset = "passcode_reset"
+    /// Issued by the portal after a right answer: allows setting the new password once.
+    case passwordResetGrant = "password_reset_grant"
+    /// Issued by the portal after a right answer: allows setting the new passcode once.
+    case passcodeResetGrant = "passcode_reset_grant"
 }
 
 /// A single-use token, stored only as its SHA-256 digest.
@@ -88,10 +96,13 @@ public struct TokenRecord: Sendable, Equatable {
     public var usedAt: Date?
     /// What the token carries besides its owner (the question of an MFA challenge).
     public var data: String?
+    /// Wrong answers given against this token so far (reset links).
+    public var attempts: Int
 
     public init(digest: String, purpose: TokenPurpose, userID: String, deviceID: String?, createdAt: Date,
-                expiresAt: Date, usedAt: Date? = nil, data: String? = nil) {
+                expiresAt: Date, usedAt: Date? = nil, data: String? = nil, attempts: Int = 0) {
         self.data = data
+        self.attempts = attempts
         self.digest = digest
         self.purpose = purpose
         self.userID = userID

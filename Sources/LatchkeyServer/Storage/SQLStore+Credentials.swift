@@ -4,17 +4,22 @@ import LatchkeyCore
 extension SQLStore {
     public func updatePassword(userID: String, hash: String, now: Date, keep: Int) async throws {
         try await engine.transaction { db in
-            try await db.execute("""
-                INSERT INTO password_history (user_id, password_hash, created_at)
-                SELECT id, password_hash, $2 FROM users WHERE id = $1 AND password_hash IS NOT NULL
-                """, [.text(userID), now.epochSeconds])
-            try await db.execute("UPDATE users SET password_hash = $2, password_updated_at = $3, updated_at = $3 WHERE id = $1",
-                                 [.text(userID), .text(hash), now.epochSeconds])
-            try await db.execute("""
-                DELETE FROM password_history WHERE user_id = $1 AND password_hash NOT IN (
-                    SELECT password_hash FROM password_history WHERE user_id = $1 ORDER BY created_at DESC, password_hash LIMIT $2)
-                """, [.text(userID), .integer(Int64(max(0, keep)))])
+            try await Self.replacePassword(userID: userID, hash: hash, keep: keep, now: now, in: db)
         }
+    }
+
+    /// Sets the password hash inside a transaction, moving the previous one into the history.
+    static func replacePassword(userID: String, hash: String, keep: Int, now: Date, in db: any SQLExecutor) async throws {
+        try await db.execute("""
+            INSERT INTO password_history (user_id, password_hash, created_at)
+            SELECT id, password_hash, $2 FROM users WHERE id = $1 AND password_hash IS NOT NULL
+            """, [.text(userID), now.epochSeconds])
+        try await db.execute("UPDATE users SET password_hash = $2, password_updated_at = $3, updated_at = $3 WHERE id = $1",
+                             [.text(userID), .text(hash), now.epochSeconds])
+        try await db.execute("""
+            DELETE FROM password_history WHERE user_id = $1 AND password_hash NOT IN (
+                SELECT password_hash FROM password_history WHERE user_id = $1 ORDER BY created_at DESC, password_hash LIMIT $2)
+            """, [.text(userID), .integer(Int64(max(0, keep)))])
     }
 
     public func upgradeHash(userID: String, credential: StoredCredential, hash: String) async throws {

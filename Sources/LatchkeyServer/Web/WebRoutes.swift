@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// Server-rendered pages, usable without JavaScript.
+/// The email verification page (the links of registration, resend and email change).
 enum WebRoutes {
     static func add(to router: Router<AppRequestContext>, store: any LatchkeyStore, issuer: IssuerSettings,
                     now: @escaping @Sendable () -> Date) {
@@ -37,23 +37,8 @@ enum WebRoutes {
         }
     }
 
-    /// A minimal, self-contained HTML page; every value is escaped.
+    /// An explaining page from the portal's templates.
     static func page(status: HTTPResponse.Status, title: String, text: String, issuer: IssuerSettings) -> Response {
-        let html = """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(escape(title)) · \(escape(issuer.name))</title>
-            <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}</style>
-            </head><body><main><h1>\(escape(title))</h1><p>\(escape(text))</p><p><small>\(escape(issuer.name))</small></p></main></body></html>
-            """
-        return Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-                                                  HTTPField.Name("Referrer-Policy")!: "no-referrer"],
-                        body: .init(byteBuffer: ByteBuffer(string: html)))
-    }
-
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "'", with: "&#39;")
+        WebPage.message(status, title: title, text: text, issuer: issuer).response()
     }
 }

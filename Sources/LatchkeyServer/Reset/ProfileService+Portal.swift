@@ -1,0 +1,90 @@
+import Foundation
+import LatchkeyCore
+
+/// The secure portal's steps: open the link, answer its question, set the new credential.
+extension ProfileService {
+    /// How long the new-credential form works after a right answer.
+    static let grantLifetime: TimeInterval = 15 * 60
+
+    /// What an opened link shows. Opening changes nothing (mail scanners open links too).
+    public func openReset(token: String) async throws -> ResetLinkState {
+        guard let (record, kind, user) = try await liveToken(token, \.linkPurpose) else { return .invalid }
+        if user.locked { return .locked }
+        return .question(kind: kind, question: record.data)
+    }
+
+    /// Checks the answer to the link's question. Each answer is counted on the link before it is
+    /// checked (atomically, so parallel answers cannot exceed the issuer's limit) and a wrong one
+    /// also counts toward the wallet's lockout. A right answer uses the link up and earns a grant.
+    public func answerReset(token: String, answer: String) async throws -> ResetAnswerOutcome {
+        guard let (record, kind, user) = try await liveToken(token, \.linkPurpose) else { return .invalid }
+        if user.locked { return .locked }
+        let time = now()
+        if let question = record.data {
+            let limit = issuer.reset.maxAnswerAttempts
+            guard let counted = try await store.reserveTokenAttempt(digest: record.digest, purpose: record.purpose,
+                                                                    now: time, limit: limit) else { return .invalid }
+            let reservation = try await store.reserveAttempt(userID: user.id, deviceID: nil, limits: issuer.attemptLimits)
+            let stored = try await store.mfaAnswers(userID: user.id).first { $0.question == question }
+            let right = try await stored.asyncMap { try await hasher.verify(issuer.mfa.normalize(answer), against: $0.answerHash) }
+            guard right == true else {
+                if reservation == .reserved {
+                    _ = try await store.recordFailure(userID: user.id, deviceID: nil, limits: issuer.attemptLimits)
+                }
+                if stored == nil || counted.attempts >= limit {
+                    _ = try await store.consumeToken(digest: record.digest, purpose: record.purpose, now: time)
+                    return .spent
+                }
+                return .wrong(kind: kind, question: question, remaining: limit - counted.attempts)
+            }
+            if reservation == .reserved { try await store.releaseAttempt(userID: user.id, deviceID: nil) }
+        }
+        guard try await store.consumeToken(digest: record.digest, purpose: record.purpose, now: time) != nil else {
+            return .invalid
+        }
+        let grant = SecureRandom.token()
+        try await store.createToken(TokenRecord(digest: SecureRandom.digest(grant), purpose: kind.grantPurpose, userID: user.id,
+                                                deviceID: nil, createdAt: time,
+                                                expiresAt: time.addingTimeInterval(Self.grantLifetime)))
+        return .granted(kind: kind, grant: grant)
+    }
+
+    /// Sets the new credential under the issuer's rules. A refusal keeps the grant usable; success
+    /// uses it up, restores a wallet locked by failures, and (for a password) ends every session.
+    public func completeReset(grant: String, new: String, confirm: String) async throws -> ResetCompletion {
+        guard let (record, kind, user) = try await liveToken(grant, \.grantPurpose) else { return .invalid }
+        if user.locked { return .locked }
+        let change: CredentialChange
+        do {
+            if new.isEmpty { throw DomainError.invalidField("new", "Enter the new \(kind.displayName).") }
+            if new != confirm { throw DomainError.confirmationMismatch(field: "confirm") }
+            switch kind {
+            case .password:
+                try issuer.password.validate(new, field: "new")
+                if try await recentlyUsed(new, by: user) { throw DomainError.passwordReused }
+                change = .password(hash: try await hasher.hash(new), keep: max(0, issuer.passwordHistory - 1))
+            case .passcode:
+                try issuer.passcode.validate(new, field: "new")
+                change = .passcode(hash: try await hasher.hash(new))
+            }
+        } catch let error as DomainError {
+            return .refused(kind: kind, error: error.code == .confirmationMismatch
+                ? "The two entries differ." : error.message)
+        }
+        let time = now()
+        let notice = try cipher.seal(MessageTemplates.resetNotice(kind, to: user.email, issuer: issuer), now: time)
+        guard try await store.completeReset(grant: record.digest, purpose: record.purpose, userID: user.id, change: change,
+                                            limits: issuer.attemptLimits, messages: [notice], now: time) else {
+            return .invalid
+        }
+        return .done(kind: kind)
+    }
+}
+
+extension Optional {
+    /// `map` with an async transform.
+    func asyncMap<U>(_ transform: (Wrapped) async throws -> U) async rethrows -> U? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+extension SQLStore {
+    public func reserveTokenAttempt(digest: String, purpose: TokenPurpose, now: Date, limit: Int) async throws -> TokenRecord? {
+        try await engine.query("""
+            UPDATE tokens SET attempts = attempts + 1
+            WHERE digest = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3 AND attempts < $4
+            RETURNING *
+            """, [.text(digest), .text(purpose.rawValue), now.epochSeconds, .integer(Int64(limit))])
+            .first.flatMap(TokenRecord.init(row:))
+    }
+
+    public func completeReset(grant digest: String, purpose: TokenPurpose, userID: String, change: CredentialChange,
+                              limits: AttemptLimits, messages: [OutboxMessage], now: Date) async throws -> Bool {
+        let completed = try await engine.transaction { db in
+            let consumed = try await db.query("""
+                UPDATE tokens SET used_at = $1
+                WHERE digest = $2 AND purpose = $3 AND user_id = $4 AND used_at IS NULL AND expires_at > $1 RETURNING digest
+                """, [now.epochSeconds, .text(digest), .text(purpose.rawValue), .text(userID)])
+            if consumed.isEmpty { return false }
+            try await db.execute("""
+                UPDATE devices SET status = 'active', failed_attempts = 0
+                WHERE user_id = $1 AND status = 'deactivated' AND failed_attempts >= $2
+                """, [.text(userID), .integer(Int64(limits.device))])
+            try await db.execute("""
+                UPDATE users SET status = CASE WHEN status = 'deactivated' AND failed_attempts >= $2 THEN 'active' ELSE status END,
+                    failed_attempts = 0, email_verified = 1, updated_at = $3
+                WHERE id = $1
+                """, [.text(userID), .integer(Int64(limits.wallet)), now.epochSeconds])
+            switch change {
+            case .password(let hash, let keep):
+                try await Self.replacePassword(userID: userID, hash: hash, keep: keep, now: now, in: db)
+                try await db.execute("UPDATE sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL",
+                                     [.text(userID), now.epochSeconds])
+                try await db.execute("UPDATE device_tokens SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL",
+                                     [.text(userID), now.epochSeconds])
+            case .passcode(let hash):
+                try await db.execute("UPDATE users SET passcode_hash = $2 WHERE id = $1", [.text(userID), .text(hash)])
+            }
+            for message in messages { try await Self.insert(message, into: db) }
+            return true
+        }
+        if completed, case .password = change { sessions.remove(userID: userID, deviceID: nil) }
+        return completed
+    }
+}
