@@ -15,13 +15,17 @@ public struct BuildOptions: Sendable {
     public var logger: Logger
     public var now: @Sendable () -> Date
     public var pepper: SymmetricKey?
+    /// The device-certificate CA; loaded from (or created in) the configured files when nil.
+    public var certificateAuthority: CertificateAuthority?
     public var channel: (any MessageChannel)?
     public var runCourier: Bool
     public var onServerRunning: @Sendable (Int) async -> Void
 
     public init(logger: Logger = Logger(label: "latchkey"), now: @escaping @Sendable () -> Date = Date.init,
-                pepper: SymmetricKey? = nil, channel: (any MessageChannel)? = nil, runCourier: Bool = true,
+                pepper: SymmetricKey? = nil, certificateAuthority: CertificateAuthority? = nil,
+                channel: (any MessageChannel)? = nil, runCourier: Bool = true,
                 onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) {
+        self.certificateAuthority = certificateAuthority
         self.logger = logger
         self.now = now
         self.pepper = pepper
@@ -40,6 +44,8 @@ public struct LatchkeyApplication: Sendable {
     public let cipher: OutboxCipher
     public let courier: CourierWorker
     public let routes: RouteTable
+    /// The CA that signs device certificates.
+    public let certificateAuthority: CertificateAuthority
 
     /// Serves until SIGINT/SIGTERM, then shuts down gracefully and closes the database.
     public func run() async throws {
@@ -90,7 +96,12 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     PortalRoutes(profile: profile, issuer: configuration.issuer,
                  csrf: PortalCSRF(pepper: pepper, secureCookie: publicURL.value.hasPrefix("https:")),
                  maxBodyBytes: maxBody).add(to: router)
-    try APIHandler(enrollment: enrollment, authentication: authentication, profile: profile).registerHandlers(
+    let authority = try options.certificateAuthority
+        ?? CertificateAuthority.load(settings: configuration.secrets, issuerName: configuration.issuer.name, logger: logger)
+    let signup = SignupService(store: store, hasher: hasher, cipher: cipher, issuer: configuration.issuer,
+                               authentication: authentication, publicURL: publicURL, pepper: pepper, authority: authority,
+                               now: options.now)
+    try APIHandler(enrollment: enrollment, authentication: authentication, profile: profile, signup: signup).registerHandlers(
         on: router, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))
 
     let onRunning = options.onServerRunning
@@ -105,7 +116,8 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
         },
         logger: logger)
     return LatchkeyApplication(application: application, configuration: configuration, store: store, hasher: hasher,
-                               cipher: cipher, courier: courier, routes: ApplicationRoutes.table)
+                               cipher: cipher, courier: courier, routes: ApplicationRoutes.table,
+                               certificateAuthority: authority)
 }
 
 func makeChannel(_ settings: CourierSettings, logger: Logger) -> any MessageChannel {

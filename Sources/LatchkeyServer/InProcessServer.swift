@@ -31,6 +31,8 @@ public final class InProcessServer: Sendable {
         configuration.port = 0
         configuration.database = "sqlite:" + directory.appendingPathComponent("latchkey.sqlite").path
         configuration.secrets.pepperFile = directory.appendingPathComponent("pepper").path
+        configuration.secrets.caKeyFile = directory.appendingPathComponent("ca-key.pem").path
+        configuration.secrets.caCertificateFile = directory.appendingPathComponent("ca-cert.pem").path
         configuration.courier.channel = .file
         configuration.courier.path = directory.appendingPathComponent("outbox.jsonl").path
         configure(&configuration)

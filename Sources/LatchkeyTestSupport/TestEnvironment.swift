@@ -50,6 +50,8 @@ public enum TestEnvironment {
         configuration.database = database
         configuration.hashing = HashingSettings(logN: 10, r: 8, p: 1)
         configuration.secrets.pepperFile = directory.appendingPathComponent("pepper").path
+        configuration.secrets.caKeyFile = directory.appendingPathComponent("ca-key.pem").path
+        configuration.secrets.caCertificateFile = directory.appendingPathComponent("ca-cert.pem").path
         configuration.courier.channel = .file
         configuration.courier.path = directory.appendingPathComponent("outbox.jsonl").path
         configuration.courier.pollIntervalMilliseconds = 50

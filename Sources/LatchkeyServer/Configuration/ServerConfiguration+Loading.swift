@@ -114,6 +114,10 @@ extension ServerConfiguration {
         try require((4...10).contains(issuer.otp.length), "issuer.otp.length", "Must be between 4 and 10.")
         try require(issuer.otp.lifetimeSeconds > 0, "issuer.otp.lifetimeSeconds", "Must be positive.")
         try require(issuer.otp.maxAttempts >= 1, "issuer.otp.maxAttempts", "Must be at least 1.")
+        try require(issuer.otp.resendIntervalSeconds >= 0, "issuer.otp.resendIntervalSeconds", "Must not be negative.")
+        try require(issuer.otp.maxSendsPerFlow >= 1, "issuer.otp.maxSendsPerFlow", "Must be at least 1.")
+        try require((1...1440).contains(issuer.signup.flowLifetimeMinutes), "issuer.signup.flowLifetimeMinutes",
+                    "Must be between 1 and 1440.")
         try require(issuer.sessions.idleTimeoutSeconds >= 60, "issuer.sessions.idleTimeoutSeconds", "Must be at least 60.")
         try require(issuer.sessions.absoluteTimeoutSeconds >= issuer.sessions.idleTimeoutSeconds,
                     "issuer.sessions.absoluteTimeoutSeconds", "Must not be below idleTimeoutSeconds.")

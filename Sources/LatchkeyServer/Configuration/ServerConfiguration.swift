@@ -59,6 +59,10 @@ public struct RateLimitSettings: Codable, Sendable, Equatable {
 /// Where the server-side secrets live. `LATCHKEY_PEPPER` (base64) overrides the file.
 public struct SecretSettings: Codable, Sendable, Equatable {
     public var pepperFile = ".latchkey/pepper"
+    /// The device-certificate CA's P-256 private key (PEM), created on first start.
+    public var caKeyFile = ".latchkey/ca-key.pem"
+    /// The CA's self-signed certificate (PEM), created with the key.
+    public var caCertificateFile = ".latchkey/ca-cert.pem"
     public init() {}
 }
 
@@ -86,6 +90,7 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
     public var otp = OTPSettings()
     public var sessions = SessionSettings()
     public var reset = ResetSettings()
+    public var signup = SignupSettings()
     public var identityProviders: [IdentityProviderSettings] = []
     public init() {}
 
@@ -175,6 +180,17 @@ public struct OTPSettings: Codable, Sendable, Equatable {
     public var length = 6
     public var lifetimeSeconds = 300
     public var maxAttempts = 5
+    /// Seconds between two codes for one flow (a resend does not reset the attempt count).
+    public var resendIntervalSeconds = 30
+    /// Codes one flow may send.
+    public var maxSendsPerFlow = 5
+    public init() {}
+}
+
+/// Self-service (Kratos-style) registration and login flows.
+public struct SignupSettings: Codable, Sendable, Equatable {
+    /// How long a flow can be completed.
+    public var flowLifetimeMinutes = 60
     public init() {}
 }
 

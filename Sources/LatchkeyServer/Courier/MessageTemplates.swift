@@ -49,3 +49,12 @@ extension MessageTemplates {
             data: [:])
     }
 }
+
+extension MessageTemplates {
+    /// The one-time code of a phone verification.
+    static func otp(to phone: String, code: String, minutes: Int, issuer: IssuerSettings) -> OutgoingMessage {
+        OutgoingMessage(channel: .sms, to: phone, template: "otp", subject: "\(issuer.name) code",
+                        body: "\(code) is your \(issuer.name) code. It expires in \(minutes) minutes. Do not share it.",
+                        data: ["code": code])
+    }
+}

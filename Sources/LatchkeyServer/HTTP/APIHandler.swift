@@ -8,12 +8,15 @@ struct APIHandler: APIProtocol {
     let enrollment: EnrollmentService
     let authentication: AuthenticationService
     let profile: ProfileService
+    let signup: SignupService
     private let mfaQuestions: Components.Schemas.RetrieveMFAQuestionsWithMetadataResponse
     private let passwordConfiguration: Components.Schemas.UserPasswordConfigurations
     private let passcodeConfiguration: Components.Schemas.UserPasscodeConfigurations
     private let profileMetadata: Components.Schemas.ProfileMetadataResponse
 
-    init(enrollment: EnrollmentService, authentication: AuthenticationService, profile: ProfileService) throws {
+    init(enrollment: EnrollmentService, authentication: AuthenticationService, profile: ProfileService,
+         signup: SignupService) throws {
+        self.signup = signup
         self.enrollment = enrollment
         self.authentication = authentication
         self.profile = profile

@@ -21,6 +21,13 @@ public enum ApplicationRoutes {
         }
         table.add(.delete, "/v1/auth/device-token")
         table.add(.get, "/v1/auth/session")
+        for path in ["/a/self-service/registration/api", "/a/self-service/login/api", "/a/sessions/whoami"] { table.add(.get, path) }
+        for path in ["/a/self-service/registration", "/a/self-service/login", "/identity/verification/flow/phone"] {
+            table.add(.post, path)
+        }
+        table.add(.patch, "/identity/verification/flow/phone")
+        table.add(.delete, "/a/self-service/logout/api")
+        table.add(.put, "/identity/pki/client/certificates")
         for path in ["/verify-email", "/reset", "/portal.css"] { table.add(.get, path) }
         table.add(.post, "/reset/answer")
         table.add(.post, "/reset/credential")

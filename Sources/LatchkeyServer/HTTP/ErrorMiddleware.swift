@@ -4,7 +4,8 @@ import LatchkeyCore
 import Logging
 import OpenAPIRuntime
 
-/// Turns every error into the DESIGN §3 envelope: domain refusals, the framework's own errors
+/// Turns every error into the DESIGN §3 envelope (Kratos's envelope on the Kratos-compatible
+/// routes): domain refusals, the framework's own errors
 /// (unknown route 404, wrong method 405, body too large 413), malformed JSON and wrong types
 /// (400 naming the field). Anything unexpected is logged and answered 500 without details.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
@@ -14,12 +15,16 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
+            let kratos = KratosErrorResponse.applies(to: request.uri.path)
+            if let flow = (error as? FlowError) ?? ((error as? ServerError)?.underlyingError as? FlowError) {
+                return KratosErrorResponse.response(flow)
+            }
             let domain = translate(error, request: request, logger: context.logger)
             var headers: HTTPFields = [:]
             if domain.code == .methodNotAllowed {
                 headers[.allow] = routes.methods(for: request.uri.path).map(\.rawValue).joined(separator: ", ")
             }
-            return domain.response(headers: headers)
+            return kratos ? KratosErrorResponse.response(domain, headers: headers) : domain.response(headers: headers)
         }
     }
 

@@ -38,7 +38,7 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 /// Requires the app context of `PDPaydiantContext` on `/v1/…`, limits requests per client IP (on
-/// `/v1/…` and the portal's `/reset…` pages), and
+/// `/v1/…`, the Kratos-compatible `/a/…` and `/identity/…` routes and the portal's `/reset…` pages), and
 /// exposes the context to handlers.
 struct ClientContextMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
     let limiter: RateLimiter
@@ -62,6 +62,11 @@ struct ClientContextMiddleware<Context: RemoteAddressRequestContext>: RouterMidd
                                        text: "Wait a minute, then try again.", issuerName: issuerName).response()
             page.headers[.retryAfter] = String(limiter.retryAfter)
             return page
+        }
+        if KratosErrorResponse.applies(to: path), limits.enabled,
+           !limiter.allow("ip:" + client.clientIP, limit: limits.requestsPerMinutePerIP) {
+            return KratosErrorResponse.response(FlowError.tooMany("Too many requests from this address.",
+                                                                  retryAfter: limiter.retryAfter))
         }
         if path.hasPrefix("/v1/") {
             if limits.enabled, !limiter.allow("ip:" + client.clientIP, limit: limits.requestsPerMinutePerIP) {

@@ -29,8 +29,9 @@ public struct ProfileService: Sendable {
         let stored = try? JSONDecoder().decode(EnrollmentService.StoredProfile.self, from: Data(user.profileJSON.utf8))
         return Customer(customerUri: EnrollmentService.customerURI(user.id), customerIdentification: user.id,
                         externalId: user.externalId, active: user.status == "active", firstName: user.firstName,
-                        lastName: user.lastName, username: user.email, lastModifiedDate: user.updatedAt,
-                        contactInformation: ContactInformation(email: user.email, phone: user.phone,
+                        lastName: user.lastName, username: user.email.isEmpty ? user.phone ?? "" : user.email,
+                        lastModifiedDate: user.updatedAt,
+                        contactInformation: ContactInformation(email: user.email.isEmpty ? nil : user.email, phone: user.phone,
                                                                addressInformation: stored?.addressInformation),
                         additionalCustomerInformation: stored?.additionalCustomerInformation)
     }

@@ -72,6 +72,24 @@ enum Migrations {
         (4, [
             "ALTER TABLE tokens ADD COLUMN attempts BIGINT NOT NULL DEFAULT 0",
         ]),
+        (5, [
+            """
+            CREATE TABLE flows (
+                id TEXT PRIMARY KEY, issuer TEXT NOT NULL, kind TEXT NOT NULL, request_url TEXT NOT NULL,
+                created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT,
+                phone TEXT, phone_verified_at BIGINT, otp_digest TEXT, otp_expires_at BIGINT,
+                otp_attempts BIGINT NOT NULL DEFAULT 0, otp_sends BIGINT NOT NULL DEFAULT 0, otp_sent_at BIGINT)
+            """,
+            "ALTER TABLE users ADD COLUMN phone_normalized TEXT",
+            "CREATE UNIQUE INDEX users_issuer_phone ON users (issuer, phone_normalized)",
+            """
+            CREATE TABLE device_certificates (
+                serial TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                device_id TEXT NOT NULL, public_key TEXT NOT NULL, certificate TEXT NOT NULL,
+                created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX device_certificates_user ON device_certificates (user_id, device_id)",
+        ]),
     ]
 
     /// The newest schema version.

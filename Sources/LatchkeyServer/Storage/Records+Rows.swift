@@ -16,7 +16,7 @@ extension UserRecord {
                   updatedAt: row.date("updated_at") ?? .distantPast, failedAttempts: Int(row["failed_attempts"]?.int ?? 0),
                   appInstanceVerified: row["app_instance_verified"]?.int == 1,
                   passwordUpdatedAt: row.date("password_updated_at"), lastLoginAt: row.date("last_login_at"),
-                  locked: row["locked"]?.int == 1)
+                  locked: row["locked"]?.int == 1, phoneNormalized: row.text("phone_normalized"))
     }
 }
 

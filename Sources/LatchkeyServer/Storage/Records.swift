@@ -26,13 +26,16 @@ public struct UserRecord: Sendable, Equatable {
     public var lastLoginAt: Date?
     /// An operator lock: credential changes answer 424.
     public var locked: Bool
+    /// The verified E.164 phone number a phone sign-up identity logs in with (unique per issuer).
+    public var phoneNormalized: String?
 
     public init(id: String, issuer: String, email: String, emailNormalized: String, firstName: String?, lastName: String?,
                 phone: String?, externalId: String?, passwordHash: String?, passcodeHash: String?, emailVerified: Bool,
                 status: String = "active", profileJSON: String = "{}", createdAt: Date, updatedAt: Date,
                 failedAttempts: Int = 0, appInstanceVerified: Bool = false, passwordUpdatedAt: Date? = nil,
-                lastLoginAt: Date? = nil, locked: Bool = false) {
+                lastLoginAt: Date? = nil, locked: Bool = false, phoneNormalized: String? = nil) {
         self.locked = locked
+        self.phoneNormalized = phoneNormalized
         self.failedAttempts = failedAttempts
         self.appInstanceVerified = appInstanceVerified
         self.passwordUpdatedAt = passwordUpdatedAt
@@ -151,4 +154,8 @@ public struct OutboxMessage: Sendable, Equatable {
 public enum StoreError: Error, Sendable, Equatable {
     /// Another user of the issuer has this email address (the unique index refused it).
     case emailInUse
+    /// Another user of the issuer signed up with this phone number (the unique index refused it).
+    case phoneInUse
+    /// The flow is unknown, expired, already used, or its phone is not verified.
+    case flowNotUsable
 }

@@ -1,0 +1,80 @@
+import Foundation
+import LatchkeyAPI
+import LatchkeyCore
+
+/// The phone sign-up and Kratos-compatible routes: thin calls into `SignupService`.
+extension APIHandler {
+    private var baseURL: String { signup.publicURL.value }
+
+    func createNativeRegistrationFlow(_ input: Operations.CreateNativeRegistrationFlow.Input) async throws
+        -> Operations.CreateNativeRegistrationFlow.Output {
+        .ok(.init(body: .json(KratosWire.flow(try await signup.createFlow(.registration), baseURL: baseURL))))
+    }
+
+    func createNativeLoginFlow(_ input: Operations.CreateNativeLoginFlow.Input) async throws -> Operations.CreateNativeLoginFlow.Output {
+        .ok(.init(body: .json(KratosWire.flow(try await signup.createFlow(.login), baseURL: baseURL))))
+    }
+
+    func updateRegistrationFlow(_ input: Operations.UpdateRegistrationFlow.Input) async throws
+        -> Operations.UpdateRegistrationFlow.Output {
+        guard case .json(let body) = input.body else { throw FlowError.invalid("body", "Send JSON.") }
+        let traits = IdentityTraits(firstName: body.traits.name?.first, lastName: body.traits.name?.last,
+                                    phone: body.traits.phone, email: body.traits.email)
+        do {
+            let live = try await signup.register(flowID: input.query.flow, method: body.method, traits: traits,
+                                                 password: body.password ?? "", deviceID: ClientContext.current.deviceID)
+            return .ok(.init(body: .json(.init(sessionToken: live.token, session: KratosWire.session(live, baseURL: baseURL),
+                                               identity: KratosWire.identity(live.user, baseURL: baseURL), continueWith: []))))
+        } catch let form as FlowFormError {
+            return .badRequest(.init(body: .json(KratosWire.flow(form.flow, baseURL: baseURL, messages: form.messages))))
+        }
+    }
+
+    func updateLoginFlow(_ input: Operations.UpdateLoginFlow.Input) async throws -> Operations.UpdateLoginFlow.Output {
+        guard case .json(let body) = input.body else { throw FlowError.invalid("body", "Send JSON.") }
+        do {
+            let live = try await signup.login(flowID: input.query.flow, method: body.method,
+                                              identifier: body.identifier ?? body.passwordIdentifier ?? "",
+                                              password: body.password ?? "", deviceID: ClientContext.current.deviceID)
+            return .ok(.init(body: .json(.init(sessionToken: live.token, session: KratosWire.session(live, baseURL: baseURL)))))
+        } catch let form as FlowFormError {
+            return .badRequest(.init(body: .json(KratosWire.flow(form.flow, baseURL: baseURL, messages: form.messages))))
+        }
+    }
+
+    func toSession(_ input: Operations.ToSession.Input) async throws -> Operations.ToSession.Output {
+        let live = try await signup.whoami(token: input.headers.xSessionToken ?? ClientContext.current.bearerToken)
+        return .ok(.init(body: .json(KratosWire.session(live, baseURL: baseURL))))
+    }
+
+    func performNativeLogout(_ input: Operations.PerformNativeLogout.Input) async throws -> Operations.PerformNativeLogout.Output {
+        guard case .json(let body) = input.body else { throw FlowError.invalid("body", "Send JSON.") }
+        try await signup.logout(token: body.sessionToken)
+        return .noContent(.init())
+    }
+
+    func sendPhoneVerificationCode(_ input: Operations.SendPhoneVerificationCode.Input) async throws
+        -> Operations.SendPhoneVerificationCode.Output {
+        guard case .json(let body) = input.body else { throw FlowError.invalid("body", "Send JSON.") }
+        try await signup.sendCode(flowID: body.flowId, phoneNumber: body.phoneNumber, phoneType: body.phoneType.rawValue,
+                                  flowType: body.flowType.rawValue, clientIP: ClientContext.current.clientIP)
+        return .created(.init())
+    }
+
+    func verifyPhoneNumber(_ input: Operations.VerifyPhoneNumber.Input) async throws -> Operations.VerifyPhoneNumber.Output {
+        guard case .json(let body) = input.body else { throw FlowError.invalid("body", "Send JSON.") }
+        try await signup.verifyCode(flowID: body.flowId, otp: body.otp, phoneType: body.phoneType.rawValue,
+                                    flowType: body.flowType.rawValue)
+        return .ok(.init(body: .json(.init(message: "Phone verified successfully"))))
+    }
+
+    func uploadDevicePublicKey(_ input: Operations.UploadDevicePublicKey.Input) async throws
+        -> Operations.UploadDevicePublicKey.Output {
+        guard case .json(let body) = input.body else { throw FlowError.invalid("body", "Send JSON.") }
+        let issued = try await signup.issueCertificate(bearer: ClientContext.current.bearerToken,
+                                                       deviceID: ClientContext.current.deviceID, publicKey: body.publicKey)
+        return .ok(.init(body: .json(.init(certificate: issued.certificatePEM, caCertificate: issued.caCertificatePEM,
+                                           serialNumber: issued.serialNumber, notBefore: issued.notBefore,
+                                           notAfter: issued.notAfter))))
+    }
+}

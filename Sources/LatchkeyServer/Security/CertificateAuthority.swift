@@ -1,0 +1,97 @@
+import Crypto
+import Foundation
+import Logging
+import SwiftASN1
+import X509
+
+/// The server's own certificate authority for device keys: a P-256 key and a self-signed CA
+/// certificate, created on first start and kept in files next to the pepper (never in the
+/// database). It signs short X.509 client certificates for the public keys devices upload.
+public struct CertificateAuthority: Sendable {
+    private let key: P256.Signing.PrivateKey
+    /// The CA certificate that device certificates chain to.
+    public let certificate: Certificate
+
+    init(key: P256.Signing.PrivateKey, certificate: Certificate) {
+        self.key = key
+        self.certificate = certificate
+    }
+
+    /// A new CA for `issuerName`, valid ten years.
+    public static func generate(issuerName: String, now: Date = Date()) throws -> CertificateAuthority {
+        let key = P256.Signing.PrivateKey()
+        let name = try DistinguishedName {
+            OrganizationName(issuerName)
+            CommonName("\(issuerName) Device CA")
+        }
+        let certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
+            notValidBefore: now.addingTimeInterval(-300), notValidAfter: now.addingTimeInterval(10 * 365 * 86_400),
+            issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                SubjectKeyIdentifier(hash: .init(key.publicKey))
+            },
+            issuerPrivateKey: .init(key))
+        return CertificateAuthority(key: key, certificate: certificate)
+    }
+
+    /// Loads the CA from its files, creating both (with a warning) when the key file is missing.
+    public static func load(settings: SecretSettings, issuerName: String, logger: Logger) throws -> CertificateAuthority {
+        let manager = FileManager.default
+        if let keyData = manager.contents(atPath: settings.caKeyFile) {
+            guard let certificateData = manager.contents(atPath: settings.caCertificateFile) else {
+                throw ConfigurationError(key: "secrets.caCertificateFile", message: "\(settings.caCertificateFile) is missing.")
+            }
+            do {
+                let key = try P256.Signing.PrivateKey(pemRepresentation: String(decoding: keyData, as: UTF8.self))
+                let certificate = try Certificate(pemEncoded: String(decoding: certificateData, as: UTF8.self))
+                guard certificate.publicKey == Certificate.PublicKey(key.publicKey) else {
+                    throw ConfigurationError(key: "secrets.caCertificateFile", message: "The certificate is not the key's.")
+                }
+                return CertificateAuthority(key: key, certificate: certificate)
+            } catch let error as ConfigurationError {
+                throw error
+            } catch {
+                throw ConfigurationError(key: "secrets.caKeyFile", message: "Cannot read the CA key or certificate: \(error)")
+            }
+        }
+        let authority = try generate(issuerName: issuerName)
+        try write(authority.key.pemRepresentation, to: settings.caKeyFile, key: "secrets.caKeyFile")
+        try write(try authority.certificate.serializeAsPEM().pemString, to: settings.caCertificateFile, key: "secrets.caCertificateFile")
+        logger.warning("Generated a new device-certificate CA; keep its key safe and outside the database.",
+                       metadata: ["file": "\(settings.caKeyFile)"])
+        return authority
+    }
+
+    private static func write(_ text: String, to path: String, key: String) throws {
+        let url = URL(fileURLWithPath: path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw ConfigurationError(key: key, message: "Cannot create \(path).")
+        }
+    }
+
+    /// A client certificate for a device's public key: subject CN is the user id, the device id
+    /// travels as a `urn:latchkey:device:` URI name; client authentication only.
+    public func issue(for publicKey: P256.Signing.PublicKey, userID: String, deviceID: String, organization: String,
+                      now: Date, lifetimeDays: Int) throws -> Certificate {
+        let subject = try DistinguishedName {
+            OrganizationName(organization)
+            CommonName(userID)
+        }
+        return try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(publicKey),
+            notValidBefore: now.addingTimeInterval(-300), notValidAfter: now.addingTimeInterval(TimeInterval(lifetimeDays) * 86_400),
+            issuer: certificate.subject, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.clientAuth])
+                SubjectAlternativeNames([.uniformResourceIdentifier("urn:latchkey:device:\(deviceID)")])
+                AuthorityKeyIdentifier(keyIdentifier: try certificate.extensions.subjectKeyIdentifier?.keyIdentifier)
+            },
+            issuerPrivateKey: .init(key))
+    }
+}

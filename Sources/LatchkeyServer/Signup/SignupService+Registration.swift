@@ -1,0 +1,98 @@
+import Foundation
+import LatchkeyCore
+
+/// The traits of a phone sign-up identity (Kratos's `traits`).
+public struct IdentityTraits: Sendable, Equatable {
+    public var firstName: String?
+    public var lastName: String?
+    public var phone: String?
+    public var email: String?
+    public init(firstName: String?, lastName: String?, phone: String?, email: String?) {
+        self.firstName = firstName
+        self.lastName = lastName
+        self.phone = phone
+        self.email = email
+    }
+}
+
+/// A session a self-service flow started, with its user.
+public struct FlowSession: Sendable, Equatable {
+    public var token: String
+    public var session: SessionRecord
+    public var user: UserRecord
+}
+
+extension SignupService {
+    /// Completes a registration flow (`POST /a/self-service/registration?flow=ID`, method password):
+    /// the flow's phone must be verified and be the traits' phone; the password follows the
+    /// issuer's rules; phone and email must be free. Creates the wallet user and a session at once.
+    public func register(flowID: String, method: String, traits: IdentityTraits, password: String,
+                         deviceID: String?) async throws -> FlowSession {
+        let flow = try await liveFlow(flowID, .registration)
+        guard method == "password" else { throw FlowError.invalid("method", "Only the password method is supported.") }
+        var problems: [(field: String?, message: FlowMessage)] = []
+        let first = traits.firstName?.trimmingCharacters(in: .whitespaces) ?? ""
+        let last = traits.lastName?.trimmingCharacters(in: .whitespaces) ?? ""
+        let phone = traits.phone?.trimmingCharacters(in: .whitespaces) ?? ""
+        let email = traits.email?.trimmingCharacters(in: .whitespaces) ?? ""
+        if first.isEmpty { problems.append(("traits.name.first", FlowMessage.missing("first"))) }
+        if last.isEmpty { problems.append(("traits.name.last", FlowMessage.missing("last"))) }
+        if first.count > 64 || last.count > 64 { problems.append((nil, FlowMessage.generic("Names have at most 64 characters."))) }
+        if phone.isEmpty {
+            problems.append(("traits.phone", FlowMessage.missing("phone")))
+        } else if !PhoneNumber.isValid(phone) {
+            problems.append(("traits.phone", FlowMessage.generic("\"\(phone)\" is not a phone number in E.164 form.")))
+        } else if flow.phoneVerifiedAt == nil || flow.phone != phone {
+            problems.append(("traits.phone", FlowMessage.generic("The phone number is not verified for this flow.")))
+        }
+        if !email.isEmpty, !EmailAddress.isValid(email) {
+            problems.append(("traits.email", FlowMessage.generic("\"\(email)\" is not a valid email address.")))
+        }
+        if password.isEmpty {
+            problems.append(("password", FlowMessage.missing("password")))
+        } else {
+            do { try issuer.password.validate(password, field: "password") } catch {
+                problems.append(("password", FlowMessage.passwordPolicy(error.message)))
+            }
+        }
+        if !problems.isEmpty { throw FlowFormError(flow: flow, messages: problems) }
+        let phoneTaken = try await store.user(issuer: issuer.id, phoneNormalized: phone) != nil
+        let emailTaken = email.isEmpty ? false
+            : try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)) != nil
+        if phoneTaken || emailTaken {
+            throw FlowFormError(flow: flow, messages: [(nil, FlowMessage.duplicate)])
+        }
+
+        let time = now()
+        let user = UserRecord(
+            id: SecureRandom.identifier(), issuer: issuer.id, email: email,
+            emailNormalized: email.isEmpty ? "phone:" + phone : EmailAddress.normalized(email),
+            firstName: first, lastName: last, phone: phone, externalId: nil, passwordHash: try await hasher.hash(password),
+            passcodeHash: nil, emailVerified: false, createdAt: time, updatedAt: time, appInstanceVerified: true,
+            passwordUpdatedAt: time, phoneNormalized: phone)
+        let token = SecureRandom.token()
+        let session = SessionRecord(digest: SecureRandom.digest(token), userID: user.id, deviceID: deviceID, createdAt: time,
+                                    lastSeenAt: time,
+                                    expiresAt: time.addingTimeInterval(TimeInterval(issuer.sessions.absoluteTimeoutSeconds)))
+        var messages: [OutboxMessage] = []
+        var tokens: [TokenRecord] = []
+        if !email.isEmpty {
+            let link = SecureRandom.token()
+            messages.append(try cipher.seal(MessageTemplates.verification(
+                to: email, firstName: first, link: "\(publicURL.value)/verify-email?token=\(link)", issuer: issuer), now: time))
+            tokens.append(TokenRecord(digest: SecureRandom.digest(link), purpose: .emailVerification, userID: user.id,
+                                      deviceID: nil, createdAt: time,
+                                      expiresAt: time.addingTimeInterval(MessageTemplates.verificationLifetime)))
+        }
+        do {
+            try await store.completeRegistration(flowID: flow.id, user: user, deviceID: deviceID, session: session,
+                                                 tokens: tokens, messages: messages, now: time)
+        } catch StoreError.phoneInUse, StoreError.emailInUse {
+            throw FlowFormError(flow: flow, messages: [(nil, FlowMessage.duplicate)])
+        } catch StoreError.flowNotUsable {
+            _ = try await liveFlow(flowID, .registration)
+            throw FlowFormError(flow: flow, messages: [("traits.phone", FlowMessage.generic("The phone number is not verified for this flow."))])
+        }
+        return FlowSession(token: token, session: session, user: user)
+    }
+}

@@ -1,0 +1,119 @@
+import Crypto
+import Foundation
+import LatchkeyCore
+
+/// Phone sign-up (`spec/phone-signup-flow.txt`): Kratos-style registration flows whose phone is
+/// verified by a one-time code sent over the courier, then completed with names and a password.
+/// Knows no HTTP; refuses with `FlowError` or, for forms to correct, `FlowFormError`.
+public struct SignupService: Sendable {
+    let store: any LatchkeyStore
+    let hasher: SecretHasher
+    let cipher: OutboxCipher
+    let issuer: IssuerSettings
+    let authentication: AuthenticationService
+    let publicURL: PublicBaseURL
+    let otpKey: SymmetricKey
+    let authority: CertificateAuthority
+    let now: @Sendable () -> Date
+
+    public init(store: any LatchkeyStore, hasher: SecretHasher, cipher: OutboxCipher, issuer: IssuerSettings,
+                authentication: AuthenticationService, publicURL: PublicBaseURL, pepper: SymmetricKey,
+                authority: CertificateAuthority, now: @escaping @Sendable () -> Date) {
+        self.authority = authority
+        self.store = store
+        self.hasher = hasher
+        self.cipher = cipher
+        self.issuer = issuer
+        self.authentication = authentication
+        self.publicURL = publicURL
+        self.otpKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey otp v1".utf8), outputByteCount: 32)
+        self.now = now
+    }
+
+    /// A new native (API) flow of `kind`.
+    public func createFlow(_ kind: FlowRecord.Kind) async throws -> FlowRecord {
+        let time = now()
+        let path = kind == .registration ? "/a/self-service/registration/api" : "/a/self-service/login/api"
+        let flow = FlowRecord(id: SecureRandom.identifier(), issuer: issuer.id, kind: kind, requestURL: publicURL.value + path,
+                              createdAt: time, expiresAt: time.addingTimeInterval(TimeInterval(issuer.signup.flowLifetimeMinutes * 60)))
+        try await store.createFlow(flow)
+        return flow
+    }
+
+    /// The flow with this id when it can still be used for `kind`: 404 unknown, 410 expired or used.
+    func liveFlow(_ id: String, _ kind: FlowRecord.Kind) async throws -> FlowRecord {
+        guard UUID(uuidString: id) != nil, let flow = try await store.flow(id: id.lowercased()) else { throw FlowError.flowNotFound }
+        if flow.kind != kind { throw FlowError.wrongFlowType }
+        if flow.usedAt != nil { throw FlowError.flowUsed }
+        if flow.expiresAt <= now() { throw FlowError.flowExpired }
+        return flow
+    }
+
+    /// Sends a code by SMS for a registration flow (`POST /identity/verification/flow/phone`).
+    /// Limited per number, per client IP, and per flow (interval and number of sends).
+    public func sendCode(flowID: String, phoneNumber: String, phoneType: String, flowType: String, clientIP: String) async throws {
+        try Self.checkTypes(phoneType: phoneType, flowType: flowType)
+        let phone = phoneNumber.trimmingCharacters(in: .whitespaces)
+        guard PhoneNumber.isValid(phone) else {
+            throw FlowError.invalid("phoneNumber", "Use the E.164 form, for example +439999999999.")
+        }
+        let flow = try await liveFlow(flowID, .registration)
+        let limits = authentication.rateLimits
+        if limits.enabled, !authentication.limiter.allow("otp-phone:" + phone, limit: 3)
+            || !authentication.limiter.allow("otp-ip:" + clientIP, limit: 10) {
+            throw FlowError.tooMany("Too many codes requested; wait a minute.", retryAfter: authentication.limiter.retryAfter)
+        }
+        let code = Self.randomCode(length: issuer.otp.length)
+        let time = now()
+        let message = try cipher.seal(MessageTemplates.otp(to: phone, code: code, minutes: max(1, issuer.otp.lifetimeSeconds / 60),
+                                                           issuer: issuer), now: time)
+        let sent = try await store.recordOTP(
+            flowID: flow.id, phone: phone, digest: digest(code, flowID: flow.id),
+            expiresAt: time.addingTimeInterval(TimeInterval(issuer.otp.lifetimeSeconds)),
+            limits: OTPSendLimits(interval: TimeInterval(issuer.otp.resendIntervalSeconds), maxSends: issuer.otp.maxSendsPerFlow),
+            message: message, now: time)
+        if !sent {
+            let current = try await liveFlow(flowID, .registration)
+            if current.otpSends >= issuer.otp.maxSendsPerFlow {
+                throw FlowError.tooMany("This flow sent all the codes it may. Start a new sign-up.", retryAfter: 60)
+            }
+            throw FlowError.tooMany("Wait before asking for another code.", retryAfter: issuer.otp.resendIntervalSeconds)
+        }
+    }
+
+    /// Checks a code (`PATCH /identity/verification/flow/phone`). Each attempt is counted before the
+    /// check, atomically; after the last wrong one even the right code is refused.
+    public func verifyCode(flowID: String, otp: String, phoneType: String, flowType: String) async throws {
+        try Self.checkTypes(phoneType: phoneType, flowType: flowType)
+        guard !otp.isEmpty, otp.count <= 16 else { throw FlowError.invalid("otp", "Send the code from the SMS.") }
+        let flow = try await liveFlow(flowID, .registration)
+        guard flow.otpDigest != nil else { throw flow.phoneVerifiedAt != nil ? FlowError.flowUsed : FlowError.noCode }
+        let time = now()
+        guard let counted = try await store.reserveOTPAttempt(flowID: flow.id, now: time, limit: issuer.otp.maxAttempts) else {
+            throw FlowError.attemptsExhausted
+        }
+        if let expiry = counted.otpExpiresAt, expiry <= time { throw FlowError.codeExpired }
+        guard let stored = counted.otpDigest,
+              ConstantTime.equal(Data(stored.utf8), Data(digest(otp, flowID: flow.id).utf8)) else {
+            let remaining = issuer.otp.maxAttempts - counted.otpAttempts
+            throw remaining > 0 ? FlowError.wrongCode(remaining: remaining) : FlowError.attemptsExhausted
+        }
+        try await store.markPhoneVerified(flowID: flow.id, now: time)
+    }
+
+    static func checkTypes(phoneType: String, flowType: String) throws {
+        guard phoneType == "PRIMARY" else { throw FlowError.invalid("phoneType", "Only PRIMARY is supported.") }
+        guard flowType == "REGISTRATION" else { throw FlowError.invalid("flowType", "Only REGISTRATION is supported.") }
+    }
+
+    /// The keyed digest a code is stored as (a 6-digit code's plain SHA-256 could be reversed).
+    func digest(_ code: String, flowID: String) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("\(flowID):\(code)".utf8), using: otpKey)
+        return Data(mac).base64EncodedString()
+    }
+
+    static func randomCode(length: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<length).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+    }
+}

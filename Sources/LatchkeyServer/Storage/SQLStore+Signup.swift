@@ -1,0 +1,123 @@
+import Foundation
+
+extension SQLStore {
+    public func createFlow(_ flow: FlowRecord) async throws {
+        try await engine.execute("""
+            INSERT INTO flows (id, issuer, kind, request_url, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
+            """, [.text(flow.id), .text(flow.issuer), .text(flow.kind.rawValue), .text(flow.requestURL),
+                  flow.createdAt.epochSeconds, flow.expiresAt.epochSeconds])
+    }
+
+    public func flow(id: String) async throws -> FlowRecord? {
+        try await engine.query("SELECT * FROM flows WHERE id = $1", [.text(id)]).first.flatMap(FlowRecord.init(row:))
+    }
+
+    public func recordOTP(flowID: String, phone: String, digest: String, expiresAt: Date, limits: OTPSendLimits,
+                          message: OutboxMessage, now: Date) async throws -> Bool {
+        try await engine.transaction { db in
+            let updated = try await db.query("""
+                UPDATE flows SET phone_verified_at = CASE WHEN phone = $2 THEN phone_verified_at ELSE NULL END,
+                    phone = $2, otp_digest = $3, otp_expires_at = $4, otp_sends = otp_sends + 1, otp_sent_at = $5
+                WHERE id = $1 AND kind = 'registration' AND used_at IS NULL AND expires_at > $5 AND otp_sends < $6
+                    AND (otp_sent_at IS NULL OR otp_sent_at <= $7)
+                RETURNING id
+                """, [.text(flowID), .text(phone), .text(digest), expiresAt.epochSeconds, now.epochSeconds,
+                      .integer(Int64(limits.maxSends)), now.addingTimeInterval(-limits.interval).epochSeconds])
+            if updated.isEmpty { return false }
+            try await Self.insert(message, into: db)
+            return true
+        }
+    }
+
+    public func reserveOTPAttempt(flowID: String, now: Date, limit: Int) async throws -> FlowRecord? {
+        try await engine.query("""
+            UPDATE flows SET otp_attempts = otp_attempts + 1
+            WHERE id = $1 AND used_at IS NULL AND expires_at > $2 AND otp_digest IS NOT NULL AND otp_attempts < $3
+            RETURNING *
+            """, [.text(flowID), now.epochSeconds, .integer(Int64(limit))]).first.flatMap(FlowRecord.init(row:))
+    }
+
+    public func markPhoneVerified(flowID: String, now: Date) async throws {
+        try await engine.execute("UPDATE flows SET phone_verified_at = $2, otp_digest = NULL WHERE id = $1",
+                                 [.text(flowID), now.epochSeconds])
+    }
+
+    public func completeRegistration(flowID: String, user: UserRecord, deviceID: String?, session: SessionRecord,
+                                     tokens: [TokenRecord], messages: [OutboxMessage], now: Date) async throws {
+        do {
+            try await engine.transaction { db in
+                let used = try await db.query("""
+                    UPDATE flows SET used_at = $2
+                    WHERE id = $1 AND kind = 'registration' AND used_at IS NULL AND expires_at > $2
+                        AND phone_verified_at IS NOT NULL AND phone = $3
+                    RETURNING id
+                    """, [.text(flowID), now.epochSeconds, user.phoneNormalized.sql])
+                if used.isEmpty { throw StoreError.flowNotUsable }
+                try await Self.insert(user, into: db)
+                if let deviceID {
+                    try await db.execute("""
+                        INSERT INTO devices (user_id, device_id, linked_at) VALUES ($1, $2, $3)
+                        """, [.text(user.id), .text(deviceID), now.epochSeconds])
+                }
+                try await db.execute("""
+                    INSERT INTO sessions (digest, user_id, device_id, created_at, last_seen_at, expires_at)
+                    VALUES ($1, $2, $3, $4, $5, $6)
+                    """, [.text(session.digest), .text(session.userID), session.deviceID.sql, session.createdAt.epochSeconds,
+                          session.lastSeenAt.epochSeconds, session.expiresAt.epochSeconds])
+                for token in tokens { try await Self.insert(token, into: db) }
+                for message in messages { try await Self.insert(message, into: db) }
+            }
+        } catch SQLEngineError.uniqueViolation(let index) where index.contains("phone") {
+            throw StoreError.phoneInUse
+        } catch SQLEngineError.uniqueViolation(let index) where index.contains("email") {
+            throw StoreError.emailInUse
+        }
+    }
+
+    public func useFlow(id: String, kind: FlowRecord.Kind, now: Date) async throws -> Bool {
+        !(try await engine.query("""
+            UPDATE flows SET used_at = $3 WHERE id = $1 AND kind = $2 AND used_at IS NULL AND expires_at > $3 RETURNING id
+            """, [.text(id), .text(kind.rawValue), now.epochSeconds]).isEmpty)
+    }
+
+    public func user(issuer: String, phoneNormalized: String) async throws -> UserRecord? {
+        try await engine.query("SELECT * FROM users WHERE issuer = $1 AND phone_normalized = $2",
+                               [.text(issuer), .text(phoneNormalized)]).first.map(UserRecord.init(row:))
+    }
+
+    public func sessionExists(digest: String) async throws -> Bool {
+        !(try await engine.query("SELECT digest FROM sessions WHERE digest = $1", [.text(digest)]).isEmpty)
+    }
+
+    public func createDeviceCertificate(_ certificate: DeviceCertificateRecord) async throws {
+        try await engine.execute("""
+            INSERT INTO device_certificates (serial, user_id, device_id, public_key, certificate, created_at, expires_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            """, [.text(certificate.serial), .text(certificate.userID), .text(certificate.deviceID),
+                  .text(certificate.publicKey), .text(certificate.certificatePEM), certificate.createdAt.epochSeconds,
+                  certificate.expiresAt.epochSeconds])
+    }
+
+    public func deviceCertificates(userID: String, deviceID: String) async throws -> [DeviceCertificateRecord] {
+        try await engine.query("""
+            SELECT * FROM device_certificates WHERE user_id = $1 AND device_id = $2 ORDER BY created_at DESC, serial
+            """, [.text(userID), .text(deviceID)]).map {
+            DeviceCertificateRecord(serial: $0.text("serial") ?? "", userID: $0.text("user_id") ?? "",
+                                    deviceID: $0.text("device_id") ?? "", publicKey: $0.text("public_key") ?? "",
+                                    certificatePEM: $0.text("certificate") ?? "", createdAt: $0.date("created_at") ?? .distantPast,
+                                    expiresAt: $0.date("expires_at") ?? .distantPast)
+        }
+    }
+}
+
+extension FlowRecord {
+    init?(row: SQLRow) {
+        guard let kind = row.text("kind").flatMap(Kind.init(rawValue:)) else { return nil }
+        self.init(id: row.text("id") ?? "", issuer: row.text("issuer") ?? "", kind: kind,
+                  requestURL: row.text("request_url") ?? "", createdAt: row.date("created_at") ?? .distantPast,
+                  expiresAt: row.date("expires_at") ?? .distantPast, usedAt: row.date("used_at"), phone: row.text("phone"),
+                  phoneVerifiedAt: row.date("phone_verified_at"), otpDigest: row.text("otp_digest"),
+                  otpExpiresAt: row.date("otp_expires_at"), otpAttempts: Int(row["otp_attempts"]?.int ?? 0),
+                  otpSends: Int(row["otp_sends"]?.int ?? 0), otpSentAt: row.date("otp_sent_at"))
+    }
+}
