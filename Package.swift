@@ -47,6 +47,7 @@ let package = Package(
                 "LatchkeyCore", "LatchkeyAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         /// The server: HTTP API, storage, courier.
@@ -85,6 +86,7 @@ let package = Package(
                 "LatchkeyServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         /// Helpers shared by the test targets: test configuration, temporary databases.
@@ -106,7 +108,8 @@ let package = Package(
         .testTarget(
             name: "LatchkeyTests",
             dependencies: ["Latchkey", "LatchkeyTestSupport", "LatchkeyServer", "LatchkeyCore",
-                           .product(name: "HummingbirdTesting", package: "hummingbird")]
+                           .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "X509", package: "swift-certificates")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -6,7 +6,6 @@ Usage: browser_test.py BASE_URL OUTBOX_FILE
 """
 import json
 import sys
-import time
 import urllib.error
 import urllib.request
 import uuid
@@ -15,22 +14,15 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
+import steps
+from steps import check
+
 BASE, OUTBOX = sys.argv[1].rstrip("/"), sys.argv[2]
 DEVICE = "browser-test-device"
 HEADERS = {"X-Application-Signature": "3F2504E0-4F89-11D3-9A0C-0305E82C3301", "X-Device-ID": DEVICE,
            "Content-Type": "application/json"}
 ANSWERS = {"What was the name of your first pet?": "Rex", "In what city were you born?": "London",
            "What is your mother's maiden name?": "Byron"}
-steps = 0
-
-
-def check(condition, what):
-    global steps
-    if not condition:
-        print(f"FAILED: {what}", file=sys.stderr)
-        sys.exit(1)
-    steps += 1
-    print(f"ok - {what}")
 
 
 def api(method, path, body=None):
@@ -44,17 +36,7 @@ def api(method, path, body=None):
 
 
 def link(email, template):
-    for _ in range(100):
-        try:
-            with open(OUTBOX) as outbox:
-                for line in reversed(outbox.read().splitlines()):
-                    message = json.loads(line)
-                    if message["to"] == email and message["template"] == template:
-                        return message["data"]["link"]
-        except FileNotFoundError:
-            pass
-        time.sleep(0.1)
-    check(False, f"the {template} email reaches {email}")
+    return steps.courier_data(OUTBOX, email, template, "link")
 
 
 def browser():
@@ -152,4 +134,4 @@ try:
     check(api("POST", "/v1/auth/login/pin", {"pin": "275804"})[0] == 200, "the new PIN logs in")
 finally:
     driver.quit()
-print(f"browser: {steps} steps passed")
+print(f"browser: {steps.passed} steps passed")

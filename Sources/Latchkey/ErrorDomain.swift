@@ -22,6 +22,9 @@ public struct ErrorDomain: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let updateMfaAnswers = ErrorDomain(rawValue: "kUserErrorUpdateMfaAnswersDomain")
     public static let changePassword = ErrorDomain(rawValue: "kUserErrorChangePasswordDomain")
     /// `resendVerificationEmail` (the spec names no key; Latchkey's).
+    public static let startSignupFlow = ErrorDomain(rawValue: "kUserErrorStartSignupFlowDomain")
+    public static let verifyPhoneNumber = ErrorDomain(rawValue: "kUserErrorVerifyPhoneNumberDomain")
+    public static let finishSignupFlow = ErrorDomain(rawValue: "kUserErrorFinishSignupFlowDomain")
     public static let resetForgottenCredentials = ErrorDomain(rawValue: "kUserErrorResetForgottenCredentialsDomain")
     public static let resendVerificationEmail = ErrorDomain(rawValue: "kUserErrorResendVerificationEmailDomain")
     /// Reading the customer record (Latchkey's).

@@ -19,6 +19,8 @@ public final class LatchkeyClient: Sendable {
     public let enrollment: EnrollmentClient
     /// The authentication module.
     public let authentication: AuthenticationClient
+    /// Phone sign-up (`spec/phone-signup-flow.txt`).
+    public let signup: SignupClient
     let api: Client
 
     /// - Parameters:
@@ -36,6 +38,7 @@ public final class LatchkeyClient: Sendable {
         self.api = api
         self.enrollment = EnrollmentClient(context: context, api: api)
         self.authentication = AuthenticationClient(context: context, api: api, vault: vault, now: now)
+        self.signup = SignupClient(context: context, api: api, vault: vault, storage: storage)
     }
 }
 
@@ -69,8 +72,40 @@ struct ErrorEnvelopeMiddleware: ClientMiddleware {
         guard response.status.kind != .successful else { return (response, responseBody) }
         var data = Data()
         if let responseBody { data = try await Data(collecting: responseBody, upTo: 1024 * 1024) }
-        let envelope = try? JSONDecoder().decode(Components.Schemas.ErrorResponse.self, from: data)
-        throw ServerRefusal(httpStatus: response.status.code, body: envelope?.error ?? .init(
-            code: response.status.code, id: "http_\(response.status.code)", message: response.status.reasonPhrase))
+        throw ServerRefusal(httpStatus: response.status.code, body: Self.errorBody(data, status: response.status))
+    }
+
+    /// The error of any envelope: Latchkey's, Kratos's (`reason` is the message), or a Kratos flow
+    /// answered again with messages (id `kratos_<message id>`, the node's name as field).
+    static func errorBody(_ data: Data, status: HTTPResponse.Status) -> Components.Schemas.ErrorBody {
+        let decoder = JSONDecoder()
+        if let kratos = try? decoder.decode(Components.Schemas.KratosError.self, from: data) {
+            return .init(code: kratos.error.code, id: kratos.error.id, message: kratos.error.reason)
+        }
+        if let envelope = try? decoder.decode(Components.Schemas.ErrorResponse.self, from: data) { return envelope.error }
+        if let flow = try? JSONDecoder().decode(FlowMessages.self, from: data), let first = flow.all.first {
+            return .init(code: status.code, id: "kratos_\(first.message.id)", message: flow.all.map(\.message.text).joined(separator: " "),
+                         field: first.field)
+        }
+        return .init(code: status.code, id: "http_\(status.code)", message: status.reasonPhrase)
+    }
+}
+
+/// The messages of a Kratos flow answered with 400.
+private struct FlowMessages: Decodable {
+    struct Message: Decodable { var id: Int; var text: String }
+    struct Node: Decodable {
+        struct Attributes: Decodable { var name: String }
+        var attributes: Attributes
+        var messages: [Message]
+    }
+    struct UI: Decodable {
+        var messages: [Message]?
+        var nodes: [Node]
+    }
+    var ui: UI
+
+    var all: [(field: String?, message: Message)] {
+        (ui.messages ?? []).map { (nil, $0) } + ui.nodes.flatMap { node in node.messages.map { (node.attributes.name, $0) } }
     }
 }

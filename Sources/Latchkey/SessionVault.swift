@@ -41,6 +41,23 @@ actor SessionVault {
         publish(.authenticated(customerUri: customerUri))
     }
 
+    /// A sign-up whose user exists but whose device key is not registered yet.
+    private(set) var pendingSignup: (flowID: String, customerUri: String)?
+
+    /// Holds the new session of a sign-up for the calls that finish it, without storing or announcing it.
+    func stagePendingSignup(flowID: String, token: String, customerUri: String) async {
+        await load()
+        session = token
+        pendingSignup = (flowID, customerUri)
+    }
+
+    /// Stores and announces the session of a finished sign-up.
+    func completePendingSignup() async {
+        guard let pending = pendingSignup, let token = session else { return }
+        pendingSignup = nil
+        await signIn(token: token, customerUri: pending.customerUri)
+    }
+
     /// Drops the session; `ifToken` limits it to that session (a 401 for an older one is ignored).
     func signOut(ifToken: String? = nil) async {
         await load()
@@ -98,6 +115,8 @@ struct SessionMiddleware: ClientMiddleware {
         "retrieveMfaQuestionsWithMetadata", "retrievePasswordConfigurations", "retrievePasscodeConfigurations",
         "retrieveProfileMetadata", "registerNewUser", "loginByUsernamePassword", "loginByPIN", "loginByNonce",
         "registerWithMFA", "loginWithDeviceAuthenticationToken", "expireDeviceAuthenticationToken",
+        "createNativeRegistrationFlow", "sendPhoneVerificationCode", "verifyPhoneNumber", "updateRegistrationFlow",
+        "createNativeLoginFlow", "updateLoginFlow", "resetForgottenPassword", "resetForgottenPasscode",
     ]
 
     func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,

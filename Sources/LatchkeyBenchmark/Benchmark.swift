@@ -29,11 +29,13 @@ struct Benchmark: AsyncParsableCommand {
         print(String(format: "raw hash rate: %.1f hashes/s (all cores)", hashRate))
 
         var served: InProcessServer?
+        let capture = CodeCapture()
         let base: URL
         if let url, let parsed = URL(string: url) {
             base = parsed
         } else {
-            let server = try await InProcessServer.start(logger: logger) { [database] in
+            let server = try await InProcessServer.start(logger: logger, channel: capture) { [database] in
+                $0.courier.pollIntervalMilliseconds = 5
                 $0.hashing = configuration.hashing
                 $0.issuer = configuration.issuer
                 if let database { $0.database = database }
@@ -78,8 +80,9 @@ struct Benchmark: AsyncParsableCommand {
         if let app = served?.application {
             let user = try await BenchmarkUser.prepare(app: app, driver: driver, questions: questions.map(\.mfaQuestion))
             try await user.measure(driver: driver, seconds: duration, health: health, hashRate: hashRate)
+            try await Self.measureSignup(driver: driver, capture: capture, seconds: registrationDuration, hashRate: hashRate)
         } else {
-            print("login operations: run without --url (they need a prepared user in the server's store)")
+            print("login and sign-up operations: run without --url (they need the in-process server's store and courier)")
         }
         try await driver.shutdown()
         try await served?.stop()

@@ -12,6 +12,7 @@ struct LoadDriver {
         var method: HTTPMethod = .GET
         var session: String? = nil
         var body: String? = nil
+        var headers: [(String, String)] = []
     }
 
     struct Result {
@@ -48,6 +49,17 @@ struct LoadDriver {
     }
 
     func measure(_ name: String, seconds: Double, request: @escaping @Sendable (Int) -> Request) async throws -> Result {
+        try await measureOperation(name, seconds: seconds) { index in
+            let response = try await client.execute(makeRequest(request(index)), timeout: .seconds(30))
+            _ = try await response.body.collect(upTo: 1 << 20)
+            if response.status.code >= 400 { throw BenchmarkError("HTTP \(response.status.code)") }
+        }
+    }
+
+    /// Runs `operation` (one request or several) from every connection until the time is up; an
+    /// operation that throws counts as an error.
+    func measureOperation(_ name: String, seconds: Double, operation: @escaping @Sendable (Int) async throws -> Void)
+        async throws -> Result {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         let counter = Counter()
         let start = ContinuousClock.now
@@ -57,15 +69,9 @@ struct LoadDriver {
                     var latencies: [Double] = []
                     var errors = 0
                     while ContinuousClock.now < deadline {
-                        let http = makeRequest(request(counter.next()))
                         let sent = ContinuousClock.now
                         do {
-                            let response = try await client.execute(http, timeout: .seconds(30))
-                            _ = try await response.body.collect(upTo: 1 << 20)
-                            if response.status.code >= 400 {
-                                if errors == 0 { FileHandle.standardError.write(Data("\(name): HTTP \(response.status.code)\n".utf8)) }
-                                errors += 1
-                            }
+                            try await operation(counter.next())
                         } catch {
                             if errors == 0 { FileHandle.standardError.write(Data("\(name): \(error)\n".utf8)) }
                             errors += 1
@@ -87,6 +93,7 @@ struct LoadDriver {
 
     func makeRequest(_ spec: Request) -> HTTPClientRequest {
         var http = HTTPClientRequest(url: base.absoluteString + spec.path)
+        for (name, value) in spec.headers { http.headers.add(name: name, value: value) }
         http.method = spec.method
         http.headers.add(name: "X-Application-Signature", value: "3F2504E0-4F89-11D3-9A0C-0305E82C3301")
         http.headers.add(name: "X-Device-ID", value: Self.deviceID)

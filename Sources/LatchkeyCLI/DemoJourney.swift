@@ -12,10 +12,7 @@ struct DemoJourney {
     let outbox: String?
 
     func run() async throws {
-        let client = LatchkeyClient(context: LatchkeyContext(
-            serverURL: serverURL, applicationSignature: signature, applicationVersion: "1.0.0.0i",
-            deviceID: "demo-device-\(UUID().uuidString.prefix(8))", deviceTypeID: "iPhone",
-            userErrorMessages: ["kUserErrorRegisterNewUserDomain.416": "That email already has a wallet."]))
+        let client = Self.client(serverURL: serverURL, signature: signature, device: "demo-device")
         let enrollment = client.enrollment
 
         let questions = try await step("retrieveMfaQuestionsWithMetadata") { try await enrollment.retrieveMfaQuestionsWithMetadata() }
@@ -51,7 +48,16 @@ struct DemoJourney {
         try await AuthenticationWalk(client: client, email: email, profile: profile, nonce: registered.nonce).run()
         try await ProfileWalk(client: client, email: email, profile: profile, questions: questions).run()
         try await ResetWalk(client: client, email: email, outbox: outbox).run()
+        try await PhoneSignupWalk(serverURL: serverURL, signature: signature, outbox: outbox).run()
         print("Demo complete.")
+    }
+
+    /// An SDK client on a device of its own, as a wallet app would configure it.
+    static func client(serverURL: URL, signature: String, device: String) -> LatchkeyClient {
+        LatchkeyClient(context: LatchkeyContext(
+            serverURL: serverURL, applicationSignature: signature, applicationVersion: "1.0.0.0i",
+            deviceID: "\(device)-\(UUID().uuidString.prefix(8))", deviceTypeID: "iPhone",
+            userErrorMessages: ["kUserErrorRegisterNewUserDomain.416": "That email already has a wallet."]))
     }
 
     /// Opens the verification link: from the in-process server's outbox file, or by the user.

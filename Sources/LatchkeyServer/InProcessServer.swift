@@ -22,9 +22,10 @@ public final class InProcessServer: Sendable {
     }
 
     /// Builds the server as `latchkey serve` does and waits until it listens. `configure` may
-    /// change the temporary configuration (port 0, SQLite and courier file in the directory).
-    public static func start(logger: Logger, configure: (inout ServerConfiguration) -> Void = { _ in }) async throws
-        -> InProcessServer {
+    /// change the temporary configuration (port 0, SQLite and courier file in the directory); `channel`
+    /// replaces the courier's delivery.
+    public static func start(logger: Logger, channel: (any MessageChannel)? = nil,
+                             configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> InProcessServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var configuration = ServerConfiguration()
@@ -38,7 +39,7 @@ public final class InProcessServer: Sendable {
         configure(&configuration)
         let port = AsyncStream<Int>.makeStream()
         let application = try await buildApplication(configuration, options: BuildOptions(
-            logger: logger, onServerRunning: { port.continuation.yield($0) }))
+            logger: logger, channel: channel, onServerRunning: { port.continuation.yield($0) }))
         let group = ServiceGroup(configuration: .init(services: [application.application], logger: logger))
         let serving = Task { try await group.run() }
         var ports = port.stream.makeAsyncIterator()

@@ -30,6 +30,23 @@ import Testing
         }
     }
 
+    @Test func codesAreLimitedPerNumber() async throws {
+        try await withServer(configure: {
+            SignupFixture.configure(&$0)
+            $0.rateLimits.enabled = true
+            $0.rateLimits.requestsPerMinutePerIP = 1000
+        }) { _, client in
+            var statuses: [Int] = []
+            for _ in 0..<4 {
+                let flow = try await SignupFixture.newFlow(client)
+                statuses.append(try await SignupFixture.sendCode(client, flow: flow).status.code)
+            }
+            #expect(statuses == [201, 201, 201, 429], "three codes a minute per number")
+            let other = try await SignupFixture.newFlow(client)
+            #expect(try await SignupFixture.sendCode(client, flow: other, phone: "+4312345678").status == .created)
+        }
+    }
+
     @Test func codesExpireAndResendsAreThrottledWithoutResettingAttempts() async throws {
         let clock = TestClock(start: Self.start)
         try await withServer(clock: clock, configure: {
@@ -98,6 +115,7 @@ import Testing
             let missing = try await client.call(.post, "/a/self-service/registration?flow=\(flow)", headers: SignupFixture.json,
                                                 body: ["method": "password", "traits": ["phone": SignupFixture.phone]])
             #expect(Set(SignupFixture.messageIDs(missing)) == [4_000_002])
+            #expect(try await SignupFixture.checkCode(client, flow: flow, otp: "123456").status == .conflict, "already verified")
             #expect(try await SignupFixture.finish(client, flow: flow, email: "pay@example.com").status == .ok)
             #expect(try await SignupFixture.finish(client, flow: flow).status == .gone, "a used flow")
 

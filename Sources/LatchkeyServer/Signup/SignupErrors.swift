@@ -24,6 +24,8 @@ public struct FlowError: Error, Sendable, Equatable {
     static let wrongFlowType = FlowError(status: 400, id: "self_service_flow_type_mismatch",
                                          reason: "The flow is of another kind than this call needs.")
     static let noCode = FlowError(status: 400, id: "otp_not_sent", reason: "No code was sent for this flow yet.")
+    static let alreadyVerified = FlowError(status: 409, id: "otp_already_used",
+                                           reason: "The phone is already verified for this flow; finish the sign-up.")
     static let codeExpired = FlowError(status: 410, id: "otp_expired", reason: "The code expired. Ask for a new one.")
     static let attemptsExhausted = FlowError(status: 403, id: "otp_attempts_exhausted",
                                              reason: "Too many wrong codes for this flow. Start a new sign-up.")

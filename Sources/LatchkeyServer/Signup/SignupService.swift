@@ -87,7 +87,7 @@ public struct SignupService: Sendable {
         try Self.checkTypes(phoneType: phoneType, flowType: flowType)
         guard !otp.isEmpty, otp.count <= 16 else { throw FlowError.invalid("otp", "Send the code from the SMS.") }
         let flow = try await liveFlow(flowID, .registration)
-        guard flow.otpDigest != nil else { throw flow.phoneVerifiedAt != nil ? FlowError.flowUsed : FlowError.noCode }
+        guard flow.otpDigest != nil else { throw flow.phoneVerifiedAt != nil ? FlowError.alreadyVerified : FlowError.noCode }
         let time = now()
         guard let counted = try await store.reserveOTPAttempt(flowID: flow.id, now: time, limit: issuer.otp.maxAttempts) else {
             throw FlowError.attemptsExhausted
