@@ -111,6 +111,7 @@ import X509
             let issued = try await client.call(.put, "/identity/pki/client/certificates", headers: appHeaders(device: "phone-1", session: token),
                                                body: body)
             #expect(issued.status == .ok, "\(issued.json)")
+            #expect(issued.json["expiresAt"] is String)
             let certificate = try Certificate(pemEncoded: try #require(issued.json["certificate"] as? String))
             let authority = try Certificate(pemEncoded: try #require(issued.json["caCertificate"] as? String))
             #expect(authority == app.certificateAuthority.certificate)

@@ -73,7 +73,8 @@ extension APIHandler {
         guard case .json(let body) = input.body else { throw FlowError.invalid("body", "Send JSON.") }
         let issued = try await signup.issueCertificate(bearer: ClientContext.current.bearerToken,
                                                        deviceID: ClientContext.current.deviceID, publicKey: body.publicKey)
-        return .ok(.init(body: .json(.init(certificate: issued.certificatePEM, caCertificate: issued.caCertificatePEM,
+        return .ok(.init(body: .json(.init(certificate: issued.certificatePEM, expiresAt: issued.notAfter,
+                                           caCertificate: issued.caCertificatePEM,
                                            serialNumber: issued.serialNumber, notBefore: issued.notBefore,
                                            notAfter: issued.notAfter))))
     }
