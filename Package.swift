@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.0"),
     ],
     targets: [
         /// Domain types and rules of the spec; Foundation only (iOS and Linux).
@@ -71,6 +72,7 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
         .executableTarget(
@@ -103,6 +105,7 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
         .testTarget(

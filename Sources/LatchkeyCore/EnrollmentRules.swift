@@ -46,6 +46,23 @@ extension EnrollmentRules {
         try validateMFAAnswers(profile.mfaAnswers, field: prefix + "mfaAnswers")
     }
 
+    /// Validates an SSO registration (`registerCustomer`): the profile fields as for
+    /// `registerNewUser` but without a password (the provider authenticates the user), the passcode
+    /// (420, which the call reports as the spec's 408), and the MFA answers.
+    public func validateCustomerRegistration(_ profile: UserProfile) throws(DomainError) {
+        let fields = metadata.userProfile
+        try check(profile.firstName, ProfileMetadata.Key.firstName, fields, "firstName")
+        try check(profile.lastName, ProfileMetadata.Key.lastName, fields, "lastName")
+        try check(profile.email, ProfileMetadata.Key.email, fields, "email")
+        if let email = profile.email, !EmailAddress.isValid(email) { throw .invalidField("email", "The email address is not valid.") }
+        try check(profile.phone, ProfileMetadata.Key.mobileNumber, fields, "phone")
+        try check(profile.externalId, ProfileMetadata.Key.externalId, fields, "externalId")
+        if let address = profile.addressInformation { try validate(address, field: "address") }
+        try validateAdditionalInformation(profile.additionalCustomerInformation, field: "additionalCustomerInformation")
+        try passcode.validate(profile.passcode, field: "passcode")
+        try validateMFAAnswers(profile.mfaAnswers, field: "mfaSecurityProfiles")
+    }
+
     /// Validates a set of MFA answers: exactly the issuer's number, questions from the pool only,
     /// every mandatory question answered, no empty answer.
     public func validateMFAAnswers(_ answers: [String: String]?, field: String) throws(DomainError) {

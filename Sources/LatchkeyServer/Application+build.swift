@@ -101,7 +101,12 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let signup = SignupService(store: store, hasher: hasher, cipher: cipher, issuer: configuration.issuer,
                                authentication: authentication, publicURL: publicURL, pepper: pepper, authority: authority,
                                now: options.now)
-    try APIHandler(enrollment: enrollment, authentication: authentication, profile: profile, signup: signup).registerHandlers(
+    let federation = FederationService(
+        store: store, hasher: hasher, cipher: cipher, issuer: configuration.issuer, authentication: authentication,
+        publicURL: publicURL, providers: configuration.issuer.identityProviders.map { OIDCProvider(settings: $0, now: options.now) },
+        now: options.now)
+    try APIHandler(enrollment: enrollment, authentication: authentication, profile: profile, signup: signup,
+                   federation: federation).registerHandlers(
         on: router, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))
 
     let onRunning = options.onServerRunning

@@ -71,6 +71,11 @@ import Testing
         ("issuer:\n  mfa: { questions: [ { mfaQuestion: a, mandatory: true } ] }", "issuer.mfa.questions[0].mandatory"),
         ("issuer:\n  password: { passwordMinLength: 10, passwordMaxLength: 9 }", "issuer.password.passwordMaxLength"),
         ("port: 70000", "port"),
+        ("issuer:\n  identityProviders: [ { id: a, issuer: \"ftp://x\", clientId: c, redirectUri: r } ]", "issuer.identityProviders[0].issuer"),
+        ("issuer:\n  identityProviders: [ { id: a, issuer: \"http://x\", clientId: c, redirectUri: r, timeoutSeconds: 0 } ]",
+         "issuer.identityProviders[0].timeoutSeconds"),
+        ("issuer:\n  reset: { linkLifetimeMinutes: 0 }", "issuer.reset.linkLifetimeMinutes"),
+        ("issuer:\n  otp: { maxSendsPerFlow: 0 }", "issuer.otp.maxSendsPerFlow"),
         ("issuer: 3", "issuer"),
     ])
     func badKeysAreNamed(_ yaml: String, _ key: String) {

@@ -20,7 +20,7 @@ import Testing
     @Test(arguments: TestEnvironment.engines)
     func migrationsAreVersionedAndIdempotent(engine: String) async throws {
         let store = try await store(engine)
-        #expect(try await store.appliedMigrations() == [1, 2, 3, 4, 5])
+        #expect(try await store.appliedMigrations() == [1, 2, 3, 4, 5, 6])
         #expect(try await store.migrate().isEmpty)
         try await store.ping()
         try await store.close()

@@ -18,7 +18,7 @@ extension ServerConfiguration {
     /// Templates for the elements of lists of objects.
     private static let listTemplates: [String: Set<String>] = [
         "issuer.mfa.questions": ["mfaQuestion", "isMandatory"],
-        "issuer.identityProviders": ["id", "issuer", "clientId", "clientSecret", "redirectUri"],
+        "issuer.identityProviders": ["id", "issuer", "clientId", "clientSecret", "redirectUri", "timeoutSeconds"],
     ]
 
     /// Reads a YAML (or JSON) configuration file.
@@ -124,6 +124,16 @@ extension ServerConfiguration {
         try require((1...1440).contains(issuer.reset.linkLifetimeMinutes), "issuer.reset.linkLifetimeMinutes",
                     "Must be between 1 and 1440.")
         try require(issuer.reset.maxAnswerAttempts >= 1, "issuer.reset.maxAnswerAttempts", "Must be at least 1.")
+        for (index, provider) in issuer.identityProviders.enumerated() {
+            let key = "issuer.identityProviders[\(index)]"
+            try require(!provider.id.isEmpty, key + ".id", "Must not be empty.")
+            try require(issuer.identityProviders.filter { $0.id == provider.id }.count == 1, key + ".id", "Ids must be distinct.")
+            try require(URL(string: provider.issuer).map { ["http", "https"].contains($0.scheme ?? "") && $0.host != nil } ?? false,
+                        key + ".issuer", "Must be the provider's http(s) issuer URL.")
+            try require(!provider.clientId.isEmpty, key + ".clientId", "Must not be empty.")
+            try require(!provider.redirectUri.isEmpty, key + ".redirectUri", "Must not be empty.")
+            try require((1...60).contains(provider.timeoutSeconds ?? 5), key + ".timeoutSeconds", "Must be between 1 and 60.")
+        }
         try require(issuer.deviceAuthentication.lifetimeDays >= 1, "issuer.deviceAuthentication.lifetimeDays", "Must be at least 1.")
     }
 }

@@ -201,4 +201,16 @@ public struct IdentityProviderSettings: Codable, Sendable, Equatable {
     public var clientId: String
     public var clientSecret: String?
     public var redirectUri: String
+    /// Seconds each call to the provider may take (default 5).
+    public var timeoutSeconds: Int?
+
+    public init(id: String, issuer: String, clientId: String, clientSecret: String?, redirectUri: String,
+                timeoutSeconds: Int? = nil) {
+        self.id = id
+        self.issuer = issuer
+        self.clientId = clientId
+        self.clientSecret = clientSecret
+        self.redirectUri = redirectUri
+        self.timeoutSeconds = timeoutSeconds
+    }
 }

@@ -3,11 +3,11 @@ import LatchkeyAPI
 import LatchkeyCore
 
 extension APIHandler {
-    private var device: DeviceContext {
+    var device: DeviceContext {
         DeviceContext(deviceID: ClientContext.current.deviceID, deviceType: ClientContext.current.deviceType)
     }
 
-    private static func wire(_ outcome: LoginOutcome) -> Components.Schemas.LoginResponse {
+    static func wire(_ outcome: LoginOutcome) -> Components.Schemas.LoginResponse {
         switch outcome {
         case .authenticated(let token, let customerUri, let attributes):
             .init(sessionToken: token, customerUri: customerUri, additionalAttributes: .init(additionalProperties: attributes))

@@ -9,14 +9,16 @@ struct APIHandler: APIProtocol {
     let authentication: AuthenticationService
     let profile: ProfileService
     let signup: SignupService
+    let federation: FederationService
     private let mfaQuestions: Components.Schemas.RetrieveMFAQuestionsWithMetadataResponse
     private let passwordConfiguration: Components.Schemas.UserPasswordConfigurations
     private let passcodeConfiguration: Components.Schemas.UserPasscodeConfigurations
     private let profileMetadata: Components.Schemas.ProfileMetadataResponse
 
     init(enrollment: EnrollmentService, authentication: AuthenticationService, profile: ProfileService,
-         signup: SignupService) throws {
+         signup: SignupService, federation: FederationService) throws {
         self.signup = signup
+        self.federation = federation
         self.enrollment = enrollment
         self.authentication = authentication
         self.profile = profile

@@ -8,6 +8,9 @@ public enum ApplicationRoutes {
             table.add(.get, path)
         }
         table.add(.post, "/v1/enrollment/users")
+        table.add(.post, "/v1/enrollment/customer-profile-metadata")
+        table.add(.post, "/v1/enrollment/customers")
+        table.add(.post, "/v1/auth/login/federated")
         table.add(.post, "/v1/enrollment/verification-email")
         table.add(.post, "/v1/enrollment/expired-password")
         table.add(.post, "/v1/enrollment/password-reset")

@@ -35,6 +35,9 @@ extension DomainError {
         case .passwordRules, .passcodeRules: .unprocessableContent
         case .tooManyRequests: .tooManyRequests
         case .unavailable: id == "not_ready" ? .serviceUnavailable : .forbidden
+        case .serverError where id == "provider_unavailable": .badGateway
+        case .serverError where id == "provider_timeout": .gatewayTimeout
+        case 408, 410: .unprocessableContent
         default: code.rawValue >= 500 ? .internalServerError : .badRequest
         }
     }

@@ -79,15 +79,7 @@ public struct ProfileService: Sendable {
 
     /// The hashes of answers, normalized as the issuer says.
     func hashAnswers(_ answers: [String: String]) async throws -> [MFAAnswerRecord] {
-        let hasher = self.hasher
-        let records = try await withThrowingTaskGroup(of: MFAAnswerRecord.self) { group in
-            for (question, answer) in answers {
-                let normalized = issuer.mfa.normalize(answer)
-                group.addTask { MFAAnswerRecord(question: question, answerHash: try await hasher.hash(normalized)) }
-            }
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
-        return records.sorted { $0.question < $1.question }
+        try await hasher.hashAnswers(answers, mfa: issuer.mfa)
     }
 
     func sessionUser(_ bearer: String?) async throws -> (SessionRecord, UserRecord) {

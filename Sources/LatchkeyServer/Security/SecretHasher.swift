@@ -67,3 +67,17 @@ public enum ConstantTime {
         return difference == 0
     }
 }
+
+extension SecretHasher {
+    /// The hashes of MFA answers, each normalized as the issuer's MFA settings say, in parallel.
+    func hashAnswers(_ answers: [String: String], mfa: MFASettings) async throws -> [MFAAnswerRecord] {
+        let records = try await withThrowingTaskGroup(of: MFAAnswerRecord.self) { group in
+            for (question, answer) in answers {
+                let normalized = mfa.normalize(answer)
+                group.addTask { MFAAnswerRecord(question: question, answerHash: try await self.hash(normalized)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        return records.sorted { $0.question < $1.question }
+    }
+}

@@ -3,7 +3,7 @@ import Logging
 
 /// Everything the server keeps. One protocol, two engines (SQLite, PostgreSQL); uniqueness and
 /// single use are enforced by the database so parallel requests on several replicas agree.
-public protocol LatchkeyStore: AuthenticationStore, CredentialStore, ResetStore, SignupStore {
+public protocol LatchkeyStore: AuthenticationStore, CredentialStore, ResetStore, SignupStore, FederationStore {
     /// The engine's name (`sqlite`, `postgres`).
     var engineName: String { get }
     /// Applies the schema versions not yet applied; answers the versions it applied.

@@ -90,6 +90,20 @@ enum Migrations {
             """,
             "CREATE INDEX device_certificates_user ON device_certificates (user_id, device_id)",
         ]),
+        (6, [
+            """
+            CREATE TABLE federated_identities (
+                provider_id TEXT NOT NULL, subject TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, created_at BIGINT NOT NULL,
+                PRIMARY KEY (provider_id, subject))
+            """,
+            "CREATE INDEX federated_identities_user ON federated_identities (user_id)",
+            """
+            CREATE TABLE federation_nonces (
+                digest TEXT PRIMARY KEY, provider_id TEXT NOT NULL, subject TEXT NOT NULL, email TEXT,
+                email_verified BIGINT NOT NULL DEFAULT 0, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT)
+            """,
+        ]),
     ]
 
     /// The newest schema version.

@@ -158,4 +158,8 @@ public enum StoreError: Error, Sendable, Equatable {
     case phoneInUse
     /// The flow is unknown, expired, already used, or its phone is not verified.
     case flowNotUsable
+    /// The federation nonce is unknown, expired or already used.
+    case nonceNotUsable
+    /// Another wallet is already linked to this provider subject.
+    case subjectLinked
 }

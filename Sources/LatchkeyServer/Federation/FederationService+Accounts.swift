@@ -1,0 +1,76 @@
+import Foundation
+import LatchkeyCore
+
+extension FederationService {
+    /// Stores the SSO user in one transaction with the nonce's use and the provider link.
+    func create(_ profile: UserProfile, email: String, nonce: String, deviceID: String?) async throws -> CustomerRegistrationResult {
+        let hasher = self.hasher
+        async let passcode = hasher.hash(profile.passcode ?? "")
+        let answers = try await hasher.hashAnswers(profile.mfaAnswers ?? [:], mfa: issuer.mfa)
+        let time = now()
+        let userID = SecureRandom.identifier()
+        let loginNonce = SecureRandom.token()
+        let document = EnrollmentService.StoredProfile(addressInformation: profile.addressInformation,
+                                                       additionalCustomerInformation: profile.additionalCustomerInformation)
+        let user = UserRecord(
+            id: userID, issuer: issuer.id, email: email, emailNormalized: EmailAddress.normalized(email),
+            firstName: profile.firstName, lastName: profile.lastName, phone: profile.phone, externalId: profile.externalId,
+            passwordHash: nil, passcodeHash: try await passcode, emailVerified: false,
+            profileJSON: String(decoding: try JSONEncoder().encode(document), as: UTF8.self), createdAt: time, updatedAt: time)
+        let tokens = [TokenRecord(digest: SecureRandom.digest(loginNonce), purpose: .registrationNonce, userID: userID,
+                                  deviceID: deviceID, createdAt: time,
+                                  expiresAt: time.addingTimeInterval(TimeInterval(issuer.appInstanceVerificationSeconds)))]
+        let used: FederationNonceRecord
+        do {
+            used = try await store.createFederatedUser(nonceDigest: SecureRandom.digest(nonce), user: user, answers: answers,
+                                                       tokens: tokens, messages: [], now: time)
+        } catch StoreError.nonceNotUsable {
+            throw DomainError.invalidFederationNonce
+        } catch StoreError.emailInUse {
+            throw DomainError.emailInUse(field: "email")
+        } catch StoreError.subjectLinked {
+            throw DomainError(code: .emailInUse, id: "email_in_use", message: "A wallet is already registered for this identity.",
+                              field: "nonce")
+        }
+        try await verifyEmail(of: user, provided: used)
+        return CustomerRegistrationResult(customerUri: EnrollmentService.customerURI(userID), nonce: loginNonce,
+                                          additionalCustomerInformation: profile.additionalCustomerInformation ?? [:])
+    }
+
+    /// The provider's verified email counts as verified here; any other address gets a link.
+    private func verifyEmail(of user: UserRecord, provided nonce: FederationNonceRecord) async throws {
+        if nonce.emailVerified, let claimed = nonce.email, EmailAddress.normalized(claimed) == user.emailNormalized {
+            try await store.markEmailVerified(userID: user.id)
+            return
+        }
+        guard issuer.emailVerificationRequired else {
+            try await store.markEmailVerified(userID: user.id)
+            return
+        }
+        let token = SecureRandom.token()
+        let time = now()
+        let message = try cipher.seal(MessageTemplates.verification(
+            to: user.email, firstName: user.firstName, link: "\(publicURL.value)/verify-email?token=\(token)", issuer: issuer),
+            now: time)
+        try await store.issueToken(TokenRecord(digest: SecureRandom.digest(token), purpose: .emailVerification, userID: user.id,
+                                               deviceID: nil, createdAt: time,
+                                               expiresAt: time.addingTimeInterval(MessageTemplates.verificationLifetime)),
+                                   messages: [message])
+    }
+
+    /// `loginByFederatedIdentity`: a fresh code logs in the wallet linked to its subject, under the
+    /// rules of every login: 421 wallet deactivated, 423/503 device, 418 email, 511 app instance,
+    /// and the MFA prompt (412) on a device not linked yet. 401 when no wallet is linked.
+    public func login(code: String, provider: String, device: DeviceContext) async throws -> LoginOutcome {
+        guard device.deviceID != nil else { throw DomainError.deviceIDRequired }
+        let identity = try await identity(code: code, provider: provider)
+        guard let user = try await store.federatedUser(providerID: provider, subject: identity.subject) else {
+            throw DomainError.noLinkedWallet
+        }
+        if user.status != "active" { throw DomainError.walletDeactivated }
+        _ = try await authentication.linkedDevice(user: user, deviceID: device.deviceID)
+        if issuer.emailVerificationRequired && !user.emailVerified { throw DomainError.emailNotVerified }
+        if !user.appInstanceVerified { throw DomainError.appInstanceNotVerified }
+        return try await authentication.finish(user, device: device)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import LatchkeyCore
+
+/// SSO: `retrieveCustomerProfileMetaData`, `registerCustomer` and `loginByFederatedIdentity`
+/// against the issuer's OpenID Connect providers. Knows no HTTP; throws `DomainError`.
+public struct FederationService: Sendable {
+    let store: any LatchkeyStore
+    let hasher: SecretHasher
+    let cipher: OutboxCipher
+    let issuer: IssuerSettings
+    let authentication: AuthenticationService
+    let publicURL: PublicBaseURL
+    let providers: [String: OIDCProvider]
+    let now: @Sendable () -> Date
+    /// How long the nonce of `retrieveCustomerProfileMetaData` can be used.
+    static let nonceLifetime: TimeInterval = 600
+
+    public init(store: any LatchkeyStore, hasher: SecretHasher, cipher: OutboxCipher, issuer: IssuerSettings,
+                authentication: AuthenticationService, publicURL: PublicBaseURL, providers: [OIDCProvider],
+                now: @escaping @Sendable () -> Date) {
+        self.store = store
+        self.hasher = hasher
+        self.cipher = cipher
+        self.issuer = issuer
+        self.authentication = authentication
+        self.publicURL = publicURL
+        self.providers = Dictionary(providers.map { ($0.settings.id, $0) }, uniquingKeysWith: { first, _ in first })
+        self.now = now
+    }
+
+    /// The identity a code stands for at a provider; 401 for an unknown provider or a refused code,
+    /// 401 for an ID token that does not verify, 500 (HTTP 502/504) when the provider is down or slow.
+    func identity(code: String, provider id: String) async throws -> VerifiedIdentity {
+        if code.isEmpty { throw DomainError.invalidField("authorizationCode", "authorizationCode is required.") }
+        if id.isEmpty { throw DomainError.invalidField("identityProvider", "identityProvider is required.") }
+        guard let provider = providers[id] else { throw DomainError.invalidAuthorizationCode }
+        do { return try await provider.identity(forCode: code) } catch let error as FederationError {
+            throw DomainError.from(error)
+        }
+    }
+
+    /// `retrieveCustomerProfileMetaData`.
+    public func retrieveProfileMetadata(code: String, provider: String, requested: [String], device: DeviceContext)
+        async throws -> CustomerProfileMetadata {
+        let identity = try await identity(code: code, provider: provider)
+        let nonce = SecureRandom.token()
+        let time = now()
+        try await store.createFederationNonce(FederationNonceRecord(
+            digest: SecureRandom.digest(nonce), providerID: provider, subject: identity.subject, email: identity.email,
+            emailVerified: identity.emailVerified, createdAt: time, expiresAt: time.addingTimeInterval(Self.nonceLifetime)))
+        var hasSecurityProfile = false
+        if let linked = try await store.federatedUser(providerID: provider, subject: identity.subject) {
+            hasSecurityProfile = !(try await store.mfaAnswers(userID: linked.id)).isEmpty
+        }
+        return CustomerProfileMetadata(
+            authorizationCode: code, customerInfoJson: identity.claimsJSON, isCustomerSecurityProfileExists: hasSecurityProfile,
+            nonce: nonce, deviceUniqueId: device.deviceID, deviceType: device.deviceType, identityProvider: provider,
+            additionalInformation: requested.map { ($0, identity.claims[$0]) })
+    }
+
+    /// `registerCustomer`: 400 fields, 410 no MFA answers, 408 passcode rules, 401 invalid or used
+    /// nonce, 416 email in use. The user is linked to the nonce's provider subject and gets a
+    /// registration nonce for `loginByNonce` from this device.
+    public func registerCustomer(_ request: CustomerRegistration, deviceID: String?) async throws -> CustomerRegistrationResult {
+        if request.nonce.isEmpty { throw DomainError.invalidField("nonce", "nonce is required.") }
+        var profile = request.profile
+        if profile.email.map({ $0.trimmingCharacters(in: .whitespaces) }) == nil || profile.email?.isEmpty == true {
+            throw DomainError.invalidField("email", "email is required.")
+        }
+        profile.email = profile.email?.trimmingCharacters(in: .whitespaces)
+        if (profile.mfaAnswers ?? [:]).isEmpty { throw DomainError.mfaAnswersRequired }
+        if let problem = Self.problem(in: profile, rules: issuer.enrollmentRules) { throw problem }
+        let email = profile.email ?? ""
+        let normalized = EmailAddress.normalized(email)
+        if try await store.user(issuer: issuer.id, emailNormalized: normalized) != nil { throw DomainError.emailInUse(field: "email") }
+        return try await create(profile, email: email, nonce: request.nonce, deviceID: deviceID)
+    }
+
+    /// The first rule the profile breaks; passcode rules are the spec's 408 for this call.
+    static func problem(in profile: UserProfile, rules: EnrollmentRules) -> DomainError? {
+        do {
+            try rules.validateCustomerRegistration(profile)
+            return nil
+        } catch {
+            guard error.code == .passcodeRules else { return error }
+            return DomainError(code: 408, id: "passcode_rules", message: error.message, field: "passcode")
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+extension OIDCProvider {
+    static func formEncode(_ value: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+    }
+
+    static func sameIssuer(_ a: String, _ b: String) -> Bool {
+        func trimmed(_ value: String) -> String { value.hasSuffix("/") ? String(value.dropLast()) : value }
+        return trimmed(a) == trimmed(b)
+    }
+
+    /// A base64url segment of a JWT, decoded.
+    static func segment(_ token: String, _ index: Int) -> Data? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        var text = parts[index].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.count % 4 != 0 { text += "=" }
+        return Data(base64Encoded: text)
+    }
+
+    static func keyID(of token: String) -> String? {
+        segment(token, 0).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }?["kid"] as? String
+    }
+
+    static func payload(of token: String) -> [String: Any]? {
+        segment(token, 1).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+    }
+
+    static func json(_ object: [String: Any]) -> String {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// The claims whose values are strings, numbers or booleans, as text.
+    static func strings(_ object: [String: Any]) -> [String: String] {
+        object.compactMapValues { value in
+            switch value {
+            case let text as String: text
+            case let number as NSNumber: number.stringValue
+            default: nil
+            }
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import AsyncHTTPClient
+import Foundation
+import JWTKit
+import NIOCore
+import NIOHTTP1
+
+/// An identity the provider vouched for: the ID token's subject and its verified claims.
+public struct VerifiedIdentity: Sendable, Equatable {
+    public var subject: String
+    /// The claims as the provider sent them (ID token, completed by userinfo), as JSON text.
+    public var claimsJSON: String
+    public var email: String?
+    public var emailVerified: Bool
+    public var claims: [String: String]
+}
+
+/// One OpenID Connect provider: discovery (cached), JWKS (cached, refreshed on an unknown `kid`),
+/// the authorization-code exchange with client_secret_basic, ID token verification (signature,
+/// issuer, audience, expiry) and userinfo when the ID token lacks the email. Every call to the
+/// provider has a timeout.
+public actor OIDCProvider {
+    struct Metadata: Decodable {
+        var issuer: String
+        var token_endpoint: String
+        var jwks_uri: String
+        var userinfo_endpoint: String?
+    }
+
+    /// The ID token claims checked here; the rest are read from the raw payload.
+    struct IDTokenClaims: JWTPayload {
+        var iss: IssuerClaim
+        var sub: SubjectClaim
+        var aud: AudienceClaim
+        var exp: ExpirationClaim
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
+    }
+
+    public let settings: IdentityProviderSettings
+    private let http: HTTPClient
+    private let now: @Sendable () -> Date
+    private var metadata: Metadata?
+    private var keys = JWTKeyCollection()
+    private var kids: Set<String> = []
+    private var keysFetchedAt: Date?
+    static let leeway: TimeInterval = 30
+
+    public init(settings: IdentityProviderSettings, http: HTTPClient = .shared, now: @escaping @Sendable () -> Date) {
+        self.settings = settings
+        self.http = http
+        self.now = now
+    }
+
+    private var timeout: TimeAmount { .seconds(Int64(settings.timeoutSeconds ?? 5)) }
+
+    /// Exchanges an authorization code and answers the verified identity.
+    public func identity(forCode code: String) async throws -> VerifiedIdentity {
+        let metadata = try await discovery()
+        var request = HTTPClientRequest(url: metadata.token_endpoint)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.headers.add(name: "Accept", value: "application/json")
+        let credentials = "\(Self.formEncode(settings.clientId)):\(Self.formEncode(settings.clientSecret ?? ""))"
+        request.headers.add(name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString())
+        let form = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", settings.redirectUri)]
+        request.body = .bytes(ByteBuffer(string: form.map { "\($0)=\(Self.formEncode($1))" }.joined(separator: "&")))
+        let (status, body) = try await send(request)
+        if (400..<500).contains(status) { throw FederationError.codeRefused }
+        guard status == 200, let token = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+              let idToken = token["id_token"] as? String else {
+            throw FederationError.unavailable("The token endpoint answered HTTP \(status) without an ID token.")
+        }
+        var identity = try await verify(idToken: idToken, metadata: metadata)
+        if identity.email == nil, let userinfo = metadata.userinfo_endpoint, let access = token["access_token"] as? String {
+            identity = try await complete(identity, userinfo: userinfo, accessToken: access)
+        }
+        return identity
+    }
+
+    /// Verifies an ID token as this provider's, for this client, unexpired.
+    func verify(idToken: String, metadata: Metadata) async throws -> VerifiedIdentity {
+        if let kid = Self.keyID(of: idToken), !kids.contains(kid) { try await refreshKeys(metadata, force: keysFetchedAt != nil) }
+        if keysFetchedAt == nil { try await refreshKeys(metadata, force: true) }
+        let claims: IDTokenClaims
+        do { claims = try await keys.verify(idToken, as: IDTokenClaims.self) } catch {
+            throw FederationError.invalidIDToken("The signature does not verify with the provider's keys.")
+        }
+        guard Self.sameIssuer(claims.iss.value, metadata.issuer), Self.sameIssuer(claims.iss.value, settings.issuer) else {
+            throw FederationError.invalidIDToken("The token's issuer is not the provider.")
+        }
+        guard claims.aud.value.contains(settings.clientId) else {
+            throw FederationError.invalidIDToken("The token was issued for another client.")
+        }
+        guard claims.exp.value.addingTimeInterval(Self.leeway) > now() else {
+            throw FederationError.invalidIDToken("The token has expired.")
+        }
+        let payload = Self.payload(of: idToken) ?? [:]
+        return VerifiedIdentity(subject: claims.sub.value, claimsJSON: Self.json(payload), email: payload["email"] as? String,
+                                emailVerified: (payload["email_verified"] as? Bool) ?? false, claims: Self.strings(payload))
+    }
+
+    private func complete(_ identity: VerifiedIdentity, userinfo: String, accessToken: String) async throws -> VerifiedIdentity {
+        var request = HTTPClientRequest(url: userinfo)
+        request.headers.add(name: "Authorization", value: "Bearer \(accessToken)")
+        let (status, body) = try await send(request)
+        guard status == 200, var info = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+              info["sub"] as? String == identity.subject else { return identity }
+        let idClaims = (try? JSONSerialization.jsonObject(with: Data(identity.claimsJSON.utf8)) as? [String: Any]) ?? [:]
+        info.merge(idClaims) { _, token in token }
+        return VerifiedIdentity(subject: identity.subject, claimsJSON: Self.json(info), email: info["email"] as? String,
+                                emailVerified: (info["email_verified"] as? Bool) ?? false, claims: Self.strings(info))
+    }
+
+    private func discovery() async throws -> Metadata {
+        if let metadata { return metadata }
+        let base = settings.issuer.hasSuffix("/") ? String(settings.issuer.dropLast()) : settings.issuer
+        let (status, body) = try await send(HTTPClientRequest(url: base + "/.well-known/openid-configuration"))
+        guard status == 200, let loaded = try? JSONDecoder().decode(Metadata.self, from: body) else {
+            throw FederationError.unavailable("Discovery answered HTTP \(status).")
+        }
+        metadata = loaded
+        return loaded
+    }
+
+    /// Loads the JWKS; a forced reload happens at most every 10 seconds (an unknown `kid` cannot
+    /// make the server hammer the provider).
+    private func refreshKeys(_ metadata: Metadata, force: Bool) async throws {
+        if let fetched = keysFetchedAt, now().timeIntervalSince(fetched) < 10 { return }
+        if !force, keysFetchedAt != nil { return }
+        let (status, body) = try await send(HTTPClientRequest(url: metadata.jwks_uri))
+        guard status == 200, let text = String(data: body, encoding: .utf8) else {
+            throw FederationError.unavailable("The JWKS answered HTTP \(status).")
+        }
+        let fresh = JWTKeyCollection()
+        do { try await fresh.add(jwksJSON: text) } catch { throw FederationError.unavailable("The JWKS cannot be read.") }
+        let set = (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["keys"] as? [[String: Any]] ?? []
+        keys = fresh
+        kids = Set(set.compactMap { $0["kid"] as? String })
+        keysFetchedAt = now()
+    }
+
+    private func send(_ request: HTTPClientRequest) async throws -> (Int, Data) {
+        do {
+            let response = try await http.execute(request, timeout: timeout)
+            let body = try await response.body.collect(upTo: 1 << 20)
+            return (Int(response.status.code), Data(buffer: body))
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout
+                    || error == .connectTimeout || error == .getConnectionFromPoolTimeout {
+            throw FederationError.timeout
+        } catch let error as FederationError {
+            throw error
+        } catch {
+            throw FederationError.unavailable("The provider cannot be reached: \(error)")
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import LatchkeyAPI
+import LatchkeyCore
+
+/// SSO routes: thin calls into `FederationService`.
+extension APIHandler {
+    func retrieveCustomerProfileMetaData(_ input: Operations.RetrieveCustomerProfileMetaData.Input) async throws
+        -> Operations.RetrieveCustomerProfileMetaData.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        let answer = try await federation.retrieveProfileMetadata(
+            code: body.authorizationCode, provider: body.identityProvider,
+            requested: (body.additionalInformation ?? []).map(\.additionalDataKey), device: device)
+        return .ok(.init(body: .json(.init(
+            authorizationCode: answer.authorizationCode, customerInfoJson: answer.customerInfoJson,
+            isCustomerSecurityProfileExists: answer.isCustomerSecurityProfileExists, nonce: answer.nonce,
+            deviceUniqueId: answer.deviceUniqueId, deviceType: answer.deviceType, identityProvider: answer.identityProvider,
+            additionalInformation: answer.additionalInformation.map { .init(additionalDataKey: $0.key, additionalDataValue: $0.value) }))))
+    }
+
+    func registerCustomer(_ input: Operations.RegisterCustomer.Input) async throws -> Operations.RegisterCustomer.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        var answers: [String: String]?
+        if let profiles = body.mfaSecurityProfiles {
+            answers = [:]
+            for profile in profiles {
+                if answers?[profile.question] != nil {
+                    throw DomainError.invalidField("mfaSecurityProfiles", "Each question may be answered once.")
+                }
+                answers?[profile.question] = profile.answer
+            }
+        }
+        let additional = body.additionalCustomerInformation.map {
+            Dictionary($0.map { ($0.additionalCustomerInformationKey, $0.additionalCustomerInformationValue) }) { _, last in last }
+        }
+        var profile = UserProfile(firstName: body.firstName, lastName: body.lastName, email: body.email, passcode: body.passcode,
+                                  mfaAnswers: answers, additionalCustomerInformation: additional,
+                                  addressInformation: try body.address.map { try WireConversion.convert($0) })
+        profile.phone = body.phone
+        profile.externalId = body.externalId
+        let result = try await federation.registerCustomer(CustomerRegistration(nonce: body.nonce, profile: profile),
+                                                           deviceID: ClientContext.current.deviceID)
+        return .created(.init(body: .json(.init(
+            customerUri: result.customerUri, nonce: result.nonce,
+            additionalCustomerInformation: result.additionalCustomerInformation.sorted { $0.key < $1.key }
+                .map { Components.Schemas.AdditionalCustomerInformation(additionalCustomerInformationKey: $0.key,
+                                                                        additionalCustomerInformationValue: $0.value) }))))
+    }
+
+    func loginByFederatedIdentity(_ input: Operations.LoginByFederatedIdentity.Input) async throws
+        -> Operations.LoginByFederatedIdentity.Output {
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        let outcome = try await federation.login(code: body.authorizationCode, provider: body.identityProvider, device: device)
+        return .ok(.init(body: .json(Self.wire(outcome))))
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+extension SQLStore {
+    public func createFederationNonce(_ nonce: FederationNonceRecord) async throws {
+        try await engine.execute("""
+            INSERT INTO federation_nonces (digest, provider_id, subject, email, email_verified, created_at, expires_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            """, [.text(nonce.digest), .text(nonce.providerID), .text(nonce.subject), nonce.email.sql,
+                  .integer(nonce.emailVerified ? 1 : 0), nonce.createdAt.epochSeconds, nonce.expiresAt.epochSeconds])
+    }
+
+    public func federatedUser(providerID: String, subject: String) async throws -> UserRecord? {
+        try await engine.query("""
+            SELECT users.* FROM federated_identities JOIN users ON users.id = federated_identities.user_id
+            WHERE federated_identities.provider_id = $1 AND federated_identities.subject = $2
+            """, [.text(providerID), .text(subject)]).first.map(UserRecord.init(row:))
+    }
+
+    public func createFederatedUser(nonceDigest: String, user: UserRecord, answers: [MFAAnswerRecord], tokens: [TokenRecord],
+                                    messages: [OutboxMessage], now: Date) async throws -> FederationNonceRecord {
+        do {
+            return try await engine.transaction { db in
+                guard let row = try await db.query("""
+                    UPDATE federation_nonces SET used_at = $2 WHERE digest = $1 AND used_at IS NULL AND expires_at > $2 RETURNING *
+                    """, [.text(nonceDigest), now.epochSeconds]).first else { throw StoreError.nonceNotUsable }
+                let nonce = FederationNonceRecord(
+                    digest: nonceDigest, providerID: row.text("provider_id") ?? "", subject: row.text("subject") ?? "",
+                    email: row.text("email"), emailVerified: row["email_verified"]?.int == 1,
+                    createdAt: row.date("created_at") ?? now, expiresAt: row.date("expires_at") ?? now)
+                try await Self.insert(user, into: db)
+                try await db.execute("""
+                    INSERT INTO federated_identities (provider_id, subject, user_id, created_at) VALUES ($1, $2, $3, $4)
+                    """, [.text(nonce.providerID), .text(nonce.subject), .text(user.id), now.epochSeconds])
+                try await Self.insert(answers, userID: user.id, into: db)
+                for token in tokens { try await Self.insert(token, into: db) }
+                for message in messages { try await Self.insert(message, into: db) }
+                return nonce
+            }
+        } catch SQLEngineError.uniqueViolation(let index) where index.contains("email") {
+            throw StoreError.emailInUse
+        } catch SQLEngineError.uniqueViolation(let index) where index.contains("federated") || index.contains("provider") {
+            throw StoreError.subjectLinked
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Crypto
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import JWTKit
+import NIOCore
+
+/// An in-process OpenID Connect provider for unit tests: discovery, JWKS, an authorization-code
+/// token endpoint (client_secret_basic, single-use codes, redirect URI checked) and userinfo. Codes
+/// are minted directly; tests can forge tokens, rotate keys, or make the provider fail or stall.
+final class FakeOIDCProvider: @unchecked Sendable {
+    enum Mode { case normal, down, slow }
+    struct Grant {
+        var subject: String
+        var claims: [String: String]
+        var audience: String
+        var expiresIn: TimeInterval
+        var forged: Bool
+        var withEmailInToken: Bool
+    }
+    struct IDToken: JWTPayload {
+        var iss: IssuerClaim
+        var sub: SubjectClaim
+        var aud: AudienceClaim
+        var exp: ExpirationClaim
+        var iat: IssuedAtClaim
+        var email: String?
+        var email_verified: Bool?
+        var given_name: String?
+        var family_name: String?
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
+    }
+
+    static let clientID = "wallet-app"
+    static let clientSecret = "s3cret"
+    static let redirectURI = "com.example.wallet:/oauth"
+
+    private let lock = NSLock()
+    private var grants: [String: Grant] = [:]
+    private var accessTokens: [String: Grant] = [:]
+    private var keys: [(kid: String, key: ES256PrivateKey)] = [("k1", try! ES256PrivateKey(backing: P256.Signing.PrivateKey()))]
+    private let forgedKey = try! ES256PrivateKey(backing: P256.Signing.PrivateKey())
+    var mode: Mode {
+        get { lock.withLock { _mode } }
+        set { lock.withLock { _mode = newValue } }
+    }
+    private var _mode = Mode.normal
+
+    /// A code for `subject`, as the app would get it from the authorization endpoint.
+    func code(subject: String, email: String? = nil, verified: Bool = true, audience: String = clientID,
+              expiresIn: TimeInterval = 300, forged: Bool = false, emailInToken: Bool = true) -> String {
+        let code = "code-" + UUID().uuidString
+        var claims = ["given_name": "Ada", "family_name": "Lovelace"]
+        if let email { claims["email"] = email; claims["email_verified"] = verified ? "true" : "false" }
+        lock.withLock {
+            grants[code] = Grant(subject: subject, claims: claims, audience: audience, expiresIn: expiresIn, forged: forged,
+                                 withEmailInToken: emailInToken)
+        }
+        return code
+    }
+
+    /// Starts signing with a new key (`kid` k2, k3, …), as a provider rotating its keys does.
+    func rotateKeys() {
+        lock.withLock { keys.insert(("k\(keys.count + 1)", try! ES256PrivateKey(backing: P256.Signing.PrivateKey())), at: 0) }
+    }
+
+    func application() -> some ApplicationProtocol {
+        let router = Router()
+        router.get("/.well-known/openid-configuration") { request, _ -> Response in
+            let base = "http://\(request.head.authority ?? "127.0.0.1")"
+            return Self.json(["issuer": base, "token_endpoint": base + "/token", "jwks_uri": base + "/jwks",
+                              "userinfo_endpoint": base + "/userinfo", "authorization_endpoint": base + "/authorize"])
+        }
+        router.get("/jwks") { _, _ -> Response in
+            let published = self.lock.withLock { self.keys }
+            return Self.json(["keys": published.map { kid, key in
+                ["kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "kid": kid,
+                 "x": key.parameters?.x ?? "", "y": key.parameters?.y ?? ""]
+            }])
+        }
+        router.post("/token") { request, _ -> Response in try await self.token(request) }
+        router.get("/userinfo") { request, _ -> Response in
+            let token = request.headers[.authorization]?.replacingOccurrences(of: "Bearer ", with: "") ?? ""
+            guard let grant = self.lock.withLock({ self.accessTokens[token] }) else { return Response(status: .unauthorized) }
+            var claims: [String: Any] = grant.claims
+            claims["sub"] = grant.subject
+            if let verified = grant.claims["email_verified"] { claims["email_verified"] = verified == "true" }
+            return Self.json(claims)
+        }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    private func token(_ request: Request) async throws -> Response {
+        switch mode {
+        case .down: return Response(status: .internalServerError)
+        case .slow: try await Task.sleep(for: .seconds(3))
+        case .normal: break
+        }
+        let expected = "Basic " + Data("\(Self.clientID):\(Self.clientSecret)".utf8).base64EncodedString()
+        guard request.headers[.authorization] == expected else { return Self.json(["error": "invalid_client"], status: .unauthorized) }
+        let body = String(buffer: try await request.body.collect(upTo: 65_536))
+        var form: [String: String] = [:]
+        for pair in body.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
+            if parts.count == 2 { form[parts[0]] = parts[1] }
+        }
+        guard form["grant_type"] == "authorization_code", form["redirect_uri"] == Self.redirectURI,
+              let code = form["code"], let grant = lock.withLock({ grants.removeValue(forKey: code) }) else {
+            return Self.json(["error": "invalid_grant"], status: .badRequest)
+        }
+        let base = "http://\(request.head.authority ?? "127.0.0.1")"
+        let now = Date()
+        let claims = grant.withEmailInToken ? grant.claims : [:]
+        let payload = IDToken(iss: .init(value: base), sub: .init(value: grant.subject), aud: .init(value: [grant.audience]),
+                              exp: .init(value: now.addingTimeInterval(grant.expiresIn)), iat: .init(value: now),
+                              email: claims["email"], email_verified: claims["email_verified"].map { $0 == "true" },
+                              given_name: claims["given_name"], family_name: claims["family_name"])
+        let (kid, key) = lock.withLock { keys[0] }
+        let signer = JWTKeyCollection()
+        await signer.add(ecdsa: grant.forged ? forgedKey : key, kid: JWKIdentifier(string: kid))
+        let idToken = try await signer.sign(payload, kid: JWKIdentifier(string: kid))
+        let access = "at-" + UUID().uuidString
+        lock.withLock { accessTokens[access] = grant }
+        return Self.json(["access_token": access, "token_type": "Bearer", "expires_in": 300, "id_token": idToken])
+    }
+
+    private static func json(_ object: Any, status: HTTPResponse.Status = .ok) -> Response {
+        let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: data)))
+    }
+}
