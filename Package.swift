@@ -94,7 +94,8 @@ let package = Package(
         /// Helpers shared by the test targets: test configuration, temporary databases.
         .target(
             name: "LatchkeyTestSupport",
-            dependencies: ["LatchkeyServer", .product(name: "HummingbirdTesting", package: "hummingbird")]
+            dependencies: ["LatchkeyServer", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "LatchkeyCoreTests", dependencies: ["LatchkeyCore"]),
         .testTarget(
@@ -105,7 +106,6 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
         .testTarget(

@@ -22,6 +22,9 @@ public struct ErrorDomain: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let updateMfaAnswers = ErrorDomain(rawValue: "kUserErrorUpdateMfaAnswersDomain")
     public static let changePassword = ErrorDomain(rawValue: "kUserErrorChangePasswordDomain")
     /// `resendVerificationEmail` (the spec names no key; Latchkey's).
+    public static let retrieveCustomerProfileMetaData = ErrorDomain(rawValue: "kUserErrorRetrieveCustomerProfileMetaDataDomain")
+    public static let registerCustomer = ErrorDomain(rawValue: "kUserErrorRegisterCustomerDomain")
+    public static let loginWithFederatedIdentity = ErrorDomain(rawValue: "kUserErrorLoginWithFederatedIdentityDomain")
     public static let startSignupFlow = ErrorDomain(rawValue: "kUserErrorStartSignupFlowDomain")
     public static let verifyPhoneNumber = ErrorDomain(rawValue: "kUserErrorVerifyPhoneNumberDomain")
     public static let finishSignupFlow = ErrorDomain(rawValue: "kUserErrorFinishSignupFlowDomain")

@@ -117,6 +117,7 @@ struct SessionMiddleware: ClientMiddleware {
         "registerWithMFA", "loginWithDeviceAuthenticationToken", "expireDeviceAuthenticationToken",
         "createNativeRegistrationFlow", "sendPhoneVerificationCode", "verifyPhoneNumber", "updateRegistrationFlow",
         "createNativeLoginFlow", "updateLoginFlow", "resetForgottenPassword", "resetForgottenPasscode",
+        "retrieveCustomerProfileMetaData", "registerCustomer", "loginByFederatedIdentity",
     ]
 
     func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,

@@ -49,7 +49,6 @@ struct DemoJourney {
         try await ProfileWalk(client: client, email: email, profile: profile, questions: questions).run()
         try await ResetWalk(client: client, email: email, outbox: outbox).run()
         try await PhoneSignupWalk(serverURL: serverURL, signature: signature, outbox: outbox).run()
-        print("Demo complete.")
     }
 
     /// An SDK client on a device of its own, as a wallet app would configure it.

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import LatchkeyServer
+import LatchkeyTestSupport
 import Testing
 
 /// A test server whose issuer trusts a live `FakeOIDCProvider` as provider `example`.

@@ -35,6 +35,7 @@ import Testing
             let login = try await FederationFixture.login(client, code: provider.code(subject: "user-1", email: "ada@idp.example"))
             #expect(login.status == .ok && login.json["sessionToken"] is String, "\(login.json)")
             #expect(login.json["customerUri"] as? String == registered.json["customerUri"] as? String)
+            #expect((login.json["additionalAttributes"] as? [String: Any])?["lastPasswordUpdate"] == nil, "an SSO wallet has no password")
 
             let otherDevice = try await FederationFixture.login(client, code: provider.code(subject: "user-1"), device: "device-2")
             #expect(otherDevice.json["code"] as? Int == 412, "an unlinked device gets the MFA prompt")

@@ -126,7 +126,8 @@ public struct AuthenticationService: Sendable {
         try await store.createSession(SessionRecord(
             digest: SecureRandom.digest(token), userID: user.id, deviceID: deviceID, createdAt: time, lastSeenAt: time,
             expiresAt: time.addingTimeInterval(TimeInterval(issuer.sessions.absoluteTimeoutSeconds))))
-        var attributes = ["lastPasswordUpdate": Self.timestamp(user.passwordUpdatedAt ?? user.createdAt)]
+        var attributes: [String: String] = [:]
+        if user.passwordHash != nil { attributes["lastPasswordUpdate"] = Self.timestamp(user.passwordUpdatedAt ?? user.createdAt) }
         if let last = user.lastLoginAt { attributes["lastLogin"] = Self.timestamp(last) }
         if let expiry = passwordExpiry(user) { attributes["passwordExpiresAt"] = Self.timestamp(expiry) }
         return .authenticated(sessionToken: token, customerUri: EnrollmentService.customerURI(user.id),

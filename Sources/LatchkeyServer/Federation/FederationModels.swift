@@ -1,26 +1,6 @@
 import Foundation
 import LatchkeyCore
 
-/// The answer of `retrieveCustomerProfileMetaData` (`PDRetrieveCustomerProfileMetaDataResponse`).
-public struct CustomerProfileMetadata: Sendable, Equatable {
-    public var authorizationCode: String
-    /// The provider's claims as raw JSON; Latchkey does not interpret them for the app.
-    public var customerInfoJson: String
-    /// Whether a wallet linked to this provider subject has MFA answers.
-    public var isCustomerSecurityProfileExists: Bool
-    /// Single use, bound to the provider subject, expiring soon: the key to `registerCustomer`.
-    public var nonce: String
-    public var deviceUniqueId: String?
-    public var deviceType: String?
-    public var identityProvider: String
-    /// The requested claims with their values (nil when the provider has none).
-    public var additionalInformation: [(key: String, value: String?)]
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.nonce == rhs.nonce && lhs.customerInfoJson == rhs.customerInfoJson
-    }
-}
-
 /// `PDRegisterCustomerRequest`: the nonce, the profile (no password) and the security profiles.
 public struct CustomerRegistration: Sendable, Equatable {
     public var nonce: String

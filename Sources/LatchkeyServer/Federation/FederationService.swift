@@ -41,7 +41,7 @@ public struct FederationService: Sendable {
 
     /// `retrieveCustomerProfileMetaData`.
     public func retrieveProfileMetadata(code: String, provider: String, requested: [String], device: DeviceContext)
-        async throws -> CustomerProfileMetadata {
+        async throws -> RetrieveCustomerProfileMetaDataResponse {
         let identity = try await identity(code: code, provider: provider)
         let nonce = SecureRandom.token()
         let time = now()
@@ -52,10 +52,11 @@ public struct FederationService: Sendable {
         if let linked = try await store.federatedUser(providerID: provider, subject: identity.subject) {
             hasSecurityProfile = !(try await store.mfaAnswers(userID: linked.id)).isEmpty
         }
-        return CustomerProfileMetadata(
+        return RetrieveCustomerProfileMetaDataResponse(
             authorizationCode: code, customerInfoJson: identity.claimsJSON, isCustomerSecurityProfileExists: hasSecurityProfile,
             nonce: nonce, deviceUniqueId: device.deviceID, deviceType: device.deviceType, identityProvider: provider,
-            additionalInformation: requested.map { ($0, identity.claims[$0]) })
+            additionalInformation: requested.map { CustomerProfileMetaDataAdditionalData(additionalDataKey: $0,
+                                                                                        additionalDataValue: identity.claims[$0]) })
     }
 
     /// `registerCustomer`: 400 fields, 410 no MFA answers, 408 passcode rules, 401 invalid or used
@@ -70,6 +71,9 @@ public struct FederationService: Sendable {
         profile.email = profile.email?.trimmingCharacters(in: .whitespaces)
         if (profile.mfaAnswers ?? [:]).isEmpty { throw DomainError.mfaAnswersRequired }
         if let problem = Self.problem(in: profile, rules: issuer.enrollmentRules) { throw problem }
+        guard try await store.federationNonce(digest: SecureRandom.digest(request.nonce), now: now()) != nil else {
+            throw DomainError.invalidFederationNonce
+        }
         let email = profile.email ?? ""
         let normalized = EmailAddress.normalized(email)
         if try await store.user(issuer: issuer.id, emailNormalized: normalized) != nil { throw DomainError.emailInUse(field: "email") }

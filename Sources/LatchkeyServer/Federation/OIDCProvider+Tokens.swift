@@ -30,7 +30,7 @@ extension OIDCProvider {
     }
 
     static func json(_ object: [String: Any]) -> String {
-        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     /// The claims whose values are strings, numbers or booleans, as text.

@@ -10,11 +10,7 @@ extension APIHandler {
         let answer = try await federation.retrieveProfileMetadata(
             code: body.authorizationCode, provider: body.identityProvider,
             requested: (body.additionalInformation ?? []).map(\.additionalDataKey), device: device)
-        return .ok(.init(body: .json(.init(
-            authorizationCode: answer.authorizationCode, customerInfoJson: answer.customerInfoJson,
-            isCustomerSecurityProfileExists: answer.isCustomerSecurityProfileExists, nonce: answer.nonce,
-            deviceUniqueId: answer.deviceUniqueId, deviceType: answer.deviceType, identityProvider: answer.identityProvider,
-            additionalInformation: answer.additionalInformation.map { .init(additionalDataKey: $0.key, additionalDataValue: $0.value) }))))
+        return .ok(.init(body: .json(try WireConversion.convert(answer))))
     }
 
     func registerCustomer(_ input: Operations.RegisterCustomer.Input) async throws -> Operations.RegisterCustomer.Output {

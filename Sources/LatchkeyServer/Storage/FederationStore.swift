@@ -27,6 +27,8 @@ public struct FederationNonceRecord: Sendable, Equatable {
 public protocol FederationStore: Sendable {
     /// Stores a nonce of `retrieveCustomerProfileMetaData`.
     func createFederationNonce(_ nonce: FederationNonceRecord) async throws
+    /// A live (unused, unexpired) nonce, without using it.
+    func federationNonce(digest: String, now: Date) async throws -> FederationNonceRecord?
     /// The wallet user linked to a provider subject.
     func federatedUser(providerID: String, subject: String) async throws -> UserRecord?
     /// `registerCustomer` in one transaction: uses the nonce (live and unused, else

@@ -9,6 +9,11 @@ extension SQLStore {
                   .integer(nonce.emailVerified ? 1 : 0), nonce.createdAt.epochSeconds, nonce.expiresAt.epochSeconds])
     }
 
+    public func federationNonce(digest: String, now: Date) async throws -> FederationNonceRecord? {
+        try await engine.query("SELECT * FROM federation_nonces WHERE digest = $1 AND used_at IS NULL AND expires_at > $2",
+                               [.text(digest), now.epochSeconds]).first.map { FederationNonceRecord(row: $0, digest: digest) }
+    }
+
     public func federatedUser(providerID: String, subject: String) async throws -> UserRecord? {
         try await engine.query("""
             SELECT users.* FROM federated_identities JOIN users ON users.id = federated_identities.user_id
@@ -23,10 +28,7 @@ extension SQLStore {
                 guard let row = try await db.query("""
                     UPDATE federation_nonces SET used_at = $2 WHERE digest = $1 AND used_at IS NULL AND expires_at > $2 RETURNING *
                     """, [.text(nonceDigest), now.epochSeconds]).first else { throw StoreError.nonceNotUsable }
-                let nonce = FederationNonceRecord(
-                    digest: nonceDigest, providerID: row.text("provider_id") ?? "", subject: row.text("subject") ?? "",
-                    email: row.text("email"), emailVerified: row["email_verified"]?.int == 1,
-                    createdAt: row.date("created_at") ?? now, expiresAt: row.date("expires_at") ?? now)
+                let nonce = FederationNonceRecord(row: row, digest: nonceDigest)
                 try await Self.insert(user, into: db)
                 try await db.execute("""
                     INSERT INTO federated_identities (provider_id, subject, user_id, created_at) VALUES ($1, $2, $3, $4)
@@ -41,5 +43,13 @@ extension SQLStore {
         } catch SQLEngineError.uniqueViolation(let index) where index.contains("federated") || index.contains("provider") {
             throw StoreError.subjectLinked
         }
+    }
+}
+
+extension FederationNonceRecord {
+    init(row: SQLRow, digest: String) {
+        self.init(digest: digest, providerID: row.text("provider_id") ?? "", subject: row.text("subject") ?? "",
+                  email: row.text("email"), emailVerified: row["email_verified"]?.int == 1,
+                  createdAt: row.date("created_at") ?? .distantPast, expiresAt: row.date("expires_at") ?? .distantPast)
     }
 }

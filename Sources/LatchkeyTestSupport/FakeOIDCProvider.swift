@@ -8,8 +8,8 @@ import NIOCore
 /// An in-process OpenID Connect provider for unit tests: discovery, JWKS, an authorization-code
 /// token endpoint (client_secret_basic, single-use codes, redirect URI checked) and userinfo. Codes
 /// are minted directly; tests can forge tokens, rotate keys, or make the provider fail or stall.
-final class FakeOIDCProvider: @unchecked Sendable {
-    enum Mode { case normal, down, slow }
+public final class FakeOIDCProvider: @unchecked Sendable {
+    public enum Mode: Sendable { case normal, down, slow }
     struct Grant {
         var subject: String
         var claims: [String: String]
@@ -31,23 +31,23 @@ final class FakeOIDCProvider: @unchecked Sendable {
         func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 
-    static let clientID = "wallet-app"
-    static let clientSecret = "s3cret"
-    static let redirectURI = "com.example.wallet:/oauth"
+    public static let clientID = "wallet-app"
+    public static let clientSecret = "s3cret"
+    public static let redirectURI = "com.example.wallet:/oauth"
 
     private let lock = NSLock()
     private var grants: [String: Grant] = [:]
     private var accessTokens: [String: Grant] = [:]
     private var keys: [(kid: String, key: ES256PrivateKey)] = [("k1", try! ES256PrivateKey(backing: P256.Signing.PrivateKey()))]
     private let forgedKey = try! ES256PrivateKey(backing: P256.Signing.PrivateKey())
-    var mode: Mode {
+    public var mode: Mode {
         get { lock.withLock { _mode } }
         set { lock.withLock { _mode = newValue } }
     }
     private var _mode = Mode.normal
 
     /// A code for `subject`, as the app would get it from the authorization endpoint.
-    func code(subject: String, email: String? = nil, verified: Bool = true, audience: String = clientID,
+    public func code(subject: String, email: String? = nil, verified: Bool = true, audience: String = clientID,
               expiresIn: TimeInterval = 300, forged: Bool = false, emailInToken: Bool = true) -> String {
         let code = "code-" + UUID().uuidString
         var claims = ["given_name": "Ada", "family_name": "Lovelace"]
@@ -60,11 +60,14 @@ final class FakeOIDCProvider: @unchecked Sendable {
     }
 
     /// Starts signing with a new key (`kid` k2, k3, …), as a provider rotating its keys does.
-    func rotateKeys() {
+    public func rotateKeys() {
         lock.withLock { keys.insert(("k\(keys.count + 1)", try! ES256PrivateKey(backing: P256.Signing.PrivateKey())), at: 0) }
     }
 
-    func application() -> some ApplicationProtocol {
+    public init() {}
+
+    /// The provider's HTTP application (listen on port 0; run it with HummingbirdTesting's `.live`).
+    public func application() -> some ApplicationProtocol {
         let router = Router()
         router.get("/.well-known/openid-configuration") { request, _ -> Response in
             let base = "http://\(request.head.authority ?? "127.0.0.1")"

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""The whole SSO path against a real, independent OpenID Connect provider (PyPI
+`oidc-provider-mock`, started with client registration required): register a client there, start
+`latchkey serve` trusting it, obtain real authorization codes from the provider's authorization
+endpoint, then retrieveCustomerProfileMetaData → registerCustomer → loginByNonce →
+loginByFederatedIdentity from the same device, and the refusals. Exits non-zero at the first
+broken step.
+
+Usage: sso_test.py LATCHKEY_BINARY PROVIDER_URL WORKDIR
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+
+from steps import check
+import steps
+
+BINARY, PROVIDER, WORK = sys.argv[1], sys.argv[2].rstrip("/"), sys.argv[3]
+PORT = 18100
+BASE = f"http://127.0.0.1:{PORT}"
+REDIRECT = "http://127.0.0.1/wallet-callback"
+DEVICE = "sso-device"
+HEADERS = {"X-Application-Signature": "3F2504E0-4F89-11D3-9A0C-0305E82C3301", "X-Device-ID": DEVICE,
+           "Content-Type": "application/json"}
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def http(method, url, body=None, headers=None, form=False):
+    data = None
+    if body is not None:
+        data = urllib.parse.urlencode(body).encode() if form else json.dumps(body).encode()
+    request = urllib.request.Request(url, method=method, data=data, headers=headers or {})
+    opener = urllib.request.build_opener(NoRedirect)
+    try:
+        with opener.open(request, timeout=10) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+def api(method, path, body):
+    status, _, data = http(method, BASE + path, body, HEADERS)
+    return status, json.loads(data or b"{}")
+
+
+def authorization_code(client_id, subject):
+    """Signs `subject` in at the provider's authorization endpoint, as the app's browser would."""
+    query = urllib.parse.urlencode({"client_id": client_id, "redirect_uri": REDIRECT, "response_type": "code",
+                                    "scope": "openid email profile", "state": "s"})
+    status, headers, _ = http("POST", f"{PROVIDER}/oauth2/authorize?{query}", {"sub": subject}, form=True,
+                              headers={"Content-Type": "application/x-www-form-urlencoded"})
+    location = headers.get("Location", "")
+    code = urllib.parse.parse_qs(urllib.parse.urlparse(location).query).get("code", [None])[0]
+    check(status in (302, 303) and code, f"the provider issues an authorization code for {subject}")
+    return code
+
+
+status, _, data = http("POST", f"{PROVIDER}/oauth2/clients", {"redirect_uris": [REDIRECT]},
+                       {"Content-Type": "application/json"})
+check(status == 201, "the wallet registers as a client at the provider")
+client = json.loads(data)
+SUBJECT = f"sso-{uuid.uuid4().hex[:8]}"
+EMAIL = f"{SUBJECT}@idp.example"
+status, _, _ = http("PUT", f"{PROVIDER}/users/{SUBJECT}",
+                    {"email": EMAIL, "email_verified": True, "given_name": "Ada", "family_name": "Lovelace"},
+                    {"Content-Type": "application/json"})
+check(status == 204, "the provider knows the user and its claims")
+
+config = os.path.join(WORK, "sso.yaml")
+with open(config, "w") as file:
+    json.dump({"hashing": {"logN": 10, "r": 8, "p": 1}, "rateLimits": {"enabled": False},
+               "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem"},
+               "issuer": {"identityProviders": [{"id": "mock", "issuer": PROVIDER, "clientId": client["client_id"],
+                                                 "clientSecret": client["client_secret"], "redirectUri": REDIRECT}]}}, file)
+server = subprocess.Popen([BINARY, "serve", "--port", str(PORT), "--database", f"sqlite:{WORK}/sso.sqlite", "--config", config],
+                          env={**os.environ, "LOG_LEVEL": "error"})
+try:
+    for _ in range(50):
+        try:
+            if http("GET", BASE + "/health")[0] == 200:
+                break
+        except OSError:
+            pass
+        time.sleep(0.2)
+
+    code = authorization_code(client["client_id"], SUBJECT)
+    status, metadata = api("POST", "/v1/enrollment/customer-profile-metadata",
+                           {"authorizationCode": code, "identityProvider": "mock",
+                            "additionalInformation": [{"additionalDataKey": "given_name"}]})
+    check(status == 200, "retrieveCustomerProfileMetaData exchanges a real code")
+    check(json.loads(metadata["customerInfoJson"])["sub"] == SUBJECT, "customerInfoJson carries the provider's subject")
+    check(metadata["additionalInformation"][0].get("additionalDataValue") == "Ada", "the requested claim is answered")
+    status, reused = api("POST", "/v1/enrollment/customer-profile-metadata", {"authorizationCode": code, "identityProvider": "mock"})
+    check(status == 401 and reused["error"]["code"] == 401, "a used authorization code is refused (401)")
+
+    questions = api("GET", "/v1/enrollment/mfa-questions", None)[1]
+    profiles = [{"question": q, "answer": "answer"} for q in questions["mfaQuestions"][:questions["numberOfRequiredQuestions"]]]
+    registration = {"nonce": metadata["nonce"], "email": EMAIL, "firstName": "Ada", "lastName": "Lovelace",
+                    "passcode": "314159", "mfaSecurityProfiles": profiles}
+    status, forged = api("POST", "/v1/enrollment/customers", {**registration, "nonce": "forged"})
+    check(status == 401 and forged["error"]["code"] == 401, "a forged nonce is refused (401)")
+    status, registered = api("POST", "/v1/enrollment/customers", registration)
+    check(status == 201 and registered["customerUri"].startswith("urn:latchkey:customer:"), "registerCustomer creates the wallet")
+    status, again = api("POST", "/v1/enrollment/customers", registration)
+    check(status == 401, "a used nonce is refused (401)")
+
+    status, first = api("POST", "/v1/auth/login/nonce", {"nonce": registered["nonce"]})
+    check(status == 200 and "sessionToken" in first, "loginByNonce with registerCustomer's nonce")
+    status, login = api("POST", "/v1/auth/login/federated",
+                        {"authorizationCode": authorization_code(client["client_id"], SUBJECT), "identityProvider": "mock"})
+    check(status == 200 and login.get("customerUri") == registered["customerUri"] and "sessionToken" in login,
+          "loginByFederatedIdentity from the same device")
+    status, stranger = api("POST", "/v1/auth/login/federated",
+                           {"authorizationCode": authorization_code(client["client_id"], "someone-else"), "identityProvider": "mock"})
+    check(status == 401, "an identity without a wallet is refused (401)")
+finally:
+    server.terminate()
+    server.wait()
+print(f"sso: {steps.passed} steps passed")

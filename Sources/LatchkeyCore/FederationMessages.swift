@@ -1,0 +1,120 @@
+/// The SSO message objects of the spec (`registration-objects.txt`), as they travel as JSON.
+
+/// `PDCustomerProfileMetaDataAdditionalData`: a profile property requested from, or answered by,
+/// the identity provider.
+public struct CustomerProfileMetaDataAdditionalData: Codable, Sendable, Equatable {
+    public var additionalDataKey: String
+    public var additionalDataValue: String?
+    public init(additionalDataKey: String, additionalDataValue: String? = nil) {
+        self.additionalDataKey = additionalDataKey
+        self.additionalDataValue = additionalDataValue
+    }
+}
+
+/// `PDRetrieveCustomerProfileMetaDataRequest`.
+public struct RetrieveCustomerProfileMetaDataRequest: Codable, Sendable, Equatable {
+    /// The code the app obtained from the provider's authorization endpoint.
+    public var authorizationCode: String
+    /// The issuer's id of the provider (`identityProviders[].id`).
+    public var identityProvider: String
+    public var additionalInformation: [CustomerProfileMetaDataAdditionalData]
+    public init(authorizationCode: String, identityProvider: String,
+                additionalInformation: [CustomerProfileMetaDataAdditionalData] = []) {
+        self.authorizationCode = authorizationCode
+        self.identityProvider = identityProvider
+        self.additionalInformation = additionalInformation
+    }
+}
+
+/// `PDRetrieveCustomerProfileMetaDataResponse`.
+public struct RetrieveCustomerProfileMetaDataResponse: Codable, Sendable, Equatable {
+    public var authorizationCode: String
+    /// The provider's claims as raw JSON.
+    public var customerInfoJson: String
+    public var isCustomerSecurityProfileExists: Bool
+    /// The single-use key to `registerCustomer`.
+    public var nonce: String
+    public var deviceUniqueId: String?
+    public var deviceType: String?
+    public var identityProvider: String
+    public var additionalInformation: [CustomerProfileMetaDataAdditionalData]
+
+    public init(authorizationCode: String, customerInfoJson: String, isCustomerSecurityProfileExists: Bool, nonce: String,
+                deviceUniqueId: String?, deviceType: String?, identityProvider: String,
+                additionalInformation: [CustomerProfileMetaDataAdditionalData]) {
+        self.authorizationCode = authorizationCode
+        self.customerInfoJson = customerInfoJson
+        self.isCustomerSecurityProfileExists = isCustomerSecurityProfileExists
+        self.nonce = nonce
+        self.deviceUniqueId = deviceUniqueId
+        self.deviceType = deviceType
+        self.identityProvider = identityProvider
+        self.additionalInformation = additionalInformation
+    }
+}
+
+/// `PDMFASecurityProfile`: a pool question and the user's answer.
+public struct MFASecurityProfile: Codable, Sendable, Equatable {
+    public var question: String
+    public var answer: String
+    public init(question: String, answer: String) {
+        self.question = question
+        self.answer = answer
+    }
+}
+
+/// `PDAdditionalCustomerInformation`.
+public struct AdditionalCustomerInformation: Codable, Sendable, Equatable {
+    public var additionalCustomerInformationKey: String
+    public var additionalCustomerInformationValue: String
+    public init(_ key: String, _ value: String) {
+        additionalCustomerInformationKey = key
+        additionalCustomerInformationValue = value
+    }
+}
+
+/// `PDRegisterCustomerRequest`: an SSO registration (no password: the provider authenticates).
+public struct RegisterCustomerRequest: Codable, Sendable, Equatable {
+    public var nonce: String
+    public var email: String?
+    public var firstName: String?
+    public var lastName: String?
+    public var passcode: String?
+    public var phone: String?
+    public var externalId: String?
+    public var address: AddressInformation?
+    public var mfaSecurityProfiles: [MFASecurityProfile]?
+    public var additionalCustomerInformation: [AdditionalCustomerInformation]?
+    public init(nonce: String, email: String?, firstName: String?, lastName: String?, passcode: String?,
+                mfaSecurityProfiles: [MFASecurityProfile]?, additionalCustomerInformation: [AdditionalCustomerInformation]? = nil,
+                phone: String? = nil, externalId: String? = nil, address: AddressInformation? = nil) {
+        self.nonce = nonce
+        self.email = email
+        self.firstName = firstName
+        self.lastName = lastName
+        self.passcode = passcode
+        self.mfaSecurityProfiles = mfaSecurityProfiles
+        self.additionalCustomerInformation = additionalCustomerInformation
+        self.phone = phone
+        self.externalId = externalId
+        self.address = address
+    }
+}
+
+/// `PDRegisterCustomerResponse`.
+public struct RegisterCustomerResponse: Codable, Sendable, Equatable {
+    /// For `loginByNonce` from the registering device.
+    public var nonce: String
+    public var customerUri: String
+    public var additionalCustomerInformation: [AdditionalCustomerInformation]
+}
+
+/// `PDLoginByFederatedIdentityRequest`.
+public struct LoginByFederatedIdentityRequest: Codable, Sendable, Equatable {
+    public var authorizationCode: String
+    public var identityProvider: String
+    public init(authorizationCode: String, identityProvider: String) {
+        self.authorizationCode = authorizationCode
+        self.identityProvider = identityProvider
+    }
+}
