@@ -118,6 +118,30 @@ import Testing
         }
     }
 
+    @Test func federatedLoginDocumentedCodes() async throws {
+        try await withFederation { provider, app, client in
+            let metadata = try await FederationFixture.metadata(client, code: provider.code(subject: "user-1", email: "ada@idp.example"))
+            let registered = try await FederationFixture.register(client, nonce: try #require(metadata.json["nonce"] as? String))
+            let early = try await FederationFixture.login(client, code: provider.code(subject: "user-1"))
+            #expect(early.errorCode == 511, "the app instance is verified by the registration nonce first")
+            _ = try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": try #require(registered.json["nonce"] as? String)])
+            let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@idp.example"))
+            try await app.store.setDeviceStatus(userID: user.id, deviceID: "device-1", status: "deactivated")
+            #expect(try await FederationFixture.login(client, code: provider.code(subject: "user-1")).errorCode == 423)
+
+            let other = try await FederationFixture.metadata(client, code: provider.code(subject: "user-2", email: "two@idp.example"))
+            let second = try await FederationFixture.register(client, nonce: try #require(other.json["nonce"] as? String),
+                                                              email: "not-the-providers@example.com")
+            #expect(second.status == .created)
+            #expect(try await app.store.outboxMessages().contains { $0.recipient == "not-the-providers@example.com" },
+                    "an address the provider did not verify gets a verification link")
+            let unverified = try await FederationFixture.login(client, code: provider.code(subject: "user-2"), device: "device-1")
+            #expect(unverified.errorCode == 418)
+            #expect(try await FederationFixture.login(client, code: provider.code(subject: "user-1")).errorCode == 423)
+            #expect(try await FederationFixture.login(client, code: provider.code(subject: "user-1"), device: "").status == .badRequest)
+        }
+    }
+
     @Test func federatedLoginFollowsTheWalletsState() async throws {
         try await withFederation { provider, app, client in
             try await FederationFixture.enrolled(provider, client)
