@@ -13,12 +13,14 @@ import uuid
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
 
 import steps
 from steps import check
 
 BASE, OUTBOX = sys.argv[1].rstrip("/"), sys.argv[2]
-DEVICE = "browser-test-device"
+DEVICE = f"browser-{uuid.uuid4().hex[:8]}"
 HEADERS = {"X-Application-Signature": "3F2504E0-4F89-11D3-9A0C-0305E82C3301", "X-Device-ID": DEVICE,
            "Content-Type": "application/json"}
 ANSWERS = {"What was the name of your first pet?": "Rex", "In what city were you born?": "London",
@@ -59,17 +61,25 @@ def fits_phone(driver):
     return driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
 
 
+def submit(driver):
+    """Submits the form and waits until the answer page has replaced this one."""
+    page = driver.find_element(By.TAG_NAME, "html")
+    driver.find_element(By.ID, "submit").click()
+    WebDriverWait(driver, 10).until(expected_conditions.staleness_of(page))
+    WebDriverWait(driver, 10).until(expected_conditions.presence_of_element_located((By.ID, "title")))
+
+
 def answer_question(driver, answer):
     field = driver.find_element(By.ID, "answer")
     field.clear()
     field.send_keys(answer)
-    driver.find_element(By.ID, "submit").click()
+    submit(driver)
 
 
 def set_credential(driver, new, confirm=None):
     driver.find_element(By.ID, "new").send_keys(new)
     driver.find_element(By.ID, "confirm").send_keys(confirm or new)
-    driver.find_element(By.ID, "submit").click()
+    submit(driver)
 
 
 def right_answer(driver):
