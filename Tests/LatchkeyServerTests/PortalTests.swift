@@ -99,7 +99,7 @@ import Testing
             $0.issuer.lockout.walletThreshold = 2
             $0.issuer.reset.maxAnswerAttempts = 3
         }) { app, client in
-            _ = try await AuthFixture.enrolledSession(app, client)
+            let session = try await AuthFixture.enrolledSession(app, client)
             let path = try await ResetFixture.requestLink(app, client)
             let browser = PortalBrowser(client)
             var page = try await browser.get(path)
@@ -112,6 +112,8 @@ import Testing
             #expect(statuses == [422, 422, 410])
             #expect(page.text(id: "title") == "Too many wrong answers")
             #expect(try await AuthFixture.passwordLogin(client).errorCode == 421, "the wallet locked after two wrong answers")
+            #expect(try await client.call(.get, "/v1/profile", headers: appHeaders(session: session)).status == .unauthorized,
+                    "locking the wallet ends its sessions")
             #expect(try await browser.get(path).status == .gone)
 
             let form = try await ResetFixture.grantForm(browser, try await ResetFixture.requestLink(app, client))

@@ -28,8 +28,9 @@ extension ProfileService {
             let stored = try await store.mfaAnswers(userID: user.id).first { $0.question == question }
             let right = try await stored.asyncMap { try await hasher.verify(issuer.mfa.normalize(answer), against: $0.answerHash) }
             guard right == true else {
-                if reservation == .reserved {
-                    _ = try await store.recordFailure(userID: user.id, deviceID: nil, limits: issuer.attemptLimits)
+                if reservation == .reserved,
+                   try await store.recordFailure(userID: user.id, deviceID: nil, limits: issuer.attemptLimits).walletDeactivated {
+                    try await store.revokeSessions(userID: user.id, except: nil, deviceID: nil, now: time)
                 }
                 if stored == nil || counted.attempts >= limit {
                     _ = try await store.consumeToken(digest: record.digest, purpose: record.purpose, now: time)
