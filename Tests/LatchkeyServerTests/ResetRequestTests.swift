@@ -59,7 +59,8 @@ import Testing
     }
 
     @Test func resetRequestsAreThrottledPerAccount() async throws {
-        try await withServer(configure: {
+        let clock = TestClock(start: Date(timeIntervalSince1970: 6_000_000))
+        try await withServer(clock: clock, configure: {
             $0.rateLimits.enabled = true
             $0.rateLimits.requestsPerMinutePerIP = 1000
             $0.rateLimits.credentialAttemptsPerMinutePerAccount = 2
