@@ -13,7 +13,7 @@ import uuid
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.support.ui import WebDriverWait
 
 import steps
@@ -62,11 +62,19 @@ def fits_phone(driver):
 
 
 def submit(driver):
-    """Submits the form and waits until the answer page has replaced this one."""
-    page = driver.find_element(By.TAG_NAME, "html")
+    """Submits the form and waits until the answer page has replaced this one and finished loading.
+    A marker on the old page's window tells the pages apart (element handles go stale mid-navigation)."""
+    driver.execute_script("window.latchkeyOldPage = true")
     driver.find_element(By.ID, "submit").click()
-    WebDriverWait(driver, 10).until(expected_conditions.staleness_of(page))
-    WebDriverWait(driver, 10).until(expected_conditions.presence_of_element_located((By.ID, "title")))
+
+    def answered(driver):
+        try:
+            return driver.execute_script(
+                "return window.latchkeyOldPage === undefined && document.readyState === 'complete'"
+                " && document.getElementById('title') !== null")
+        except WebDriverException:
+            return False
+    WebDriverWait(driver, 10).until(answered)
 
 
 def answer_question(driver, answer):
