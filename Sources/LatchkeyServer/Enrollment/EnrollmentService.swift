@@ -83,17 +83,10 @@ public struct EnrollmentService: Sendable {
 
     private func hashCredentials(_ profile: UserProfile) async throws
         -> (password: String, passcode: String, answers: [MFAAnswerRecord]) {
-        let hasher = self.hasher
-        let answers = (profile.mfaAnswers ?? [:]).map { ($0.key, issuer.mfa.normalize($0.value)) }
         async let password = hasher.hash(profile.password ?? "")
         async let passcode = hasher.hash(profile.passcode ?? "")
-        let answerHashes = try await withThrowingTaskGroup(of: MFAAnswerRecord.self) { group in
-            for (question, answer) in answers {
-                group.addTask { MFAAnswerRecord(question: question, answerHash: try await hasher.hash(answer)) }
-            }
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
-        return (try await password, try await passcode, answerHashes.sorted { $0.question < $1.question })
+        let answers = try await hasher.hashAnswers(profile.mfaAnswers ?? [:], mfa: issuer.mfa)
+        return (try await password, try await passcode, answers)
     }
 
     /// `resendVerificationEmail`: a new single-use link to an address still awaiting verification.

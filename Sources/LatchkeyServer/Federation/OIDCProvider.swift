@@ -12,6 +12,15 @@ public struct VerifiedIdentity: Sendable, Equatable {
     public var email: String?
     public var emailVerified: Bool
     public var claims: [String: String]
+
+    /// The identity of `subject` with these claims (ID token, or ID token merged with userinfo).
+    init(subject: String, claims: [String: Any]) {
+        self.subject = subject
+        claimsJSON = OIDCProvider.json(claims)
+        email = claims["email"] as? String
+        emailVerified = (claims["email_verified"] as? Bool) ?? false
+        self.claims = OIDCProvider.strings(claims)
+    }
 }
 
 /// One OpenID Connect provider: discovery (cached), JWKS (cached, refreshed on an unknown `kid`),
@@ -93,9 +102,7 @@ public actor OIDCProvider {
         guard claims.exp.value.addingTimeInterval(Self.leeway) > now() else {
             throw FederationError.invalidIDToken("The token has expired.")
         }
-        let payload = Self.payload(of: idToken) ?? [:]
-        return VerifiedIdentity(subject: claims.sub.value, claimsJSON: Self.json(payload), email: payload["email"] as? String,
-                                emailVerified: (payload["email_verified"] as? Bool) ?? false, claims: Self.strings(payload))
+        return VerifiedIdentity(subject: claims.sub.value, claims: Self.payload(of: idToken) ?? [:])
     }
 
     private func complete(_ identity: VerifiedIdentity, userinfo: String, accessToken: String) async throws -> VerifiedIdentity {
@@ -106,8 +113,7 @@ public actor OIDCProvider {
               info["sub"] as? String == identity.subject else { return identity }
         let idClaims = (try? JSONSerialization.jsonObject(with: Data(identity.claimsJSON.utf8)) as? [String: Any]) ?? [:]
         info.merge(idClaims) { _, token in token }
-        return VerifiedIdentity(subject: identity.subject, claimsJSON: Self.json(info), email: info["email"] as? String,
-                                emailVerified: (info["email_verified"] as? Bool) ?? false, claims: Self.strings(info))
+        return VerifiedIdentity(subject: identity.subject, claims: info)
     }
 
     private func discovery() async throws -> Metadata {

@@ -113,7 +113,12 @@ extension SQLStore {
     }
 
     public func linkDevice(userID: String, deviceID: String, deviceType: String?, now: Date) async throws {
-        try await engine.execute("""
+        try await Self.linkDevice(userID: userID, deviceID: deviceID, deviceType: deviceType, now: now, in: engine)
+    }
+
+    /// Links a device to a user (idempotent) with `db`, e.g. inside a transaction.
+    static func linkDevice(userID: String, deviceID: String, deviceType: String?, now: Date, in db: any SQLExecutor) async throws {
+        try await db.execute("""
             INSERT INTO devices (user_id, device_id, device_type, linked_at) VALUES ($1, $2, $3, $4)
             ON CONFLICT (user_id, device_id) DO NOTHING
             """, [.text(userID), .text(deviceID), deviceType.sql, now.epochSeconds])
@@ -136,7 +141,11 @@ extension SQLStore {
     }
 
     public func createSession(_ session: SessionRecord) async throws {
-        try await engine.execute("""
+        try await Self.insert(session, into: engine)
+    }
+
+    static func insert(_ session: SessionRecord, into db: any SQLExecutor) async throws {
+        try await db.execute("""
             INSERT INTO sessions (digest, user_id, device_id, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
             """, [.text(session.digest), .text(session.userID), session.deviceID.sql, session.createdAt.epochSeconds,
                   session.lastSeenAt.epochSeconds, session.expiresAt.epochSeconds])
@@ -174,7 +183,12 @@ extension SQLStore {
 
     public func revokeSessions(userID: String, except: String?, deviceID: String?, now: Date) async throws {
         sessions.remove(userID: userID, deviceID: deviceID)
-        try await engine.execute("""
+        try await Self.revokeSessions(userID: userID, except: except, deviceID: deviceID, now: now, in: engine)
+    }
+
+    /// Revokes a user's sessions (all, all but one, or one device's) with `db`, e.g. inside a transaction.
+    static func revokeSessions(userID: String, except: String?, deviceID: String?, now: Date, in db: any SQLExecutor) async throws {
+        try await db.execute("""
             UPDATE sessions SET revoked_at = $2
             WHERE user_id = $1 AND revoked_at IS NULL AND ($3 = '' OR digest <> $3) AND ($4 = '' OR device_id = $4)
             """, [.text(userID), now.epochSeconds, .text(except ?? ""), .text(deviceID ?? "")])
@@ -198,7 +212,12 @@ extension SQLStore {
     }
 
     public func revokeDeviceTokens(userID: String, now: Date) async throws {
-        try await engine.execute("UPDATE device_tokens SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL",
-                                 [.text(userID), now.epochSeconds])
+        try await Self.revokeDeviceTokens(userID: userID, now: now, in: engine)
+    }
+
+    /// Revokes every device token of a user with `db`, e.g. inside a transaction.
+    static func revokeDeviceTokens(userID: String, now: Date, in db: any SQLExecutor) async throws {
+        try await db.execute("UPDATE device_tokens SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL",
+                             [.text(userID), now.epochSeconds])
     }
 }

@@ -30,10 +30,8 @@ extension SQLStore {
             switch change {
             case .password(let hash, let keep):
                 try await Self.replacePassword(userID: userID, hash: hash, keep: keep, now: now, in: db)
-                try await db.execute("UPDATE sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL",
-                                     [.text(userID), now.epochSeconds])
-                try await db.execute("UPDATE device_tokens SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL",
-                                     [.text(userID), now.epochSeconds])
+                try await Self.revokeSessions(userID: userID, except: nil, deviceID: nil, now: now, in: db)
+                try await Self.revokeDeviceTokens(userID: userID, now: now, in: db)
             case .passcode(let hash):
                 try await db.execute("UPDATE users SET passcode_hash = $2 WHERE id = $1", [.text(userID), .text(hash)])
             }

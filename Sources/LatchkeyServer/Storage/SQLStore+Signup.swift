@@ -55,15 +55,9 @@ extension SQLStore {
                 if used.isEmpty { throw StoreError.flowNotUsable }
                 try await Self.insert(user, into: db)
                 if let deviceID {
-                    try await db.execute("""
-                        INSERT INTO devices (user_id, device_id, linked_at) VALUES ($1, $2, $3)
-                        """, [.text(user.id), .text(deviceID), now.epochSeconds])
+                    try await Self.linkDevice(userID: user.id, deviceID: deviceID, deviceType: nil, now: now, in: db)
                 }
-                try await db.execute("""
-                    INSERT INTO sessions (digest, user_id, device_id, created_at, last_seen_at, expires_at)
-                    VALUES ($1, $2, $3, $4, $5, $6)
-                    """, [.text(session.digest), .text(session.userID), session.deviceID.sql, session.createdAt.epochSeconds,
-                          session.lastSeenAt.epochSeconds, session.expiresAt.epochSeconds])
+                try await Self.insert(session, into: db)
                 for token in tokens { try await Self.insert(token, into: db) }
                 for message in messages { try await Self.insert(message, into: db) }
             }
