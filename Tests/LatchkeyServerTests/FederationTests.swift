@@ -143,8 +143,11 @@ import Testing
     }
 
     @Test func federatedLoginFollowsTheWalletsState() async throws {
-        try await withFederation { provider, app, client in
+        try await withFederation(configure: { $0.issuer.passwordExpiryDays = 1 }) { provider, app, client in
             try await FederationFixture.enrolled(provider, client)
+            let login = try await FederationFixture.login(client, code: provider.code(subject: "user-1"))
+            #expect((login.json["additionalAttributes"] as? [String: Any])?["passwordExpiresAt"] == nil,
+                    "an SSO wallet has no password to expire")
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@idp.example"))
             try await app.store.setUserStatus(userID: user.id, status: "deactivated")
             #expect(try await FederationFixture.login(client, code: provider.code(subject: "user-1")).errorCode == 421)

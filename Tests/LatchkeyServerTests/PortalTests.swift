@@ -147,4 +147,22 @@ import Testing
             #expect(css == .ok)
         }
     }
+
+    @Test func aWalletWithoutSecurityQuestionsGoesStraightToTheForm() async throws {
+        try await withServer(configure: SignupFixture.configure) { app, client in
+            let flow = try await SignupFixture.verifiedFlow(app, client)
+            #expect(try await SignupFixture.finish(client, flow: flow, email: "pay@example.com").status == .ok)
+            let browser = PortalBrowser(client)
+            let page = try await browser.get(try await ResetFixture.requestLink(app, client, email: "pay@example.com"))
+            #expect(page.status == .ok && !page.html.contains("id=\"answer\""), "no question to ask")
+            let form = try await browser.post("/reset/answer", ["token": page.hidden("token")!, "csrf": page.hidden("csrf")!])
+            let done = try await browser.post("/reset/credential", ["grant": try #require(form.hidden("grant")),
+                                                                    "csrf": form.hidden("csrf")!, "new": "654321x", "confirm": "654321x"])
+            #expect(done.status == .ok)
+            let login = try #require(try await client.call(.get, "/a/self-service/login/api", headers: [:]).json["id"] as? String)
+            let answer = try await client.call(.post, "/a/self-service/login?flow=\(login)", headers: SignupFixture.json,
+                                               body: ["method": "password", "identifier": SignupFixture.phone, "password": "654321x"])
+            #expect(answer.json["session_token"] is String, "the phone identity logs in with the reset password")
+        }
+    }
 }

@@ -45,8 +45,11 @@ import Testing
         let (store, user) = try await prepared(engine)
         let limits = AttemptLimits(wallet: 2, device: 3)
         try await store.linkDevice(userID: user.id, deviceID: "d1", deviceType: nil, now: Self.now)
-        for _ in 0..<2 { _ = try await store.reserveAttempt(userID: user.id, deviceID: nil, limits: limits) }
-        #expect(try await store.recordFailure(userID: user.id, deviceID: nil, limits: limits).walletDeactivated)
+        for _ in 0..<3 {
+            _ = try await store.reserveAttempt(userID: user.id, deviceID: "d1", limits: AttemptLimits(wallet: 100, device: 3))
+        }
+        #expect(try await store.recordFailure(userID: user.id, deviceID: "d1", limits: limits)
+            == FailureOutcome(walletDeactivated: true, deviceDeactivated: true))
         try await store.createSession(SessionRecord(digest: "s1", userID: user.id, deviceID: "d1", createdAt: Self.now,
                                                     lastSeenAt: Self.now, expiresAt: Self.now.addingTimeInterval(3600)))
         try await store.createToken(token("grant", .passwordResetGrant, user: user))
@@ -64,6 +67,8 @@ import Testing
         #expect(results.filter { $0 }.count == 1)
         let restored = try #require(try await store.user(id: user.id))
         #expect(restored.status == "active" && restored.failedAttempts == 0 && restored.emailVerified)
+        let device = try #require(try await store.device(userID: user.id, deviceID: "d1"))
+        #expect(device.status == "active" && device.failedAttempts == 0, "a device locked by failures is restored too")
         #expect(restored.passwordHash?.hasPrefix("new") == true)
         #expect(try await store.passwordHistory(userID: user.id, limit: 5) == ["h"])
         #expect(try await store.touchSession(digest: "s1", now: Self.now, idle: 3600) == nil, "sessions end")

@@ -161,4 +161,28 @@ import X509
                                           body: ["session_token": "unknown"]).status == .forbidden)
         }
     }
+
+    @Test func kratosLoginByEmailKeepsTheWalletsRules() async throws {
+        try await withServer { app, client in
+            let nonce = try await AuthFixture.register(client)
+            func login(device: String) async throws -> JSONAnswer {
+                let flow = try #require(try await client.call(.get, "/a/self-service/login/api", headers: [:]).json["id"] as? String)
+                return try await client.call(.post, "/a/self-service/login?flow=\(flow)", headers: appHeaders(device: device),
+                                             body: ["method": "password", "identifier": "ada@example.com",
+                                                    "password": AuthFixture.password])
+            }
+            #expect(SignupFixture.messageIDs(try await login(device: "device-1")) == [4_000_010], "email not verified")
+            try await AuthFixture.verifyEmail(app, client)
+            let early = try await login(device: "device-1")
+            #expect(early.status == .badRequest, "the app instance is not verified yet (511)")
+            #expect(((early.json["ui"] as? [String: Any])?["messages"] as? [[String: Any]])?.first?["text"] as? String
+                    == "Application instance verification is not complete.")
+            _ = try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": nonce])
+            let unlinked = try await login(device: "device-2")
+            #expect(unlinked.status == .badRequest && SignupFixture.messageIDs(unlinked) == [4_000_001],
+                    "a wallet with MFA answers may not link a device through a Kratos login")
+            let linked = try await login(device: "device-1")
+            #expect(linked.status == .ok && linked.json["session_token"] is String, "\(linked.json)")
+        }
+    }
 }

@@ -51,6 +51,22 @@ import Testing
         }
     }
 
+    @Test func codesAreLimitedPerClientIP() async throws {
+        let clock = TestClock(start: Self.start)
+        try await withServer(clock: clock, configure: {
+            SignupFixture.configure(&$0)
+            $0.rateLimits.enabled = true
+            $0.rateLimits.requestsPerMinutePerIP = 1000
+        }) { _, client in
+            var statuses: [Int] = []
+            for index in 0..<11 {
+                let flow = try await SignupFixture.newFlow(client)
+                statuses.append(try await SignupFixture.sendCode(client, flow: flow, phone: "+43660000000\(index % 10)").status.code)
+            }
+            #expect(statuses == Array(repeating: 201, count: 10) + [429], "ten codes a minute per client IP")
+        }
+    }
+
     @Test func codesExpireAndResendsAreThrottledWithoutResettingAttempts() async throws {
         let clock = TestClock(start: Self.start)
         try await withServer(clock: clock, configure: {

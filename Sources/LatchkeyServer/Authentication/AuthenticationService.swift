@@ -81,14 +81,16 @@ public struct AuthenticationService: Sendable {
 
     /// The checks after a right credential: email verification (418), app-instance verification
     /// (511) and password expiry (508).
-    func requireVerified(_ user: UserRecord) throws {
-        if issuer.emailVerificationRequired && !user.emailVerified { throw DomainError.emailNotVerified }
+    /// A login by phone number (`byEmail` false) does not need the email verified.
+    func requireVerified(_ user: UserRecord, byEmail: Bool = true) throws {
+        if byEmail && issuer.emailVerificationRequired && !user.emailVerified { throw DomainError.emailNotVerified }
         if !user.appInstanceVerified { throw DomainError.appInstanceNotVerified }
         if let expiresAt = passwordExpiry(user), expiresAt <= now() { throw DomainError.passwordExpired }
     }
 
+    /// When the user's password expires; nil when passwords do not expire or the user has none (SSO).
     func passwordExpiry(_ user: UserRecord) -> Date? {
-        guard issuer.passwordExpiryDays > 0 else { return nil }
+        guard issuer.passwordExpiryDays > 0, user.passwordHash != nil else { return nil }
         return (user.passwordUpdatedAt ?? user.createdAt).addingTimeInterval(TimeInterval(issuer.passwordExpiryDays) * 86_400)
     }
 
@@ -118,14 +120,26 @@ public struct AuthenticationService: Sendable {
         return .mfaRequired(question: question, challengeToken: token)
     }
 
+    /// A new session token and its record (not stored yet), living the issuer's absolute timeout.
+    func newSession(userID: String, deviceID: String?, at time: Date) -> (token: String, session: SessionRecord) {
+        let token = SecureRandom.token()
+        return (token, SessionRecord(digest: SecureRandom.digest(token), userID: userID, deviceID: deviceID, createdAt: time,
+                                     lastSeenAt: time,
+                                     expiresAt: time.addingTimeInterval(TimeInterval(issuer.sessions.absoluteTimeoutSeconds))))
+    }
+
+    /// Completes a login: resets the failure counts, records the login time, stores a new session.
+    func openSession(_ user: UserRecord, deviceID: String?) async throws -> (token: String, session: SessionRecord) {
+        let time = now()
+        let opened = newSession(userID: user.id, deviceID: deviceID, at: time)
+        try await store.recordSuccess(userID: user.id, deviceID: deviceID, loginAt: time)
+        try await store.createSession(opened.session)
+        return opened
+    }
+
     /// A new session on the device, with the attributes the spec mentions; records the login time.
     func startSession(_ user: UserRecord, deviceID: String?) async throws -> LoginOutcome {
-        let token = SecureRandom.token()
-        let time = now()
-        try await store.recordSuccess(userID: user.id, deviceID: deviceID, loginAt: time)
-        try await store.createSession(SessionRecord(
-            digest: SecureRandom.digest(token), userID: user.id, deviceID: deviceID, createdAt: time, lastSeenAt: time,
-            expiresAt: time.addingTimeInterval(TimeInterval(issuer.sessions.absoluteTimeoutSeconds))))
+        let token = try await openSession(user, deviceID: deviceID).token
         var attributes: [String: String] = [:]
         if user.passwordHash != nil { attributes["lastPasswordUpdate"] = Self.timestamp(user.passwordUpdatedAt ?? user.createdAt) }
         if let last = user.lastLoginAt { attributes["lastLogin"] = Self.timestamp(last) }

@@ -69,8 +69,7 @@ extension FederationService {
         }
         if user.status != "active" { throw DomainError.walletDeactivated }
         _ = try await authentication.linkedDevice(user: user, deviceID: device.deviceID)
-        if issuer.emailVerificationRequired && !user.emailVerified { throw DomainError.emailNotVerified }
-        if !user.appInstanceVerified { throw DomainError.appInstanceNotVerified }
+        try authentication.requireVerified(user)
         return try await authentication.finish(user, device: device)
     }
 }

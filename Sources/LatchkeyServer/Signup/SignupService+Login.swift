@@ -29,11 +29,9 @@ extension SignupService {
         } catch let error as DomainError where error == .wrongCredentials {
             throw FlowFormError(flow: flow, messages: [(nil, FlowMessage.wrongCredentials)])
         }
-        if !byPhone, issuer.emailVerificationRequired, !user.emailVerified {
-            throw FlowFormError(flow: flow, messages: [(nil, FlowMessage.emailNotVerified)])
-        }
-        if let expiry = authentication.passwordExpiry(user), expiry <= now() {
-            throw FlowFormError(flow: flow, messages: [(nil, FlowMessage.generic("The password has expired; change it in the app."))])
+        do { try authentication.requireVerified(user, byEmail: !byPhone) } catch let error as DomainError {
+            let message = error == .emailNotVerified ? FlowMessage.emailNotVerified : FlowMessage.generic(error.message)
+            throw FlowFormError(flow: flow, messages: [(nil, message)])
         }
         let linked = try await authentication.linkedDevice(user: user, deviceID: deviceID)
         if linked == nil, !(try await store.mfaAnswers(userID: user.id)).isEmpty {
@@ -44,12 +42,8 @@ extension SignupService {
         if linked == nil, let deviceID {
             try await store.linkDevice(userID: user.id, deviceID: deviceID, deviceType: nil, now: now())
         }
-        guard case .authenticated(let token, _, _) = try await authentication.startSession(user, deviceID: deviceID),
-              let session = try await store.touchSession(digest: SecureRandom.digest(token), now: now(),
-                                                         idle: TimeInterval(issuer.sessions.idleTimeoutSeconds)) else {
-            throw FlowError.sessionInactive
-        }
-        return FlowSession(token: token, session: session, user: try await store.user(id: user.id) ?? user)
+        let opened = try await authentication.openSession(user, deviceID: deviceID)
+        return FlowSession(token: opened.token, session: opened.session, user: user)
     }
 
     /// The session a `X-Session-Token` or Bearer token names (`GET /a/sessions/whoami`), with its user.

@@ -70,10 +70,7 @@ extension SignupService {
             firstName: first, lastName: last, phone: phone, externalId: nil, passwordHash: try await hasher.hash(password),
             passcodeHash: nil, emailVerified: false, createdAt: time, updatedAt: time, appInstanceVerified: true,
             passwordUpdatedAt: time, phoneNormalized: phone)
-        let token = SecureRandom.token()
-        let session = SessionRecord(digest: SecureRandom.digest(token), userID: user.id, deviceID: deviceID, createdAt: time,
-                                    lastSeenAt: time,
-                                    expiresAt: time.addingTimeInterval(TimeInterval(issuer.sessions.absoluteTimeoutSeconds)))
+        let (token, session) = authentication.newSession(userID: user.id, deviceID: deviceID, at: time)
         var messages: [OutboxMessage] = []
         var tokens: [TokenRecord] = []
         if !email.isEmpty {
