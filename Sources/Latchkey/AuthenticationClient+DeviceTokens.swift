@@ -58,7 +58,7 @@ extension AuthenticationClient {
 
     private func noToken(_ domain: ErrorDomain) -> LatchkeyError {
         let detail = "No authentication token exists for the device."
-        return LatchkeyError(kind: .validation, code: .noDeviceToken, domain: domain, id: "no_device_token",
+        return LatchkeyError(kind: .validation, code: .noDeviceToken, domain: domain, id: .noDeviceToken,
                              message: context.message(for: domain, code: .noDeviceToken) ?? detail, detail: detail)
     }
 }

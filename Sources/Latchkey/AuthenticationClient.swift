@@ -74,7 +74,7 @@ public struct AuthenticationClient: Sendable {
                                          domain: domain))
         }
         guard let token = response.sessionToken, let customerUri = response.customerUri else {
-            throw LatchkeyError(kind: .transport, code: .serverError, domain: domain, id: "unexpected_answer",
+            throw LatchkeyError(kind: .transport, code: .serverError, domain: domain, id: .unexpectedAnswer,
                                 message: "The server answered without a session.", detail: "No sessionToken in the answer.")
         }
         await vault.signIn(token: token, customerUri: customerUri)

@@ -24,12 +24,11 @@ extension EnrollmentClient {
         let domain = ErrorDomain.registerCustomer
         if request.nonce.isEmpty { throw refusal(.invalidField("nonce", "The nonce is required."), domain) }
         if (request.mfaSecurityProfiles ?? []).isEmpty {
-            throw refusal(DomainError(code: 410, id: "mfa_answers_required", message: "MFA response is required.",
-                                      field: "mfaSecurityProfiles"), domain)
+            throw refusal(DomainError(.mfaAnswersRequired, field: "mfaSecurityProfiles"), domain)
         }
         let rules = try await retrievePasscodeConfigurations()
         do { try rules.validate(request.passcode, field: "passcode") } catch {
-            throw refusal(DomainError(code: 408, id: "passcode_rules", message: error.message, field: "passcode"), domain)
+            throw refusal(DomainError(.ssoPasscodeRules, message: error.message, field: "passcode"), domain)
         }
         return try await call(domain) {
             let body: Components.Schemas.RegisterCustomerRequest = try WireConversion.convert(request)

@@ -85,13 +85,13 @@ extension LatchkeyError {
         if let clientError = error as? ClientError { underlying = clientError.underlyingError }
         if let refusal = underlying as? ServerRefusal {
             let code = StatusCode(rawValue: refusal.body.code)
-            return LatchkeyError(kind: .server, code: code, domain: domain, id: refusal.body.id,
+            return LatchkeyError(kind: .server, code: code, domain: domain, id: ErrorID(rawValue: refusal.body.id),
                                  message: context.message(for: domain, code: code) ?? refusal.body.message,
                                  detail: refusal.body.message, field: refusal.body.field)
         }
         if let known = underlying as? LatchkeyError { return known }
         let detail = "The server could not be reached or answered unexpectedly: \(underlying)"
-        return LatchkeyError(kind: .transport, code: .serverError, domain: domain, id: "transport",
+        return LatchkeyError(kind: .transport, code: .serverError, domain: domain, id: .transport,
                              message: context.message(for: domain, code: .serverError) ?? detail, detail: detail)
     }
 }

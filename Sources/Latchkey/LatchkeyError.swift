@@ -18,8 +18,9 @@ public struct LatchkeyError: Error, Sendable, Equatable, CustomStringConvertible
     public var kind: Kind
     public var code: StatusCode
     public var domain: ErrorDomain
-    /// Stable identifier from the server (`email_in_use`) or the SDK.
-    public var id: String
+    /// Stable identifier from the server (`email_in_use`) or the SDK; compare with the
+    /// `ErrorID` constants (`.emailInUse`, `.transport`, …).
+    public var id: ErrorID
     /// The message to show: the app's configured message for the domain, else the server's.
     public var message: String
     /// The server's (or validator's) own message.
@@ -27,7 +28,7 @@ public struct LatchkeyError: Error, Sendable, Equatable, CustomStringConvertible
     /// The request field at fault, when there is one.
     public var field: String?
 
-    public init(kind: Kind, code: StatusCode, domain: ErrorDomain, id: String, message: String, detail: String,
+    public init(kind: Kind, code: StatusCode, domain: ErrorDomain, id: ErrorID, message: String, detail: String,
                 field: String? = nil) {
         self.kind = kind
         self.code = code
@@ -41,7 +42,7 @@ public struct LatchkeyError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String { "\(domain) \(code) \(id): \(detail)" }
 
     static func configuration(_ detail: String) -> LatchkeyError {
-        LatchkeyError(kind: .configuration, code: .invalidParameter, domain: .configuration, id: "configuration",
+        LatchkeyError(kind: .configuration, code: .invalidParameter, domain: .configuration, id: .configuration,
                       message: detail, detail: detail)
     }
 }

@@ -82,7 +82,7 @@ public struct SignupClient: Sendable {
             throw .signup(.deviceKey(error))
         } catch {
             throw .signup(.deviceKey(LatchkeyError(kind: .configuration, code: .serverError, domain: .finishSignupFlow,
-                                                   id: "device_key", message: "The device key could not be kept.",
+                                                   id: .deviceKey, message: "The device key could not be kept.",
                                                    detail: "\(error)")))
         }
         await vault.completePendingSignup()
@@ -95,7 +95,7 @@ public struct SignupClient: Sendable {
     }
 
     private func refusal(_ field: String, _ message: String, _ domain: ErrorDomain) -> LatchkeyError {
-        LatchkeyError(kind: .validation, code: .invalidParameter, domain: domain, id: "invalid_field",
+        LatchkeyError(kind: .validation, code: .invalidParameter, domain: domain, id: .invalidField,
                       message: context.message(for: domain, code: .invalidParameter) ?? message, detail: message, field: field)
     }
 }

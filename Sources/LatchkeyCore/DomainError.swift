@@ -1,19 +1,26 @@
-/// A rule of the domain that a request broke: the documented code, a stable id, a message and,
-/// when one field is at fault, its name.
+/// A rule of the domain that a request broke: the catalogue entry (`ErrorKind`: id, spec code,
+/// HTTP status), the message and, when one field is at fault, its name.
 ///
 /// Messages never contain the secret values they are about.
 public struct DomainError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var code: StatusCode
-    public var id: String
+    public var kind: ErrorKind
     public var message: String
     public var field: String?
+    /// Seconds after which a refused request may be tried again (`Retry-After`), when it applies.
+    public var retryAfter: Int?
 
-    public init(code: StatusCode, id: String, message: String, field: String? = nil) {
-        self.code = code
-        self.id = id
-        self.message = message
+    /// An error of the catalogue; `message` defaults to the entry's.
+    public init(_ kind: ErrorKind, message: String? = nil, field: String? = nil, retryAfter: Int? = nil) {
+        self.kind = kind
+        self.message = message ?? kind.defaultMessage
         self.field = field
+        self.retryAfter = retryAfter
     }
+
+    /// The code the spec documents (the body's `code`).
+    public var code: StatusCode { kind.code }
+    /// The stable wire id.
+    public var id: ErrorID { kind.id }
 
     public var description: String {
         field.map { "\(code) \(id) (\($0)): \(message)" } ?? "\(code) \(id): \(message)"
@@ -21,28 +28,26 @@ public struct DomainError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// 400: a field is missing, malformed or breaks its metadata rule.
     public static func invalidField(_ field: String, _ message: String) -> DomainError {
-        DomainError(code: .invalidParameter, id: "invalid_field", message: message, field: field)
+        DomainError(.invalidField, message: message, field: field)
     }
 
     /// 416: the email address is used by another wallet.
     public static func emailInUse(field: String = "userProfile.email") -> DomainError {
-        DomainError(code: .emailInUse, id: "email_in_use",
-                    message: "The email address is already in use by an existing wallet.", field: field)
+        DomainError(.emailInUse, field: field)
     }
 
     /// 417: a new credential and its confirmation differ (credential changes).
     public static func confirmationMismatch(field: String) -> DomainError {
-        DomainError(code: .confirmationMismatch, id: "confirmation_mismatch",
-                    message: "The new value and its confirmation differ.", field: field)
+        DomainError(.confirmationMismatch, field: field)
     }
 
     /// 419: the password breaks an issuer rule.
     public static func passwordRules(_ message: String, field: String) -> DomainError {
-        DomainError(code: .passwordRules, id: "password_rules", message: message, field: field)
+        DomainError(.passwordRules, message: message, field: field)
     }
 
     /// 420: the passcode breaks an issuer rule.
     public static func passcodeRules(_ message: String, field: String) -> DomainError {
-        DomainError(code: .passcodeRules, id: "passcode_rules", message: message, field: field)
+        DomainError(.passcodeRules, message: message, field: field)
     }
 }

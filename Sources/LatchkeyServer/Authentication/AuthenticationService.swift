@@ -35,7 +35,7 @@ public struct AuthenticationService: Sendable {
         if user.status != "active" { throw DomainError.walletDeactivated }
         if rateLimits.enabled,
            !limiter.allow("account:" + user.id, limit: rateLimits.credentialAttemptsPerMinutePerAccount) {
-            throw DomainError.tooManyRequests
+            throw DomainError(.rateLimited, retryAfter: limiter.retryAfter)
         }
         let linked = try await linkedDevice(user: user, deviceID: deviceID)
         switch try await store.reserveAttempt(userID: user.id, deviceID: linked, limits: issuer.attemptLimits) {

@@ -29,8 +29,7 @@ extension FederationService {
         } catch StoreError.emailInUse {
             throw DomainError.emailInUse(field: "email")
         } catch StoreError.subjectLinked {
-            throw DomainError(code: .emailInUse, id: "email_in_use", message: "A wallet is already registered for this identity.",
-                              field: "nonce")
+            throw DomainError(.emailInUse, message: "A wallet is already registered for this identity.", field: "nonce")
         }
         try await verifyEmail(of: user, provided: used)
         return CustomerRegistrationResult(customerUri: EnrollmentService.customerURI(userID), nonce: loginNonce,

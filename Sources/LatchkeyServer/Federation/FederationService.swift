@@ -86,8 +86,8 @@ public struct FederationService: Sendable {
             try rules.validateCustomerRegistration(profile)
             return nil
         } catch {
-            guard error.code == .passcodeRules else { return error }
-            return DomainError(code: 408, id: "passcode_rules", message: error.message, field: "passcode")
+            guard error.kind == .passcodeRules else { return error }
+            return DomainError(.ssoPasscodeRules, message: error.message, field: "passcode")
         }
     }
 }

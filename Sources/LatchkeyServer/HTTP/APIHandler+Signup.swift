@@ -17,7 +17,7 @@ extension APIHandler {
 
     func updateRegistrationFlow(_ input: Operations.UpdateRegistrationFlow.Input) async throws
         -> Operations.UpdateRegistrationFlow.Output {
-        guard case .json(let body) = input.body else { throw FlowError.invalid("body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
         let traits = IdentityTraits(firstName: body.traits.name?.first, lastName: body.traits.name?.last,
                                     phone: body.traits.phone, email: body.traits.email)
         do {
@@ -31,7 +31,7 @@ extension APIHandler {
     }
 
     func updateLoginFlow(_ input: Operations.UpdateLoginFlow.Input) async throws -> Operations.UpdateLoginFlow.Output {
-        guard case .json(let body) = input.body else { throw FlowError.invalid("body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
         do {
             let live = try await signup.login(flowID: input.query.flow, method: body.method,
                                               identifier: body.identifier ?? body.passwordIdentifier ?? "",
@@ -48,21 +48,21 @@ extension APIHandler {
     }
 
     func performNativeLogout(_ input: Operations.PerformNativeLogout.Input) async throws -> Operations.PerformNativeLogout.Output {
-        guard case .json(let body) = input.body else { throw FlowError.invalid("body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
         try await signup.logout(token: body.sessionToken)
         return .noContent(.init())
     }
 
     func sendPhoneVerificationCode(_ input: Operations.SendPhoneVerificationCode.Input) async throws
         -> Operations.SendPhoneVerificationCode.Output {
-        guard case .json(let body) = input.body else { throw FlowError.invalid("body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
         try await signup.sendCode(flowID: body.flowId, phoneNumber: body.phoneNumber, phoneType: body.phoneType.rawValue,
                                   flowType: body.flowType.rawValue, clientIP: ClientContext.current.clientIP)
         return .created(.init())
     }
 
     func verifyPhoneNumber(_ input: Operations.VerifyPhoneNumber.Input) async throws -> Operations.VerifyPhoneNumber.Output {
-        guard case .json(let body) = input.body else { throw FlowError.invalid("body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
         try await signup.verifyCode(flowID: body.flowId, otp: body.otp, phoneType: body.phoneType.rawValue,
                                     flowType: body.flowType.rawValue)
         return .ok(.init(body: .json(.init(message: "Phone verified successfully"))))
@@ -70,7 +70,7 @@ extension APIHandler {
 
     func uploadDevicePublicKey(_ input: Operations.UploadDevicePublicKey.Input) async throws
         -> Operations.UploadDevicePublicKey.Output {
-        guard case .json(let body) = input.body else { throw FlowError.invalid("body", "Send JSON.") }
+        guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
         let issued = try await signup.issueCertificate(bearer: ClientContext.current.bearerToken,
                                                        deviceID: ClientContext.current.deviceID, publicKey: body.publicKey)
         return .ok(.init(body: .json(.init(certificate: issued.certificatePEM, expiresAt: issued.notAfter,

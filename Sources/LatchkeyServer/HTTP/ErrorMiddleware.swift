@@ -4,10 +4,11 @@ import LatchkeyCore
 import Logging
 import OpenAPIRuntime
 
-/// Turns every error into the DESIGN §3 envelope (Kratos's envelope on the Kratos-compatible
-/// routes): domain refusals, the framework's own errors
-/// (unknown route 404, wrong method 405, body too large 413), malformed JSON and wrong types
-/// (400 naming the field). Anything unexpected is logged and answered 500 without details.
+/// Turns every error into a `DomainError` of the catalogue and renders it in the dialect of the
+/// route (DESIGN §3's envelope, Kratos's on the Kratos-compatible routes): domain refusals, the
+/// framework's own errors (unknown route 404, wrong method 405, body too large 413), malformed JSON
+/// and wrong types (400 naming the field). Anything unexpected is logged and answered 500 without
+/// details.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     let routes: RouteTable
 
@@ -15,16 +16,12 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            let kratos = KratosErrorResponse.applies(to: request.uri.path)
-            if let flow = (error as? FlowError) ?? ((error as? ServerError)?.underlyingError as? FlowError) {
-                return KratosErrorResponse.response(flow)
-            }
             let domain = translate(error, request: request, logger: context.logger)
             var headers: HTTPFields = [:]
-            if domain.code == .methodNotAllowed {
+            if domain.kind == .methodNotAllowed {
                 headers[.allow] = routes.methods(for: request.uri.path).map(\.rawValue).joined(separator: ", ")
             }
-            return kratos ? KratosErrorResponse.response(domain, headers: headers) : domain.response(headers: headers)
+            return ErrorDialect.of(path: request.uri.path).response(domain, headers: headers)
         }
     }
 
@@ -33,14 +30,13 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case let domain as DomainError:
             return domain
         case let server as ServerError:
+            // OpenAPIRuntime wraps a handler's error, and the DecodingError of a request it could
+            // not parse, as `underlyingError`.
             if server.underlyingError is DomainError || server.underlyingError is DecodingError {
                 return translate(server.underlyingError, request: request, logger: logger)
             }
-            if let nested = (server.underlyingError as? any CustomStringConvertible).flatMap({ Self.decodingError(in: $0) }) {
-                return nested
-            }
             if (400..<500).contains(server.httpStatus.code) {
-                return DomainError(code: .invalidParameter, id: "invalid_request", message: Self.clean(server.causeDescription))
+                return DomainError(.invalidRequest, message: String(server.causeDescription.prefix(200)))
             }
             return translate(server.underlyingError, request: request, logger: logger)
         case let decoding as DecodingError:
@@ -49,19 +45,20 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             switch http.status {
             case .notFound:
                 if !routes.methods(for: request.uri.path).isEmpty {
-                    return DomainError(code: .methodNotAllowed, id: "method_not_allowed",
-                                       message: "\(request.method.rawValue) is not allowed on \(request.uri.path).")
+                    return DomainError(.methodNotAllowed, message: "\(request.method.rawValue) is not allowed on \(request.uri.path).")
                 }
-                return DomainError(code: .notFound, id: "not_found", message: "There is no route \(request.uri.path).")
+                return DomainError(.notFound, message: "There is no route \(request.uri.path).")
             case .contentTooLarge:
-                return DomainError(code: .payloadTooLarge, id: "payload_too_large", message: "The request body is too large.")
+                return DomainError(.payloadTooLarge)
+            case _ where (400..<500).contains(http.status.code):
+                return DomainError(.invalidRequest, message: http.body ?? http.status.reasonPhrase)
             default:
-                return DomainError(code: StatusCode(rawValue: http.status.code), id: "http_error",
-                                   message: http.body ?? http.status.reasonPhrase)
+                logger.error("Unexpected HTTP error \(http.status.code)")
+                return DomainError(.serverError)
             }
         default:
             logger.error("Unexpected error: \(String(reflecting: type(of: error)))")
-            return DomainError(code: .serverError, id: "server_error", message: "An unknown error occurred internally in the server.")
+            return DomainError(.serverError)
         }
     }
 
@@ -70,7 +67,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         let path = error.keyPath
         let field = path.isEmpty ? "body" : path
         if path.isEmpty, case .dataCorrupted = error {
-            return DomainError(code: .invalidParameter, id: "malformed_json", message: "The request body is not valid JSON.")
+            return DomainError(.malformedJSON)
         }
         switch error {
         case .keyNotFound:
@@ -80,17 +77,5 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         default:
             return .invalidField(field, "\(field) has an invalid value.")
         }
-    }
-
-    private static func decodingError(in error: any CustomStringConvertible) -> DomainError? {
-        let mirror = Mirror(reflecting: error)
-        for child in mirror.children {
-            if let decoding = child.value as? DecodingError { return describe(decoding) }
-        }
-        return nil
-    }
-
-    private static func clean(_ description: String) -> String {
-        String(description.prefix(200))
     }
 }

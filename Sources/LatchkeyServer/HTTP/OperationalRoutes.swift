@@ -17,7 +17,7 @@ enum OperationalRoutes {
             do {
                 try await store.ping()
             } catch {
-                throw DomainError(code: .unavailable, id: "not_ready", message: "The database is not reachable.")
+                throw DomainError(.notReady)
             }
             return Response(status: .ok, headers: [.contentType: "application/json"],
                             body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ready","database":"\#(store.engineName)"}"#)))

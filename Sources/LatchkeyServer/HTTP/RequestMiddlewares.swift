@@ -63,14 +63,13 @@ struct ClientContextMiddleware<Context: RemoteAddressRequestContext>: RouterMidd
             page.headers[.retryAfter] = String(limiter.retryAfter)
             return page
         }
-        if KratosErrorResponse.applies(to: path), limits.enabled,
+        if ErrorDialect.of(path: path) == .kratos, limits.enabled,
            !limiter.allow("ip:" + client.clientIP, limit: limits.requestsPerMinutePerIP) {
-            return KratosErrorResponse.response(FlowError.tooMany("Too many requests from this address.",
-                                                                  retryAfter: limiter.retryAfter))
+            return ErrorDialect.kratos.response(.tooMany("Too many requests from this address.", retryAfter: limiter.retryAfter))
         }
         if path.hasPrefix("/v1/") {
             if limits.enabled, !limiter.allow("ip:" + client.clientIP, limit: limits.requestsPerMinutePerIP) {
-                return DomainError.tooManyRequests.response(headers: [.retryAfter: String(limiter.retryAfter)])
+                return ErrorDialect.wallet.response(DomainError(.rateLimited, retryAfter: limiter.retryAfter))
             }
             guard let signature = client.applicationSignature, signature.count == 36, UUID(uuidString: signature) != nil else {
                 throw DomainError.invalidField("X-Application-Signature",
@@ -89,11 +88,6 @@ struct ClientContextMiddleware<Context: RemoteAddressRequestContext>: RouterMidd
         }
         return context.remoteAddress?.ipAddress ?? "unknown"
     }
-}
-
-extension DomainError {
-    static let tooManyRequests = DomainError(code: .tooManyRequests, id: "rate_limited",
-                                             message: "Too many requests; try again in a minute.")
 }
 
 extension HTTPField.Name {

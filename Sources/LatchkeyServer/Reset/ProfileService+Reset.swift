@@ -17,7 +17,7 @@ extension ProfileService {
         if authentication.rateLimits.enabled,
            !authentication.limiter.allow("reset:" + user.id, limit: authentication.rateLimits.credentialAttemptsPerMinutePerAccount) {
             if issuer.reset.uniformAnswers { return message }
-            throw DomainError.tooManyRequests
+            throw DomainError(.rateLimited, retryAfter: authentication.limiter.retryAfter)
         }
         let question = try await store.mfaAnswers(userID: user.id).map(\.question).randomElement()
         let token = SecureRandom.token()

@@ -1,3 +1,4 @@
+import LatchkeyCore
 import Crypto
 import Foundation
 import X509
@@ -18,10 +19,10 @@ extension SignupService {
     public func issueCertificate(bearer: String?, deviceID: String?, publicKey: String) async throws -> IssuedCertificate {
         let live = try await whoami(token: bearer)
         guard let device = live.session.deviceID ?? deviceID, !device.isEmpty else {
-            throw FlowError.invalid("X-Device-ID", "The device the key belongs to is required.")
+            throw DomainError.invalidField("X-Device-ID", "The device the key belongs to is required.")
         }
         guard let key = Self.parsePublicKey(publicKey) else {
-            throw FlowError.invalid("publicKey", "Send a P-256 public key as PEM or base64 (DER SubjectPublicKeyInfo or X9.63).")
+            throw DomainError.invalidField("publicKey", "Send a P-256 public key as PEM or base64 (DER SubjectPublicKeyInfo or X9.63).")
         }
         let time = now()
         let certificate = try authority.issue(for: key, userID: live.user.id, deviceID: device, organization: issuer.name,

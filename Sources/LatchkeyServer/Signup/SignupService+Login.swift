@@ -9,7 +9,7 @@ extension SignupService {
     public func login(flowID: String, method: String, identifier: String, password: String,
                       deviceID: String?) async throws -> FlowSession {
         let flow = try await liveFlow(flowID, .login)
-        guard method == "password" else { throw FlowError.invalid("method", "Only the password method is supported.") }
+        guard method == "password" else { throw DomainError.invalidField("method", "Only the password method is supported.") }
         let id = identifier.trimmingCharacters(in: .whitespaces)
         var missing: [(field: String?, message: FlowMessage)] = []
         if id.isEmpty { missing.append(("identifier", FlowMessage.missing("identifier"))) }
@@ -38,7 +38,7 @@ extension SignupService {
             throw FlowFormError(flow: flow, messages: [(nil, FlowMessage.generic(
                 "This device is not linked to the wallet; log in from the app to answer a security question."))])
         }
-        guard try await store.useFlow(id: flow.id, kind: .login, now: now()) else { throw FlowError.flowUsed }
+        guard try await store.useFlow(id: flow.id, kind: .login, now: now()) else { throw DomainError.flowUsed }
         if linked == nil, let deviceID {
             try await store.linkDevice(userID: user.id, deviceID: deviceID, deviceType: nil, now: now())
         }
@@ -48,23 +48,23 @@ extension SignupService {
 
     /// The session a `X-Session-Token` or Bearer token names (`GET /a/sessions/whoami`), with its user.
     public func whoami(token: String?) async throws -> FlowSession {
-        guard let token, !token.isEmpty else { throw FlowError.sessionInactive }
+        guard let token, !token.isEmpty else { throw DomainError.sessionInactive }
         do {
             let session = try await authentication.session(bearer: token)
-            guard let user = try await store.user(id: session.userID) else { throw FlowError.sessionInactive }
+            guard let user = try await store.user(id: session.userID) else { throw DomainError.sessionInactive }
             return FlowSession(token: token, session: session, user: user)
         } catch is DomainError {
-            throw FlowError.sessionInactive
+            throw DomainError.sessionInactive
         }
     }
 
     /// Revokes a session token (`DELETE /a/self-service/logout/api`): 204 for a live or already
     /// revoked token, 403 for an unknown one, as Kratos answers.
     public func logout(token: String) async throws {
-        guard !token.isEmpty else { throw FlowError.invalid("session_token", "The session token is required.") }
+        guard !token.isEmpty else { throw DomainError.invalidField("session_token", "The session token is required.") }
         let digest = SecureRandom.digest(token)
         if try await store.revokeSession(digest: digest, now: now()) { return }
         if try await store.sessionExists(digest: digest) { return }
-        throw FlowError.unknownSessionToken
+        throw DomainError.unknownSessionToken
     }
 }

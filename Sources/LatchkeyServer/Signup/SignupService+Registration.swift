@@ -29,7 +29,7 @@ extension SignupService {
     public func register(flowID: String, method: String, traits: IdentityTraits, password: String,
                          deviceID: String?) async throws -> FlowSession {
         let flow = try await liveFlow(flowID, .registration)
-        guard method == "password" else { throw FlowError.invalid("method", "Only the password method is supported.") }
+        guard method == "password" else { throw DomainError.invalidField("method", "Only the password method is supported.") }
         var problems: [(field: String?, message: FlowMessage)] = []
         let first = traits.firstName?.trimmingCharacters(in: .whitespaces) ?? ""
         let last = traits.lastName?.trimmingCharacters(in: .whitespaces) ?? ""

@@ -4,7 +4,7 @@ import LatchkeyCore
 
 /// Phone sign-up (`spec/phone-signup-flow.txt`): Kratos-style registration flows whose phone is
 /// verified by a one-time code sent over the courier, then completed with names and a password.
-/// Knows no HTTP; refuses with `FlowError` or, for forms to correct, `FlowFormError`.
+/// Knows no HTTP; refuses with `DomainError` (Kratos ids of the catalogue) or, for forms to correct, `FlowFormError`.
 public struct SignupService: Sendable {
     let store: any LatchkeyStore
     let hasher: SecretHasher
@@ -42,10 +42,10 @@ public struct SignupService: Sendable {
 
     /// The flow with this id when it can still be used for `kind`: 404 unknown, 410 expired or used.
     func liveFlow(_ id: String, _ kind: FlowRecord.Kind) async throws -> FlowRecord {
-        guard UUID(uuidString: id) != nil, let flow = try await store.flow(id: id.lowercased()) else { throw FlowError.flowNotFound }
-        if flow.kind != kind { throw FlowError.wrongFlowType }
-        if flow.usedAt != nil { throw FlowError.flowUsed }
-        if flow.expiresAt <= now() { throw FlowError.flowExpired }
+        guard UUID(uuidString: id) != nil, let flow = try await store.flow(id: id.lowercased()) else { throw DomainError.flowNotFound }
+        if flow.kind != kind { throw DomainError.wrongFlowType }
+        if flow.usedAt != nil { throw DomainError.flowUsed }
+        if flow.expiresAt <= now() { throw DomainError.flowExpired }
         return flow
     }
 
@@ -55,13 +55,13 @@ public struct SignupService: Sendable {
         try Self.checkTypes(phoneType: phoneType, flowType: flowType)
         let phone = phoneNumber.trimmingCharacters(in: .whitespaces)
         guard PhoneNumber.isValid(phone) else {
-            throw FlowError.invalid("phoneNumber", "Use the E.164 form, for example +439999999999.")
+            throw DomainError.invalidField("phoneNumber", "Use the E.164 form, for example +439999999999.")
         }
         let flow = try await liveFlow(flowID, .registration)
         let limits = authentication.rateLimits
         if limits.enabled, !authentication.limiter.allow("otp-phone:" + phone, limit: 3)
             || !authentication.limiter.allow("otp-ip:" + clientIP, limit: 10) {
-            throw FlowError.tooMany("Too many codes requested; wait a minute.", retryAfter: authentication.limiter.retryAfter)
+            throw DomainError.tooMany("Too many codes requested; wait a minute.", retryAfter: authentication.limiter.retryAfter)
         }
         let code = Self.randomCode(length: issuer.otp.length)
         let time = now()
@@ -75,9 +75,9 @@ public struct SignupService: Sendable {
         if !sent {
             let current = try await liveFlow(flowID, .registration)
             if current.otpSends >= issuer.otp.maxSendsPerFlow {
-                throw FlowError.tooMany("This flow sent all the codes it may. Start a new sign-up.", retryAfter: 60)
+                throw DomainError.tooMany("This flow sent all the codes it may. Start a new sign-up.", retryAfter: 60)
             }
-            throw FlowError.tooMany("Wait before asking for another code.", retryAfter: issuer.otp.resendIntervalSeconds)
+            throw DomainError.tooMany("Wait before asking for another code.", retryAfter: issuer.otp.resendIntervalSeconds)
         }
     }
 
@@ -85,25 +85,25 @@ public struct SignupService: Sendable {
     /// check, atomically; after the last wrong one even the right code is refused.
     public func verifyCode(flowID: String, otp: String, phoneType: String, flowType: String) async throws {
         try Self.checkTypes(phoneType: phoneType, flowType: flowType)
-        guard !otp.isEmpty, otp.count <= 16 else { throw FlowError.invalid("otp", "Send the code from the SMS.") }
+        guard !otp.isEmpty, otp.count <= 16 else { throw DomainError.invalidField("otp", "Send the code from the SMS.") }
         let flow = try await liveFlow(flowID, .registration)
-        guard flow.otpDigest != nil else { throw flow.phoneVerifiedAt != nil ? FlowError.alreadyVerified : FlowError.noCode }
+        guard flow.otpDigest != nil else { throw flow.phoneVerifiedAt != nil ? DomainError.alreadyVerified : DomainError.noCode }
         let time = now()
         guard let counted = try await store.reserveOTPAttempt(flowID: flow.id, now: time, limit: issuer.otp.maxAttempts) else {
-            throw FlowError.attemptsExhausted
+            throw DomainError.attemptsExhausted
         }
-        if let expiry = counted.otpExpiresAt, expiry <= time { throw FlowError.codeExpired }
+        if let expiry = counted.otpExpiresAt, expiry <= time { throw DomainError.codeExpired }
         guard let stored = counted.otpDigest,
               ConstantTime.equal(Data(stored.utf8), Data(digest(otp, flowID: flow.id).utf8)) else {
             let remaining = issuer.otp.maxAttempts - counted.otpAttempts
-            throw remaining > 0 ? FlowError.wrongCode(remaining: remaining) : FlowError.attemptsExhausted
+            throw remaining > 0 ? DomainError.wrongCode(remaining: remaining) : DomainError.attemptsExhausted
         }
         try await store.markPhoneVerified(flowID: flow.id, now: time)
     }
 
     static func checkTypes(phoneType: String, flowType: String) throws {
-        guard phoneType == "PRIMARY" else { throw FlowError.invalid("phoneType", "Only PRIMARY is supported.") }
-        guard flowType == "REGISTRATION" else { throw FlowError.invalid("flowType", "Only REGISTRATION is supported.") }
+        guard phoneType == "PRIMARY" else { throw DomainError.invalidField("phoneType", "Only PRIMARY is supported.") }
+        guard flowType == "REGISTRATION" else { throw DomainError.invalidField("flowType", "Only REGISTRATION is supported.") }
     }
 
     /// The keyed digest a code is stored as (a 6-digit code's plain SHA-256 could be reversed).

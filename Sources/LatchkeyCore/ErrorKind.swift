@@ -1,0 +1,124 @@
+/// The error catalogue: every error the server can answer, each with its wire id, the code the
+/// spec documents for it, the HTTP status it travels with and a default message.
+///
+/// Errors that share a spec code are distinct cases (`emailInUse` and `wrongCurrentCredential` are
+/// both 416, answered 409 and 403). A few wire ids repeat where the spec gives one condition two
+/// codes on two calls (`wallet_deactivated` is 421 on logins, 412 on device-token login); the pair
+/// of id and code is unique. The server renders every error from this table; `docs/api.md` lists it
+/// and a test holds the two together.
+public enum ErrorKind: String, CaseIterable, Sendable {
+    // Shared by every route
+    case invalidField, malformedJSON, invalidRequest, notFound, methodNotAllowed, payloadTooLarge
+    case rateLimited, serverError, notReady
+    // Logins and sessions
+    case wrongCredentials, notLoggedIn, deviceTokenExpired, deviceTokenWalletDeactivated, emailNotVerified
+    case deviceTokenWrongCredentials, walletDeactivated, deviceDeactivated, attemptsInFlight, deviceTokensDisabled
+    case deviceSuspended, passwordExpired, appInstanceNotVerified
+    // Registration, profile and credentials
+    case emailInUse, wrongCurrentCredential, confirmationMismatch, passwordReused, accountLocked
+    case passwordRules, passcodeRules, unknownEmail
+    // SSO
+    case invalidAuthorizationCode, invalidNonce, invalidIDToken, noLinkedWallet
+    case ssoPasscodeRules, mfaAnswersRequired, providerUnavailable, providerTimeout
+    // Phone sign-up, in Ory Kratos's terms (the spec code is the HTTP status)
+    case flowNotFound, flowExpired, flowUsed, flowTypeMismatch, otpNotSent, otpAlreadyUsed, otpExpired
+    case otpAttemptsExhausted, otpInvalid, sessionInactive, sessionNotFound, flowTooManyRequests
+
+    /// One row of the catalogue.
+    public struct Entry: Sendable, Equatable {
+        public let id: ErrorID
+        public let code: StatusCode
+        public let httpStatus: Int
+        public let message: String
+    }
+
+    /// The wire id.
+    public var id: ErrorID { entry.id }
+    /// The code the spec documents (the body's `code`).
+    public var code: StatusCode { entry.code }
+    /// The HTTP status the error is answered with.
+    public var httpStatus: Int { entry.httpStatus }
+    /// The message when the thrower gives none.
+    public var defaultMessage: String { entry.message }
+
+    // swiftlint:disable:next cyclomatic_complexity function_body_length
+    public var entry: Entry {
+        switch self {
+        case .invalidField: Entry(id: .invalidField, code: 400, httpStatus: 400, message: "A field is missing or invalid.")
+        case .malformedJSON: Entry(id: .malformedJSON, code: 400, httpStatus: 400, message: "The request body is not valid JSON.")
+        case .invalidRequest: Entry(id: .invalidRequest, code: 400, httpStatus: 400, message: "The request is not valid.")
+        case .notFound: Entry(id: .notFound, code: 404, httpStatus: 404, message: "There is no such route.")
+        case .methodNotAllowed: Entry(id: .methodNotAllowed, code: 405, httpStatus: 405, message: "The method is not allowed on this route.")
+        case .payloadTooLarge: Entry(id: .payloadTooLarge, code: 413, httpStatus: 413, message: "The request body is too large.")
+        case .rateLimited: Entry(id: .rateLimited, code: 429, httpStatus: 429, message: "Too many requests; try again in a minute.")
+        case .serverError: Entry(id: .serverError, code: 500, httpStatus: 500, message: "An unknown error occurred internally in the server.")
+        case .notReady: Entry(id: .notReady, code: 503, httpStatus: 503, message: "The database is not reachable.")
+
+        case .wrongCredentials: Entry(id: .invalidCredentials, code: 401, httpStatus: 401, message: "The login credentials are not correct.")
+        case .notLoggedIn: Entry(id: .notLoggedIn, code: 403, httpStatus: 401, message: "The user is not logged in.")
+        case .deviceTokenExpired: Entry(id: .deviceTokenExpired, code: 403, httpStatus: 401, message: "The device token has already expired.")
+        case .deviceTokenWalletDeactivated: Entry(id: .walletDeactivated, code: 412, httpStatus: 403, message: "The wallet is deactivated.")
+        case .emailNotVerified: Entry(id: .emailNotVerified, code: 418, httpStatus: 403, message: "Email verification is not complete.")
+        case .deviceTokenWrongCredentials:
+            Entry(id: .wrongCredentials, code: 419, httpStatus: 401, message: "The username or password is not correct.")
+        case .walletDeactivated:
+            Entry(id: .walletDeactivated, code: 421, httpStatus: 423,
+                  message: "The wallet is deactivated (consecutive failed attempts or an operator).")
+        case .deviceDeactivated:
+            Entry(id: .deviceDeactivated, code: 423, httpStatus: 423,
+                  message: "The device is deactivated (consecutive failed attempts or an operator).")
+        case .attemptsInFlight:
+            Entry(id: .attemptsInFlight, code: 429, httpStatus: 429, message: "Too many login attempts are in progress; try again shortly.")
+        case .deviceTokensDisabled:
+            Entry(id: .deviceTokensDisabled, code: 432, httpStatus: 403, message: "Device authentication tokens are turned off by the issuer.")
+        case .deviceSuspended: Entry(id: .deviceSuspended, code: 503, httpStatus: 403, message: "The device is suspended.")
+        case .passwordExpired: Entry(id: .passwordExpired, code: 508, httpStatus: 403, message: "The password has expired and must be updated.")
+        case .appInstanceNotVerified:
+            Entry(id: .appInstanceNotVerified, code: 511, httpStatus: 403, message: "Application instance verification is not complete.")
+
+        case .emailInUse: Entry(id: .emailInUse, code: 416, httpStatus: 409, message: "The email address is already in use by an existing wallet.")
+        case .wrongCurrentCredential:
+            Entry(id: .wrongCurrentCredential, code: 416, httpStatus: 403, message: "The current credential is not correct.")
+        case .confirmationMismatch:
+            Entry(id: .confirmationMismatch, code: 417, httpStatus: 400, message: "The new value and its confirmation differ.")
+        case .passwordReused:
+            Entry(id: .passwordReused, code: 406, httpStatus: 422, message: "The new password was used recently; choose another one.")
+        case .accountLocked:
+            Entry(id: .accountLocked, code: 424, httpStatus: 423, message: "The call cannot be completed because the account is locked.")
+        case .passwordRules: Entry(id: .passwordRules, code: 419, httpStatus: 422, message: "The password does not meet the issuer's rules.")
+        case .passcodeRules: Entry(id: .passcodeRules, code: 420, httpStatus: 422, message: "The passcode does not meet the issuer's rules.")
+        case .unknownEmail:
+            Entry(id: .unknownEmail, code: 410, httpStatus: 404, message: "The email address does not match that of any registered wallet.")
+
+        case .invalidAuthorizationCode:
+            Entry(id: .invalidAuthorizationCode, code: 401, httpStatus: 401, message: "Access denied; invalid authorization code.")
+        case .invalidNonce: Entry(id: .invalidNonce, code: 401, httpStatus: 401, message: "Access denied; invalid nonce.")
+        case .invalidIDToken: Entry(id: .invalidIDToken, code: 401, httpStatus: 401, message: "Access denied; invalid ID token.")
+        case .noLinkedWallet:
+            Entry(id: .noLinkedWallet, code: 401, httpStatus: 401, message: "No wallet is linked to this identity; register first.")
+        case .ssoPasscodeRules: Entry(id: .passcodeRules, code: 408, httpStatus: 422, message: "The passcode does not meet the issuer's rules.")
+        case .mfaAnswersRequired: Entry(id: .mfaAnswersRequired, code: 410, httpStatus: 422, message: "MFA response is required.")
+        case .providerUnavailable:
+            Entry(id: .providerUnavailable, code: 500, httpStatus: 502, message: "The identity provider cannot be reached right now. Try again later.")
+        case .providerTimeout:
+            Entry(id: .providerTimeout, code: 500, httpStatus: 504, message: "The identity provider did not answer in time. Try again later.")
+
+        case .flowNotFound: Entry(id: .selfServiceFlowNotFound, code: 404, httpStatus: 404, message: "The flow does not exist. Start a new one.")
+        case .flowExpired: Entry(id: .selfServiceFlowExpired, code: 410, httpStatus: 410, message: "The flow expired. Start a new one.")
+        case .flowUsed: Entry(id: .selfServiceFlowUsed, code: 410, httpStatus: 410, message: "The flow was already completed. Start a new one.")
+        case .flowTypeMismatch:
+            Entry(id: .selfServiceFlowTypeMismatch, code: 400, httpStatus: 400, message: "The flow is of another kind than this call needs.")
+        case .otpNotSent: Entry(id: .otpNotSent, code: 400, httpStatus: 400, message: "No code was sent for this flow yet.")
+        case .otpAlreadyUsed:
+            Entry(id: .otpAlreadyUsed, code: 409, httpStatus: 409, message: "The phone is already verified for this flow; finish the sign-up.")
+        case .otpExpired: Entry(id: .otpExpired, code: 410, httpStatus: 410, message: "The code expired. Ask for a new one.")
+        case .otpAttemptsExhausted:
+            Entry(id: .otpAttemptsExhausted, code: 403, httpStatus: 403, message: "Too many wrong codes for this flow. Start a new sign-up.")
+        case .otpInvalid: Entry(id: .otpInvalid, code: 400, httpStatus: 400, message: "The code is not correct.")
+        case .sessionInactive:
+            Entry(id: .sessionInactive, code: 401, httpStatus: 401, message: "No valid session credentials found in the request.")
+        case .sessionNotFound: Entry(id: .sessionNotFound, code: 403, httpStatus: 403, message: "The session token is unknown.")
+        case .flowTooManyRequests: Entry(id: .tooManyRequests, code: 429, httpStatus: 429, message: "Too many requests.")
+        }
+    }
+}
