@@ -22,6 +22,8 @@ from steps import check
 import steps
 
 BINARY, PROVIDER, WORK = sys.argv[1], sys.argv[2].rstrip("/"), sys.argv[3]
+# The database the server uses: sqlite:PATH (default) or a postgres:// URL.
+DATABASE = sys.argv[4] if len(sys.argv) > 4 else f"sqlite:{WORK}/sso.sqlite"
 PORT = 18100
 BASE = f"http://127.0.0.1:{PORT}"
 REDIRECT = "http://127.0.0.1/wallet-callback"
@@ -82,7 +84,7 @@ with open(config, "w") as file:
                "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem"},
                "issuer": {"identityProviders": [{"id": "mock", "issuer": PROVIDER, "clientId": client["client_id"],
                                                  "clientSecret": client["client_secret"], "redirectUri": REDIRECT}]}}, file)
-server = subprocess.Popen([BINARY, "serve", "--port", str(PORT), "--database", f"sqlite:{WORK}/sso.sqlite", "--config", config],
+server = subprocess.Popen([BINARY, "serve", "--port", str(PORT), "--database", DATABASE, "--config", config],
                           env={**os.environ, "LOG_LEVEL": "error"})
 try:
     for _ in range(50):
