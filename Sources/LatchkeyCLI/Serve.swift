@@ -12,7 +12,7 @@ struct Serve: AsyncParsableCommand {
         let logger = makeLogger()
         let app = try await buildApplication(configuration, options: BuildOptions(logger: logger, onServerRunning: { port in
             let line = "Latchkey listening on http://\(configuration.host):\(port) "
-                + "(database \(configuration.database), courier \(configuration.courier.channel.rawValue))\n"
+                + "(database \(StoreFactory.redacted(configuration.database)), courier \(configuration.courier.channel.rawValue))\n"
             FileHandle.standardOutput.write(Data(line.utf8))
         }))
         try await app.run()
@@ -26,10 +26,9 @@ struct Migrate: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try options.resolve()
-        let store = try await StoreFactory.open(configuration.database, logger: makeLogger())
-        let applied = try await store.migrate()
-        let all = try await store.appliedMigrations()
-        try await store.close()
+        let (applied, all) = try await StoreFactory.withStore(configuration.database, logger: makeLogger(), migrate: false) { store in
+            (try await store.migrate(), try await store.appliedMigrations())
+        }
         print(applied.isEmpty ? "Schema is up to date (versions \(all))." : "Applied migrations \(applied); schema at \(all.max() ?? 0).")
     }
 }

@@ -16,9 +16,9 @@ struct Users: AsyncParsableCommand {
         @Option(help: "How many to skip.") var offset = 0
 
         func run() async throws {
-            try await withStore(options) { store, issuer in
-                for user in try await store.users(issuer: issuer.id, limit: limit, offset: offset) {
-                    print([user.email, user.status, user.emailVerified ? "verified" : "unverified",
+            try await withOperator(options) { service in
+                for user in try await service.users(limit: limit, offset: offset) {
+                    print([user.email, user.status.rawValue, user.emailVerified ? "verified" : "unverified",
                            "failures=\(user.failedAttempts)", EnrollmentService.customerURI(user.id)].joined(separator: "\t"))
                 }
             }
@@ -31,19 +31,20 @@ struct Users: AsyncParsableCommand {
         @Argument(help: "The user's email.") var email: String
 
         func run() async throws {
-            try await withUser(options, email) { store, user in
+            try await withOperator(options) { service in
+                let user = try await service.user(email: email)
                 print("""
                     email:            \(user.email)
                     customerUri:      \(EnrollmentService.customerURI(user.id))
                     name:             \(user.firstName ?? "") \(user.lastName ?? "")
-                    status:           \(user.status) (consecutive failures \(user.failedAttempts))\(user.locked ? ", locked" : "")
+                    status:           \(user.status.rawValue) (consecutive failures \(user.failedAttempts))\(user.locked ? ", locked" : "")
                     email verified:   \(user.emailVerified)
                     app verified:     \(user.appInstanceVerified)
                     created:          \(user.createdAt.formatted(.iso8601))
                     last login:       \(user.lastLoginAt?.formatted(.iso8601) ?? "never")
                     """)
-                for device in try await store.devices(userID: user.id) {
-                    print("device \(device.deviceID)\t\(device.deviceType ?? "-")\t\(device.status)\tfailures=\(device.failedAttempts)")
+                for device in try await service.devices(of: user) {
+                    print("device \(device.deviceID)\t\(device.deviceType ?? "-")\t\(device.status.rawValue)\tfailures=\(device.failedAttempts)")
                 }
             }
         }
@@ -55,7 +56,7 @@ struct Users: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
         @Argument(help: "The user's email.") var email: String
         @Option(help: "A device id: reactivate that device instead of the wallet.") var device: String?
-        func run() async throws { try await setStatus(options, email, device: device, status: "active") }
+        func run() async throws { try await setStatus(options, email, device: device, wallet: .active, device: .active) }
     }
 
     struct Lock: AsyncParsableCommand {
@@ -63,9 +64,9 @@ struct Users: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
         @Argument(help: "The user's email.") var email: String
         func run() async throws {
-            try await withUser(options, email) { store, user in
-                try await store.setLocked(userID: user.id, locked: true)
-                print("\(user.email): locked")
+            try await withOperator(options) { service in
+                try await service.setLocked(email: email, true)
+                print("\(email): locked")
             }
         }
     }
@@ -78,9 +79,9 @@ struct Users: AsyncParsableCommand {
         @Option(help: "A device id: unlock that device instead of the wallet.") var device: String?
         func run() async throws {
             if device == nil {
-                try await withUser(options, email) { store, user in try await store.setLocked(userID: user.id, locked: false) }
+                try await withOperator(options) { service in try await service.setLocked(email: email, false) }
             }
-            try await setStatus(options, email, device: device, status: "active")
+            try await setStatus(options, email, device: device, wallet: .active, device: .active)
         }
     }
 
@@ -89,7 +90,7 @@ struct Users: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
         @Argument(help: "The user's email.") var email: String
         @Option(help: "A device id: deactivate that device instead of the wallet.") var device: String?
-        func run() async throws { try await setStatus(options, email, device: device, status: "deactivated") }
+        func run() async throws { try await setStatus(options, email, device: device, wallet: .deactivated, device: .deactivated) }
     }
 
     struct Suspend: AsyncParsableCommand {
@@ -97,7 +98,12 @@ struct Users: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
         @Argument(help: "The user's email.") var email: String
         @Option(help: "The device id.") var device: String
-        func run() async throws { try await setStatus(options, email, device: device, status: "suspended") }
+        func run() async throws {
+            try await withOperator(options) { service in
+                try await service.setStatus(email: email, device: device, .suspended)
+                print("\(email) device \(device): suspended")
+            }
+        }
     }
 
     struct Verify: AsyncParsableCommand {
@@ -105,51 +111,37 @@ struct Users: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
         @Argument(help: "The user's email.") var email: String
         func run() async throws {
-            try await withUser(options, email) { store, user in
-                try await store.markEmailVerified(userID: user.id)
-                try await store.markAppInstanceVerified(userID: user.id)
-                print("\(user.email): email and app instance verified")
+            try await withOperator(options) { service in
+                try await service.verify(email: email)
+                print("\(email): email and app instance verified")
             }
         }
     }
 }
 
-private func withStore(_ options: ServerOptions, _ body: (any LatchkeyStore, IssuerSettings) async throws -> Void) async throws {
+/// Runs `body` with the operator service over the configured database (migrated first);
+/// an `OperatorError` becomes the command's error message.
+private func withOperator(_ options: ServerOptions, _ body: (OperatorService) async throws -> Void) async throws {
     let configuration = try options.resolve()
-    let store = try await StoreFactory.open(configuration.database, logger: makeLogger(level: .error))
     do {
-        try await store.migrate()
-        try await body(store, configuration.issuer)
-    } catch {
-        try? await store.close()
-        throw error
-    }
-    try await store.close()
-}
-
-private func withUser(_ options: ServerOptions, _ email: String,
-                      _ body: (any LatchkeyStore, UserRecord) async throws -> Void) async throws {
-    try await withStore(options) { store, issuer in
-        guard let user = try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)) else {
-            throw ValidationError("No user with email \(email).")
+        try await StoreFactory.withStore(configuration.database, logger: makeLogger(level: .error)) { store in
+            try await body(OperatorService(store: store, issuer: configuration.issuer))
         }
-        try await body(store, user)
+    } catch let error as OperatorError {
+        throw ValidationError(error.description)
     }
 }
 
-private func setStatus(_ options: ServerOptions, _ email: String, device: String?, status: String) async throws {
-    try await withUser(options, email) { store, user in
+/// The wallet's status (no device given) or the device's.
+private func setStatus(_ options: ServerOptions, _ email: String, device: String?, wallet: UserStatus,
+                       device deviceStatus: DeviceStatus) async throws {
+    try await withOperator(options) { service in
         if let device {
-            guard try await store.device(userID: user.id, deviceID: device) != nil else {
-                throw ValidationError("Device \(device) is not linked to \(email).")
-            }
-            try await store.setDeviceStatus(userID: user.id, deviceID: device, status: status)
-            if status != "active" { try await store.revokeSessions(userID: user.id, except: nil, deviceID: device, now: Date()) }
-            print("\(email) device \(device): \(status)")
+            try await service.setStatus(email: email, device: device, deviceStatus)
+            print("\(email) device \(device): \(deviceStatus.rawValue)")
         } else {
-            try await store.setUserStatus(userID: user.id, status: status)
-            if status != "active" { try await store.revokeSessions(userID: user.id, except: nil, deviceID: nil, now: Date()) }
-            print("\(email): \(status)")
+            try await service.setStatus(email: email, wallet)
+            print("\(email): \(wallet.rawValue)")
         }
     }
 }

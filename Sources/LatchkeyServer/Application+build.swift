@@ -47,7 +47,8 @@ public struct LatchkeyApplication: Sendable {
     /// The CA that signs device certificates.
     public let certificateAuthority: CertificateAuthority
 
-    /// Serves until SIGINT/SIGTERM, then shuts down gracefully and closes the database.
+    /// Serves until SIGINT/SIGTERM, then shuts down gracefully: the server drains, the courier
+    /// stops, the store's background work ends (`StoreService`), the database closes.
     public func run() async throws {
         do {
             try await application.runService()
@@ -63,9 +64,9 @@ public struct LatchkeyApplication: Sendable {
 public func buildApplication(_ configuration: ServerConfiguration, options: BuildOptions = .init()) async throws
     -> LatchkeyApplication {
     let logger = options.logger
+    // Nothing reads the database until the application runs: the store's background work is a
+    // service of the application, and migrations run before the server accepts requests.
     let store = try await StoreFactory.open(configuration.database, logger: logger)
-    let applied = try await store.migrate()
-    if !applied.isEmpty { logger.info("Applied migrations \(applied) on \(store.engineName)") }
 
     let pepper = try options.pepper ?? Pepper.load(settings: configuration.secrets, logger: logger)
     let hasher = SecretHasher(settings: configuration.hashing, pepper: pepper)
@@ -90,7 +91,7 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry())
     let authentication = AuthenticationService(store: store, hasher: hasher, issuer: configuration.issuer,
                                                limiter: limiter, rateLimits: configuration.rateLimits, now: options.now)
-    WebRoutes.add(to: router, store: store, issuer: configuration.issuer, now: options.now)
+    WebRoutes.add(to: router, enrollment: enrollment, issuer: configuration.issuer)
     let profile = ProfileService(store: store, hasher: hasher, issuer: configuration.issuer, authentication: authentication,
                                  cipher: cipher, publicURL: publicURL, now: options.now)
     PortalRoutes(profile: profile, issuer: configuration.issuer,
@@ -110,16 +111,20 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
         on: router, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))
 
     let onRunning = options.onServerRunning
-    let application = Application(
+    var application = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
-        services: options.runCourier ? [courier] : [],
+        services: [StoreService(store: store)] + (options.runCourier ? [courier] : []),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             publicURL.bound(host: configuration.host, port: port)
             await onRunning(port)
         },
         logger: logger)
+    application.beforeServerStarts {
+        let applied = try await store.migrate()
+        if !applied.isEmpty { logger.info("Applied migrations \(applied) on \(store.engineName)") }
+    }
     return LatchkeyApplication(application: application, configuration: configuration, store: store, hasher: hasher,
                                cipher: cipher, courier: courier, routes: ApplicationRoutes.table,
                                certificateAuthority: authority)

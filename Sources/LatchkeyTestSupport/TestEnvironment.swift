@@ -33,12 +33,17 @@ public enum TestEnvironment {
     public static func freshDatabase(_ engine: String) async throws -> String {
         if engine == "postgres", let base = postgresURL {
             let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            let admin = try await StoreFactory.open(base, logger: logger) as! SQLStore
-            try await admin.engine.execute("CREATE SCHEMA \(schema)")
-            try await admin.close()
+            try await StoreFactory.withStore(base, logger: logger, migrate: false) { admin in
+                try await (admin as! SQLStore).engine.execute("CREATE SCHEMA \(schema)")
+            }
             return base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)"
         }
         return "sqlite:" + (try temporaryDirectory().appendingPathComponent("test.sqlite").path)
+    }
+
+    /// Runs `body` with a fresh, migrated store of `engine`, its background work running beside it.
+    public static func withFreshStore(_ engine: String, _ body: (any LatchkeyStore) async throws -> Void) async throws {
+        try await StoreFactory.withStore(try await freshDatabase(engine), logger: logger) { try await body($0) }
     }
 
     /// A configuration for tests: port 0, fast scrypt, file courier in a temporary directory, rate

@@ -8,92 +8,92 @@ import Testing
     let now = Date(timeIntervalSince1970: 4_000_000)
     let limits = AttemptLimits(wallet: 3, device: 2)
 
-    func open(_ engine: String) async throws -> (any LatchkeyStore, UserRecord) {
-        let store = try await StoreFactory.open(try await TestEnvironment.freshDatabase(engine), logger: TestEnvironment.logger)
-        try await store.migrate()
+    func open(_ store: any LatchkeyStore) async throws -> UserRecord {
         let user = UserRecord(id: SecureRandom.identifier(), issuer: "default", email: "u@x.io", emailNormalized: "u@x.io",
                               firstName: nil, lastName: nil, phone: nil, externalId: nil, passwordHash: "h", passcodeHash: "p",
                               emailVerified: false, createdAt: now, updatedAt: now)
         try await store.createUser(user, answers: [], tokens: [], messages: [])
-        return (store, user)
+        return user
     }
 
     @Test(arguments: TestEnvironment.engines)
     func reservationsFailuresAndSuccess(engine: String) async throws {
-        let (store, user) = try await open(engine)
-        try await store.linkDevice(userID: user.id, deviceID: "d", deviceType: "phone", now: now)
-        try await store.linkDevice(userID: user.id, deviceID: "d", deviceType: "phone", now: now)
-        #expect(try await store.devices(userID: user.id).count == 1, "linking is idempotent")
-        #expect(try await store.reserveAttempt(userID: user.id, deviceID: "d", limits: limits) == .reserved)
-        #expect(try await store.recordFailure(userID: user.id, deviceID: "d", limits: limits)
-                == FailureOutcome(walletDeactivated: false, deviceDeactivated: false))
-        #expect(try await store.reserveAttempt(userID: user.id, deviceID: "d", limits: limits) == .reserved)
-        #expect(try await store.reserveAttempt(userID: user.id, deviceID: "d", limits: limits) == .exhausted,
-                "the device has 2 attempts and both are taken")
-        #expect(try await store.recordFailure(userID: user.id, deviceID: "d", limits: limits)
-                == FailureOutcome(walletDeactivated: false, deviceDeactivated: true))
-        #expect(try await store.reserveAttempt(userID: user.id, deviceID: "d", limits: limits) == .deviceLocked)
-        #expect(try await store.user(id: user.id)?.failedAttempts == 2, "a refused device reservation leaves the wallet alone")
-        #expect(try await store.reserveAttempt(userID: user.id, deviceID: nil, limits: limits) == .reserved)
-        #expect(try await store.recordFailure(userID: user.id, deviceID: nil, limits: limits).walletDeactivated)
-        #expect(try await store.reserveAttempt(userID: user.id, deviceID: nil, limits: limits) == .walletLocked)
-        try await store.setUserStatus(userID: user.id, status: "active")
-        try await store.setDeviceStatus(userID: user.id, deviceID: "d", status: "active")
-        #expect(try await store.user(id: user.id)?.failedAttempts == 0)
-        #expect(try await store.device(userID: user.id, deviceID: "d")?.failedAttempts == 0)
-        _ = try await store.reserveAttempt(userID: user.id, deviceID: nil, limits: limits)
-        _ = try await store.reserveAttempt(userID: user.id, deviceID: "d", limits: limits)
-        try await store.releaseAttempt(userID: user.id, deviceID: "d")
-        #expect(try await store.user(id: user.id)?.failedAttempts == 1, "only the released attempt is given back")
-        #expect(try await store.device(userID: user.id, deviceID: "d")?.failedAttempts == 0)
-        try await store.recordSuccess(userID: user.id, deviceID: "d", loginAt: nil)
-        #expect(try await store.user(id: user.id)?.lastLoginAt == nil)
-        try await store.recordSuccess(userID: user.id, deviceID: "d", loginAt: now)
-        #expect(try await store.user(id: user.id)?.failedAttempts == 0)
-        #expect(try await store.user(id: user.id)?.lastLoginAt == now)
-        try await store.setDeviceStatus(userID: user.id, deviceID: "d", status: "suspended")
-        #expect(try await store.reserveAttempt(userID: user.id, deviceID: "d", limits: limits) == .deviceSuspended)
-        #expect(try await store.deviceOwner(deviceID: "d")?.userID == user.id)
-        #expect(try await store.users(issuer: "default", limit: 10, offset: 0).map(\.id) == [user.id])
-        #expect(try await store.users(issuer: "default", limit: 10, offset: 1).isEmpty)
-        try await store.markEmailVerified(userID: user.id)
-        try await store.markAppInstanceVerified(userID: user.id)
-        let verified = try #require(try await store.user(id: user.id))
-        #expect(verified.emailVerified && verified.appInstanceVerified)
-        try await store.close()
+        try await TestEnvironment.withFreshStore(engine) { store in
+            let user = try await open(store)
+            try await store.linkDevice(userID: user.id, deviceID: "d", deviceType: "phone", now: now)
+            try await store.linkDevice(userID: user.id, deviceID: "d", deviceType: "phone", now: now)
+            #expect(try await store.devices(userID: user.id).count == 1, "linking is idempotent")
+            #expect(try await store.reserveAttempt(userID: user.id, deviceID: "d", limits: limits) == .reserved)
+            #expect(try await store.recordFailure(userID: user.id, deviceID: "d", limits: limits, now: Date())
+                    == FailureOutcome(walletDeactivated: false, deviceDeactivated: false))
+            #expect(try await store.reserveAttempt(userID: user.id, deviceID: "d", limits: limits) == .reserved)
+            #expect(try await store.reserveAttempt(userID: user.id, deviceID: "d", limits: limits) == .exhausted,
+                    "the device has 2 attempts and both are taken")
+            #expect(try await store.recordFailure(userID: user.id, deviceID: "d", limits: limits, now: Date())
+                    == FailureOutcome(walletDeactivated: false, deviceDeactivated: true))
+            #expect(try await store.reserveAttempt(userID: user.id, deviceID: "d", limits: limits) == .deviceLocked)
+            #expect(try await store.user(id: user.id)?.failedAttempts == 2, "a refused device reservation leaves the wallet alone")
+            #expect(try await store.reserveAttempt(userID: user.id, deviceID: nil, limits: limits) == .reserved)
+            #expect(try await store.recordFailure(userID: user.id, deviceID: nil, limits: limits, now: Date()).walletDeactivated)
+            #expect(try await store.reserveAttempt(userID: user.id, deviceID: nil, limits: limits) == .walletLocked)
+            try await store.setUserStatus(userID: user.id, status: .active, now: Date())
+            try await store.setDeviceStatus(userID: user.id, deviceID: "d", status: .active, now: Date())
+            #expect(try await store.user(id: user.id)?.failedAttempts == 0)
+            #expect(try await store.device(userID: user.id, deviceID: "d")?.failedAttempts == 0)
+            _ = try await store.reserveAttempt(userID: user.id, deviceID: nil, limits: limits)
+            _ = try await store.reserveAttempt(userID: user.id, deviceID: "d", limits: limits)
+            try await store.releaseAttempt(userID: user.id, deviceID: "d")
+            #expect(try await store.user(id: user.id)?.failedAttempts == 1, "only the released attempt is given back")
+            #expect(try await store.device(userID: user.id, deviceID: "d")?.failedAttempts == 0)
+            try await store.recordSuccess(userID: user.id, deviceID: "d", loginAt: nil)
+            #expect(try await store.user(id: user.id)?.lastLoginAt == nil)
+            try await store.recordSuccess(userID: user.id, deviceID: "d", loginAt: now)
+            #expect(try await store.user(id: user.id)?.failedAttempts == 0)
+            #expect(try await store.user(id: user.id)?.lastLoginAt == now)
+            try await store.setDeviceStatus(userID: user.id, deviceID: "d", status: .suspended, now: Date())
+            #expect(try await store.reserveAttempt(userID: user.id, deviceID: "d", limits: limits) == .deviceSuspended)
+            #expect(try await store.deviceOwner(deviceID: "d")?.userID == user.id)
+            #expect(try await store.users(issuer: "default", limit: 10, offset: 0).map(\.id) == [user.id])
+            #expect(try await store.users(issuer: "default", limit: 10, offset: 1).isEmpty)
+            try await store.markEmailVerified(userID: user.id)
+            try await store.markAppInstanceVerified(userID: user.id)
+            let verified = try #require(try await store.user(id: user.id))
+            #expect(verified.emailVerified && verified.appInstanceVerified)
+        }
     }
 
     @Test(arguments: TestEnvironment.engines)
     func sessionsAndDeviceTokens(engine: String) async throws {
-        let (store, user) = try await open(engine)
-        let session = SessionRecord(digest: "s1", userID: user.id, deviceID: "d", createdAt: now, lastSeenAt: now,
-                                    expiresAt: now.addingTimeInterval(3600))
-        try await store.createSession(session)
-        try await store.createSession(SessionRecord(digest: "s2", userID: user.id, deviceID: "e", createdAt: now, lastSeenAt: now,
-                                                    expiresAt: now.addingTimeInterval(3600)))
-        #expect(try await store.touchSession(digest: "s1", now: now.addingTimeInterval(100), idle: 600)?.lastSeenAt
-                == now.addingTimeInterval(100))
-        #expect(try await store.touchSession(digest: "s1", now: now.addingTimeInterval(800), idle: 600) == nil, "idle")
-        #expect(try await store.touchSession(digest: "s2", now: now.addingTimeInterval(3600), idle: 7200) == nil, "absolute")
-        try await store.createSession(SessionRecord(digest: "s3", userID: user.id, deviceID: "e", createdAt: now, lastSeenAt: now,
-                                                    expiresAt: now.addingTimeInterval(3600)))
-        try await store.revokeSessions(userID: user.id, except: "s3", deviceID: nil, now: now)
-        #expect(try await store.touchSession(digest: "s3", now: now, idle: 600) != nil)
-        #expect(try await store.revokeSession(digest: "s3", now: now))
-        #expect(try await !store.revokeSession(digest: "s3", now: now))
+        try await TestEnvironment.withFreshStore(engine) { store in
+            let user = try await open(store)
+            let session = SessionRecord(digest: "s1", userID: user.id, deviceID: "d", createdAt: now, lastSeenAt: now,
+                                        expiresAt: now.addingTimeInterval(3600))
+            try await store.createSession(session)
+            try await store.createSession(SessionRecord(digest: "s2", userID: user.id, deviceID: "e", createdAt: now, lastSeenAt: now,
+                                                        expiresAt: now.addingTimeInterval(3600)))
+            #expect(try await store.touchSession(digest: "s1", now: now.addingTimeInterval(100), idle: 600)?.lastSeenAt
+                    == now.addingTimeInterval(100))
+            #expect(try await store.touchSession(digest: "s1", now: now.addingTimeInterval(800), idle: 600) == nil, "idle")
+            #expect(try await store.touchSession(digest: "s2", now: now.addingTimeInterval(3600), idle: 7200) == nil, "absolute")
+            try await store.createSession(SessionRecord(digest: "s3", userID: user.id, deviceID: "e", createdAt: now, lastSeenAt: now,
+                                                        expiresAt: now.addingTimeInterval(3600)))
+            try await store.revokeSessions(userID: user.id, except: "s3", deviceID: nil, now: now)
+            #expect(try await store.touchSession(digest: "s3", now: now, idle: 600) != nil)
+            #expect(try await store.revokeSession(digest: "s3", now: now))
+            #expect(try await !store.revokeSession(digest: "s3", now: now))
 
-        try await store.createDeviceToken(DeviceTokenRecord(digest: "t1", userID: user.id, deviceID: "d", createdAt: now,
-                                                            expiresAt: now.addingTimeInterval(60)))
-        #expect(try await store.deviceToken(digest: "t1")?.deviceID == "d")
-        #expect(try await !store.revokeDeviceToken(digest: "t1", now: now.addingTimeInterval(61)), "already expired")
-        #expect(try await store.revokeDeviceToken(digest: "t1", now: now))
-        #expect(try await store.deviceToken(digest: "t1")?.revokedAt == now)
+            try await store.createDeviceToken(DeviceTokenRecord(digest: "t1", userID: user.id, deviceID: "d", createdAt: now,
+                                                                expiresAt: now.addingTimeInterval(60)))
+            #expect(try await store.deviceToken(digest: "t1")?.deviceID == "d")
+            #expect(try await !store.revokeDeviceToken(digest: "t1", now: now.addingTimeInterval(61)), "already expired")
+            #expect(try await store.revokeDeviceToken(digest: "t1", now: now))
+            #expect(try await store.deviceToken(digest: "t1")?.revokedAt == now)
 
-        try await store.createToken(TokenRecord(digest: "c1", purpose: .mfaChallenge, userID: user.id, deviceID: "d",
-                                                createdAt: now, expiresAt: now.addingTimeInterval(300), data: "Q?"))
-        #expect(try await store.token(digest: "c1", purpose: .mfaChallenge, now: now)?.data == "Q?")
-        #expect(try await store.consumeToken(digest: "c1", purpose: .mfaChallenge, now: now)?.data == "Q?")
-        #expect(try await store.token(digest: "c1", purpose: .mfaChallenge, now: now) == nil)
-        try await store.close()
+            try await store.createToken(TokenRecord(digest: "c1", purpose: .mfaChallenge, userID: user.id, deviceID: "d",
+                                                    createdAt: now, expiresAt: now.addingTimeInterval(300), data: "Q?"))
+            #expect(try await store.token(digest: "c1", purpose: .mfaChallenge, now: now)?.data == "Q?")
+            #expect(try await store.consumeToken(digest: "c1", purpose: .mfaChallenge, now: now)?.data == "Q?")
+            #expect(try await store.token(digest: "c1", purpose: .mfaChallenge, now: now) == nil)
+        }
     }
 }

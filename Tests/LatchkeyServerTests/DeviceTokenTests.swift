@@ -27,12 +27,12 @@ import Testing
             #expect(foreign.errorCode == 401)
 
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
-            try await app.store.setUserStatus(userID: user.id, status: "deactivated")
+            try await app.store.setUserStatus(userID: user.id, status: .deactivated, now: Date())
             #expect(try await client.call(.post, "/v1/auth/login/device-token", body: ["deviceToken": token]).errorCode == 412)
-            try await app.store.setUserStatus(userID: user.id, status: "active")
-            try await app.store.setDeviceStatus(userID: user.id, deviceID: "device-1", status: "deactivated")
+            try await app.store.setUserStatus(userID: user.id, status: .active, now: Date())
+            try await app.store.setDeviceStatus(userID: user.id, deviceID: "device-1", status: .deactivated, now: Date())
             #expect(try await client.call(.post, "/v1/auth/login/device-token", body: ["deviceToken": token]).errorCode == 423)
-            try await app.store.setDeviceStatus(userID: user.id, deviceID: "device-1", status: "active")
+            try await app.store.setDeviceStatus(userID: user.id, deviceID: "device-1", status: .active, now: Date())
 
             #expect(try await client.call(.delete, "/v1/auth/device-token", body: ["deviceToken": token]).status == .noContent)
             let twice = try await client.call(.delete, "/v1/auth/device-token", body: ["deviceToken": token])

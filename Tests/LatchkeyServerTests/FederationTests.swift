@@ -126,7 +126,7 @@ import Testing
             #expect(early.errorCode == 511, "the app instance is verified by the registration nonce first")
             _ = try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": try #require(registered.json["nonce"] as? String)])
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@idp.example"))
-            try await app.store.setDeviceStatus(userID: user.id, deviceID: "device-1", status: "deactivated")
+            try await app.store.setDeviceStatus(userID: user.id, deviceID: "device-1", status: .deactivated, now: Date())
             #expect(try await FederationFixture.login(client, code: provider.code(subject: "user-1")).errorCode == 423)
 
             let other = try await FederationFixture.metadata(client, code: provider.code(subject: "user-2", email: "two@idp.example"))
@@ -149,10 +149,10 @@ import Testing
             #expect((login.json["additionalAttributes"] as? [String: Any])?["passwordExpiresAt"] == nil,
                     "an SSO wallet has no password to expire")
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@idp.example"))
-            try await app.store.setUserStatus(userID: user.id, status: "deactivated")
+            try await app.store.setUserStatus(userID: user.id, status: .deactivated, now: Date())
             #expect(try await FederationFixture.login(client, code: provider.code(subject: "user-1")).errorCode == 421)
-            try await app.store.setUserStatus(userID: user.id, status: "active")
-            try await app.store.setDeviceStatus(userID: user.id, deviceID: "device-1", status: "suspended")
+            try await app.store.setUserStatus(userID: user.id, status: .active, now: Date())
+            try await app.store.setDeviceStatus(userID: user.id, deviceID: "device-1", status: .suspended, now: Date())
             #expect(try await FederationFixture.login(client, code: provider.code(subject: "user-1")).errorCode == 503)
         }
     }

@@ -19,14 +19,14 @@ import Testing
             }
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
             #expect(user.failedAttempts == 5, "exactly the threshold was reserved, so at most 5 hashes were checked")
-            #expect(user.status == "deactivated")
+            #expect(user.status == .deactivated)
             #expect(codes.filter { $0 == 401 }.count <= 4)
             #expect(codes.filter { $0 == 421 || $0 == 429 }.count >= 12, "refused without a check: \(codes)")
             #expect(Set(codes).isSubset(of: [401, 421, 429]))
             let right = try await AuthFixture.passwordLogin(client)
             #expect(right.errorCode == 421, "even the right password")
             #expect(Int(right.status.code) == 423)
-            try await app.store.setUserStatus(userID: user.id, status: "active")
+            try await app.store.setUserStatus(userID: user.id, status: .active, now: Date())
             #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String)
         }
     }
@@ -129,18 +129,18 @@ import Testing
         try await withServer { app, client in
             let session = try await AuthFixture.enrolledSession(app, client)
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
-            try await app.store.setDeviceStatus(userID: user.id, deviceID: "device-1", status: "suspended")
+            try await app.store.setDeviceStatus(userID: user.id, deviceID: "device-1", status: .suspended, now: Date())
             let suspended = try await AuthFixture.passwordLogin(client)
             #expect(suspended.errorCode == 503)
             #expect(suspended.status == .forbidden)
             #expect(try await client.call(.post, "/v1/auth/login/pin", body: ["pin": AuthFixture.pin]).errorCode == 503)
-            try await app.store.setDeviceStatus(userID: user.id, deviceID: "device-1", status: "deactivated")
+            try await app.store.setDeviceStatus(userID: user.id, deviceID: "device-1", status: .deactivated, now: Date())
             #expect(try await AuthFixture.passwordLogin(client).errorCode == 423)
-            try await app.store.setDeviceStatus(userID: user.id, deviceID: "device-1", status: "active")
-            try await app.store.setUserStatus(userID: user.id, status: "deactivated")
+            try await app.store.setDeviceStatus(userID: user.id, deviceID: "device-1", status: .active, now: Date())
+            try await app.store.setUserStatus(userID: user.id, status: .deactivated, now: Date())
             #expect(try await AuthFixture.passwordLogin(client).errorCode == 421)
             #expect(try await client.call(.post, "/v1/auth/login/pin", body: ["pin": AuthFixture.pin]).errorCode == 421)
-            try await app.store.setUserStatus(userID: user.id, status: "active")
+            try await app.store.setUserStatus(userID: user.id, status: .active, now: Date())
             #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String)
             _ = session
         }

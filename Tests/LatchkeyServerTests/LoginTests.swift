@@ -45,7 +45,7 @@ import Testing
             let locked = try await AuthFixture.register(client, email: "locked@example.com")
             try await AuthFixture.verifyEmail(app, client, email: "locked@example.com")
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "locked@example.com"))
-            try await app.store.setUserStatus(userID: user.id, status: "deactivated")
+            try await app.store.setUserStatus(userID: user.id, status: .deactivated, now: Date())
             #expect(try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": locked]).errorCode == 421)
         }
     }

@@ -38,16 +38,17 @@ import Testing
     func revocationByAnotherProcessIsSeenWithinASecond(engine: String) async throws {
         let clock = TestClock(start: Date())
         let database = try await TestEnvironment.freshDatabase(engine)
-        let other = try await TestEnvironment.application(try TestEnvironment.configuration(database: database), now: { clock.now })
         try await withServer(clock: clock, configure: { $0.database = database }) { app, client in
             let session = try await AuthFixture.enrolledSession(app, client)
             #expect(try await client.call(.get, "/v1/auth/session", headers: appHeaders(session: session)).status == .ok)
-            let user = try #require(try await other.store.user(issuer: "default", emailNormalized: "ada@example.com"))
-            try await other.store.revokeSessions(userID: user.id, except: nil, deviceID: nil, now: clock.now)
+            // Another process (a replica, `latchkey users`) with its own store on the same database.
+            try await StoreFactory.withStore(database, logger: TestEnvironment.logger) { other in
+                let user = try #require(try await other.user(issuer: "default", emailNormalized: "ada@example.com"))
+                try await other.revokeSessions(userID: user.id, except: nil, deviceID: nil, now: clock.now)
+            }
             clock.advance(1.1)
             #expect(try await client.call(.get, "/v1/auth/session", headers: appHeaders(session: session)).status == .unauthorized)
         }
-        try await other.store.close()
     }
 
     @Test func logoutRevokesTheSession() async throws {

@@ -41,7 +41,7 @@ extension AuthenticationService {
         guard let pending = try await store.token(digest: digest, purpose: .registrationNonce, now: now()),
               let user = try await store.user(id: pending.userID)
         else { throw DomainError.wrongCredentials }
-        if user.status != "active" { throw DomainError.walletDeactivated }
+        if user.status != .active { throw DomainError.walletDeactivated }
         if issuer.emailVerificationRequired && !user.emailVerified { throw DomainError.emailNotVerified }
         _ = try await linkedDevice(user: user, deviceID: deviceID)
         guard let token = try await store.consumeToken(digest: digest, purpose: .registrationNonce, now: now()) else {

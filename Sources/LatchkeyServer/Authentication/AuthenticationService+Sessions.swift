@@ -57,7 +57,7 @@ extension AuthenticationService {
               record.expiresAt > now(), ConstantTime.equal(Array(record.deviceID.utf8), Array(deviceID.utf8)),
               let user = try await store.user(id: record.userID)
         else { throw DomainError.wrongCredentials }
-        if user.status != "active" { throw DomainError.deviceTokenWalletDeactivated }
+        if user.status != .active { throw DomainError.deviceTokenWalletDeactivated }
         _ = try await linkedDevice(user: user, deviceID: deviceID)
         return try await startSession(user, deviceID: deviceID)
     }

@@ -32,7 +32,7 @@ public struct AuthenticationService: Sendable {
     /// hashed again and stored as `credential` (DESIGN §6: upgraded at the next successful check).
     func checkCredential(_ secret: String, against hash: String?, user: UserRecord, deviceID: String?,
                          wrong: DomainError = .wrongCredentials, credential: StoredCredential? = nil) async throws {
-        if user.status != "active" { throw DomainError.walletDeactivated }
+        if user.status != .active { throw DomainError.walletDeactivated }
         if rateLimits.enabled,
            !limiter.allow("account:" + user.id, limit: rateLimits.credentialAttemptsPerMinutePerAccount) {
             throw DomainError(.rateLimited, retryAfter: limiter.retryAfter)
@@ -46,15 +46,9 @@ public struct AuthenticationService: Sendable {
         case .exhausted: throw DomainError.attemptsInFlight
         }
         guard let hash, try await hasher.verify(secret, against: hash) else {
-            let outcome = try await store.recordFailure(userID: user.id, deviceID: linked, limits: issuer.attemptLimits)
-            if outcome.walletDeactivated {
-                try await store.revokeSessions(userID: user.id, except: nil, deviceID: nil, now: now())
-                throw DomainError.walletDeactivated
-            }
-            if outcome.deviceDeactivated, let linked {
-                try await store.revokeSessions(userID: user.id, except: nil, deviceID: linked, now: now())
-                throw DomainError.deviceDeactivated
-            }
+            let outcome = try await store.recordFailure(userID: user.id, deviceID: linked, limits: issuer.attemptLimits, now: now())
+            if outcome.walletDeactivated { throw DomainError.walletDeactivated }
+            if outcome.deviceDeactivated { throw DomainError.deviceDeactivated }
             throw wrong
         }
         try await store.releaseAttempt(userID: user.id, deviceID: linked)
@@ -73,8 +67,8 @@ public struct AuthenticationService: Sendable {
     /// Refuses a suspended (503) or deactivated (423) device.
     static func requireUsable(_ device: DeviceRecord) throws {
         switch device.status {
-        case "suspended": throw DomainError.deviceSuspended
-        case "deactivated": throw DomainError.deviceDeactivated
+        case .suspended: throw DomainError.deviceSuspended
+        case .deactivated: throw DomainError.deviceDeactivated
         default: break
         }
     }

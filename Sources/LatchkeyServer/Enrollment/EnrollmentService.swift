@@ -111,3 +111,15 @@ public struct EnrollmentService: Sendable {
                                       issuer: issuer)
     }
 }
+
+extension EnrollmentService.StoredProfile {
+    /// The document of a stored user. A document that does not decode is an error
+    /// (`StoreError.undecodableDocument`), never an empty profile that a write would then store.
+    init(of user: UserRecord) throws {
+        do {
+            self = try JSONDecoder().decode(Self.self, from: Data(user.profileJSON.utf8))
+        } catch {
+            throw StoreError.undecodableDocument("users.profile_json")
+        }
+    }
+}

@@ -66,7 +66,7 @@ extension FederationService {
         guard let user = try await store.federatedUser(providerID: provider, subject: identity.subject) else {
             throw DomainError.noLinkedWallet
         }
-        if user.status != "active" { throw DomainError.walletDeactivated }
+        if user.status != .active { throw DomainError.walletDeactivated }
         _ = try await authentication.linkedDevice(user: user, deviceID: device.deviceID)
         try authentication.requireVerified(user)
         return try await authentication.finish(user, device: device)

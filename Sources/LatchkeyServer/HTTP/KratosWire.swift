@@ -44,7 +44,7 @@ enum KratosWire {
 
     static func identity(_ user: UserRecord, baseURL: String) -> Components.Schemas.KratosIdentity {
         .init(id: user.id, schemaId: "default", schemaUrl: baseURL + "/a/schemas/default",
-              state: user.status == "active" ? "active" : "inactive",
+              state: user.status == .active ? "active" : "inactive",
               traits: .init(name: .init(first: user.firstName, last: user.lastName), phone: user.phone,
                             email: user.email.isEmpty ? nil : user.email),
               createdAt: user.createdAt, updatedAt: user.updatedAt)

@@ -12,8 +12,7 @@ extension ProfileService {
         if let firstName = update.firstName { user.firstName = firstName }
         if let lastName = update.lastName { user.lastName = lastName }
         user.externalId = update.externalId
-        var document = (try? JSONDecoder().decode(EnrollmentService.StoredProfile.self, from: Data(user.profileJSON.utf8)))
-            ?? EnrollmentService.StoredProfile()
+        var document = try EnrollmentService.StoredProfile(of: user)
         if let address = update.addressInformation { document.addressInformation = address }
         if let changes = update.additionalCustomerInformation {
             var info = document.additionalCustomerInformation ?? [:]

@@ -26,14 +26,14 @@ public struct ProfileService: Sendable {
     /// The logged-in user (`PDCustomer`).
     public func customer(bearer: String?) async throws -> Customer {
         let (_, user) = try await sessionUser(bearer)
-        let stored = try? JSONDecoder().decode(EnrollmentService.StoredProfile.self, from: Data(user.profileJSON.utf8))
+        let stored = try EnrollmentService.StoredProfile(of: user)
         return Customer(customerUri: EnrollmentService.customerURI(user.id), customerIdentification: user.id,
-                        externalId: user.externalId, active: user.status == "active", firstName: user.firstName,
+                        externalId: user.externalId, active: user.status == .active, firstName: user.firstName,
                         lastName: user.lastName, username: user.email.isEmpty ? user.phone ?? "" : user.email,
                         lastModifiedDate: user.updatedAt,
                         contactInformation: ContactInformation(email: user.email.isEmpty ? nil : user.email, phone: user.phone,
-                                                               addressInformation: stored?.addressInformation),
-                        additionalCustomerInformation: stored?.additionalCustomerInformation)
+                                                               addressInformation: stored.addressInformation),
+                        additionalCustomerInformation: stored.additionalCustomerInformation)
     }
 
     /// `updateUserPassword`: 403 not logged in, 424 locked, 400 missing field, 417 confirmation,

@@ -28,9 +28,8 @@ extension ProfileService {
             let stored = try await store.mfaAnswers(userID: user.id).first { $0.question == question }
             let right = try await stored.asyncMap { try await hasher.verify(issuer.mfa.normalize(answer), against: $0.answerHash) }
             guard right == true else {
-                if reservation == .reserved,
-                   try await store.recordFailure(userID: user.id, deviceID: nil, limits: issuer.attemptLimits).walletDeactivated {
-                    try await store.revokeSessions(userID: user.id, except: nil, deviceID: nil, now: time)
+                if reservation == .reserved {
+                    _ = try await store.recordFailure(userID: user.id, deviceID: nil, limits: issuer.attemptLimits, now: time)
                 }
                 if stored == nil || counted.attempts >= limit {
                     _ = try await store.consumeToken(digest: record.digest, purpose: record.purpose, now: time)

@@ -5,12 +5,12 @@ public struct DeviceRecord: Sendable, Equatable {
     public var userID: String
     public var deviceID: String
     public var deviceType: String?
-    public var status: String
+    public var status: DeviceStatus
     public var failedAttempts: Int
     public var linkedAt: Date
     public var lastLoginAt: Date?
 
-    public init(userID: String, deviceID: String, deviceType: String?, status: String = "active", failedAttempts: Int = 0,
+    public init(userID: String, deviceID: String, deviceType: String?, status: DeviceStatus = .active, failedAttempts: Int = 0,
                 linkedAt: Date, lastLoginAt: Date? = nil) {
         self.userID = userID
         self.deviceID = deviceID
@@ -104,7 +104,7 @@ public protocol AuthenticationStore: Sendable {
     /// however many run in parallel.
     func reserveAttempt(userID: String, deviceID: String?, limits: AttemptLimits) async throws -> AttemptReservation
     /// After a wrong credential: deactivates the wallet or device whose count reached its limit.
-    func recordFailure(userID: String, deviceID: String?, limits: AttemptLimits) async throws -> FailureOutcome
+    func recordFailure(userID: String, deviceID: String?, limits: AttemptLimits, now: Date) async throws -> FailureOutcome
     /// After a right credential: gives the reserved attempt back, leaving earlier failures counted
     /// (a right password that only leads to an MFA prompt must not wipe wrong answers).
     func releaseAttempt(userID: String, deviceID: String?) async throws
@@ -112,7 +112,7 @@ public protocol AuthenticationStore: Sendable {
     func recordSuccess(userID: String, deviceID: String?, loginAt: Date?) async throws
 
     /// Sets a user's status (`active`, `deactivated`); `active` also clears the failure count.
-    func setUserStatus(userID: String, status: String) async throws
+    func setUserStatus(userID: String, status: UserStatus, now: Date) async throws
     /// Marks the app instance verified (nonce login or email verification).
     func markAppInstanceVerified(userID: String) async throws
     /// Marks the user's email address verified.
@@ -129,7 +129,7 @@ public protocol AuthenticationStore: Sendable {
     /// Links a device to a user (idempotent).
     func linkDevice(userID: String, deviceID: String, deviceType: String?, now: Date) async throws
     /// Sets a device's status (`active`, `deactivated`, `suspended`); `active` also clears its count.
-    func setDeviceStatus(userID: String, deviceID: String, status: String) async throws
+    func setDeviceStatus(userID: String, deviceID: String, status: DeviceStatus, now: Date) async throws
 
     /// Stores a single-use token with optional data (e.g. the question of an MFA challenge).
     func createToken(_ token: TokenRecord) async throws

@@ -40,12 +40,23 @@ public protocol LatchkeyStore: AuthenticationStore, CredentialStore, ResetStore,
     /// Every outbox message, oldest first (operators and tests).
     func outboxMessages() async throws -> [OutboxMessage]
 
-    /// Closes the connections.
+    /// Runs the store's background work (PostgreSQL's connection pool) until a graceful shutdown
+    /// or cancellation; queries wait for it. Run it through `StoreService` in an application, or
+    /// `StoreFactory.withStore` elsewhere.
+    func run() async
+    /// Closes the connections; closing again does nothing.
     func close() async throws
 }
 
 /// Opens the store a `--database` value names: `sqlite:PATH`, `sqlite::memory:` or `postgres://…`.
 public enum StoreFactory {
+    /// The database URL with its password masked, for logs and the console.
+    public static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? "(database)"
+    }
+
     public static func open(_ url: String, logger: Logger) async throws -> any LatchkeyStore {
         if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
             return SQLStore(engine: try PostgresEngine(url: url, logger: logger))

@@ -6,7 +6,6 @@ import PostgresNIO
 public final class PostgresEngine: SQLEngine {
     public let name = "postgres"
     private let client: PostgresClient
-    private let runner: Task<Void, Never>
     private let logger: Logger
 
     /// Connects to a `postgres://user:password@host:port/database` URL (`?sslmode=disable` turns TLS off; `?search_path=SCHEMA` picks a schema).
@@ -27,7 +26,19 @@ public final class PostgresEngine: SQLEngine {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
-        self.runner = Task { await client.run() }
+    }
+
+    /// The pool's connections live as long as this runs (`PostgresClient.run`, ended by a graceful
+    /// shutdown or cancellation).
+    public func run() async {
+        await client.run()
+    }
+
+    public let capabilities = SQLCapabilities(skipLocked: true, advisoryLocks: true)
+
+    /// The pool serves reads and writes alike.
+    public func read(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        try await query(sql, binds)
     }
 
     public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
@@ -64,9 +75,8 @@ public final class PostgresEngine: SQLEngine {
         }
     }
 
-    public func close() async throws {
-        runner.cancel()
-    }
+    /// The pool closes when `run` ends.
+    public func close() async throws {}
 
     private struct Transaction: SQLExecutor {
         let connection: PostgresConnection
@@ -115,7 +125,7 @@ public final class PostgresEngine: SQLEngine {
         do {
             return try await body()
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
-            throw SQLEngineError.uniqueViolation(error.serverInfo?[.constraintName] ?? "unique")
+            throw SQLEngineError.uniqueViolation(UniqueConstraint(postgresConstraint: error.serverInfo?[.constraintName] ?? ""))
         }
     }
 }

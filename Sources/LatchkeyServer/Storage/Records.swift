@@ -1,5 +1,16 @@
 import Foundation
 
+/// A wallet's standing: `deactivated` by consecutive failures (421) or by an operator.
+public enum UserStatus: String, Sendable, Codable, CaseIterable {
+    case active, deactivated
+}
+
+/// A linked device's standing: `deactivated` by consecutive failures (423) or an operator,
+/// `suspended` by an operator (503).
+public enum DeviceStatus: String, Sendable, Codable, CaseIterable {
+    case active, deactivated, suspended
+}
+
 /// A wallet user as stored. Credentials are hashes; the address and additional information
 /// are kept as one JSON document.
 public struct UserRecord: Sendable, Equatable {
@@ -14,7 +25,7 @@ public struct UserRecord: Sendable, Equatable {
     public var passwordHash: String?
     public var passcodeHash: String?
     public var emailVerified: Bool
-    public var status: String
+    public var status: UserStatus
     public var profileJSON: String
     public var createdAt: Date
     public var updatedAt: Date
@@ -31,7 +42,7 @@ public struct UserRecord: Sendable, Equatable {
 
     public init(id: String, issuer: String, email: String, emailNormalized: String, firstName: String?, lastName: String?,
                 phone: String?, externalId: String?, passwordHash: String?, passcodeHash: String?, emailVerified: Bool,
-                status: String = "active", profileJSON: String = "{}", createdAt: Date, updatedAt: Date,
+                status: UserStatus = .active, profileJSON: String = "{}", createdAt: Date, updatedAt: Date,
                 failedAttempts: Int = 0, appInstanceVerified: Bool = false, passwordUpdatedAt: Date? = nil,
                 lastLoginAt: Date? = nil, locked: Bool = false, phoneNormalized: String? = nil) {
         self.locked = locked
@@ -162,4 +173,9 @@ public enum StoreError: Error, Sendable, Equatable {
     case nonceNotUsable
     /// Another wallet is already linked to this provider subject.
     case subjectLinked
+    /// A stored row cannot be read as its record: a missing column, a NULL where a value is
+    /// required, a value of the wrong type or an unknown enum value.
+    case undecodableRow(column: String, reason: String)
+    /// A stored document (the profile's JSON) cannot be decoded; nothing is changed.
+    case undecodableDocument(String)
 }

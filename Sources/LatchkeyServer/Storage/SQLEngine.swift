@@ -23,6 +23,12 @@ public protocol SQLExecutor: Sendable {
 public protocol SQLEngine: SQLExecutor {
     /// The engine's name as shown in logs and `/ready`.
     var name: String { get }
+    /// What the engine's SQL can do beyond the common statements.
+    var capabilities: SQLCapabilities { get }
+    /// Runs a read-only statement; an engine may send it to a reader connection.
+    func read(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
+    /// Runs the engine's background work until a graceful shutdown or cancellation.
+    func run() async
     /// Runs `body` in one transaction, committed if it returns and rolled back if it throws.
     func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
     /// Closes the engine's connections.
@@ -31,10 +37,52 @@ public protocol SQLEngine: SQLExecutor {
 
 /// Failures the engines report in common terms.
 public enum SQLEngineError: Error, Sendable, Equatable {
-    /// A unique index refused the write; the associated value names the index when known.
-    case uniqueViolation(String)
+    /// A unique index or primary key refused the write.
+    case uniqueViolation(UniqueConstraint)
     /// The database URL cannot be used.
     case invalidURL(String)
+}
+
+/// The unique constraints whose violation means something to the store. Each engine recognises
+/// them in its own terms: PostgreSQL by constraint name, SQLite by the columns it reports.
+public enum UniqueConstraint: Sendable, Equatable {
+    /// `users_issuer_email`: one wallet per address per issuer.
+    case userEmail
+    /// `users_issuer_phone`: one identity per verified phone number per issuer.
+    case userPhone
+    /// The primary key of `federated_identities`: one wallet per provider subject.
+    case federatedSubject
+    /// Any other unique index or primary key, as the engine names it.
+    case other(String)
+
+    /// PostgreSQL's constraint name.
+    init(postgresConstraint name: String) {
+        switch name {
+        case "users_issuer_email": self = .userEmail
+        case "users_issuer_phone": self = .userPhone
+        case "federated_identities_pkey": self = .federatedSubject
+        default: self = .other(name)
+        }
+    }
+
+    /// SQLite's columns, from its message `UNIQUE constraint failed: users.issuer, users.email_normalized`.
+    init(sqliteColumns columns: String) {
+        switch columns {
+        case "users.issuer, users.email_normalized": self = .userEmail
+        case "users.issuer, users.phone_normalized": self = .userPhone
+        case "federated_identities.provider_id, federated_identities.subject": self = .federatedSubject
+        default: self = .other(columns)
+        }
+    }
+}
+
+/// Capabilities that differ between the engines, asked for instead of the engine's name.
+public struct SQLCapabilities: Sendable {
+    /// `SELECT … FOR UPDATE SKIP LOCKED`, so concurrent claimers take disjoint rows.
+    public var skipLocked: Bool
+    /// Transaction-scoped advisory locks (`pg_advisory_xact_lock`), for migrations by replicas
+    /// starting together; without them a transaction already excludes other writers.
+    public var advisoryLocks: Bool
 }
 
 extension SQLExecutor {

@@ -7,8 +7,9 @@ extension SQLStore {
         do {
             return try await reserve(userID: userID, deviceID: deviceID, limits: limits)
         } catch ReservationRefused.wallet {
-            let status = try await engine.query("SELECT status FROM users WHERE id = $1", [.text(userID)]).first?.text("status")
-            return status == "active" ? .exhausted : .walletLocked
+            let status: UserStatus? = try await engine.read("SELECT status FROM users WHERE id = $1", [.text(userID)])
+                .first.map { try $0.value("status") }
+            return status == .active ? .exhausted : .walletLocked
         }
     }
 
@@ -17,12 +18,13 @@ extension SQLStore {
         try await engine.transaction { db in
             if let deviceID, let device = try await db.query(
                 "SELECT status FROM devices WHERE user_id = $1 AND device_id = $2", [.text(userID), .text(deviceID)]).first {
-                if device.text("status") == "suspended" { return .deviceSuspended }
+                let status: DeviceStatus = try device.value("status")
+                if status == .suspended { return .deviceSuspended }
                 let reserved = try await db.query("""
                     UPDATE devices SET failed_attempts = failed_attempts + 1
                     WHERE user_id = $1 AND device_id = $2 AND status = 'active' AND failed_attempts < $3 RETURNING failed_attempts
                     """, [.text(userID), .text(deviceID), .integer(Int64(limits.device))])
-                if reserved.isEmpty { return device.text("status") == "active" ? .exhausted : .deviceLocked }
+                if reserved.isEmpty { return status == .active ? .exhausted : .deviceLocked }
             }
             let reserved = try await db.query("""
                 UPDATE users SET failed_attempts = failed_attempts + 1
@@ -35,8 +37,9 @@ extension SQLStore {
 
     private enum ReservationRefused: Error { case wallet }
 
-    public func recordFailure(userID: String, deviceID: String?, limits: AttemptLimits) async throws -> FailureOutcome {
-        try await engine.transaction { db in
+    /// A deactivation ends the sessions of what it deactivates in the same transaction.
+    public func recordFailure(userID: String, deviceID: String?, limits: AttemptLimits, now: Date) async throws -> FailureOutcome {
+        let outcome = try await engine.transaction { db in
             var device: [SQLRow] = []
             if let deviceID {
                 device = try await db.query("""
@@ -47,8 +50,16 @@ extension SQLStore {
             let wallet = try await db.query("""
                 UPDATE users SET status = 'deactivated' WHERE id = $1 AND status = 'active' AND failed_attempts >= $2 RETURNING id
                 """, [.text(userID), .integer(Int64(limits.wallet))])
+            if !wallet.isEmpty {
+                try await Self.revokeSessions(userID: userID, except: nil, deviceID: nil, now: now, in: db)
+            } else if !device.isEmpty {
+                try await Self.revokeSessions(userID: userID, except: nil, deviceID: deviceID, now: now, in: db)
+            }
             return FailureOutcome(walletDeactivated: !wallet.isEmpty, deviceDeactivated: !device.isEmpty)
         }
+        if outcome.walletDeactivated { sessions.remove(userID: userID, deviceID: nil) }
+        if outcome.deviceDeactivated { sessions.remove(userID: userID, deviceID: deviceID) }
+        return outcome
     }
 
     public func releaseAttempt(userID: String, deviceID: String?) async throws {
@@ -78,10 +89,14 @@ extension SQLStore {
         }
     }
 
-    public func setUserStatus(userID: String, status: String) async throws {
-        try await engine.execute("""
-            UPDATE users SET status = $2, failed_attempts = CASE WHEN $2 = 'active' THEN 0 ELSE failed_attempts END WHERE id = $1
-            """, [.text(userID), .text(status)])
+    public func setUserStatus(userID: String, status: UserStatus, now: Date) async throws {
+        try await engine.transaction { db in
+            try await db.execute("""
+                UPDATE users SET status = $2, failed_attempts = CASE WHEN $2 = 'active' THEN 0 ELSE failed_attempts END WHERE id = $1
+                """, [.text(userID), .text(status.rawValue)])
+            if status != .active { try await Self.revokeSessions(userID: userID, except: nil, deviceID: nil, now: now, in: db) }
+        }
+        if status != .active { sessions.remove(userID: userID, deviceID: nil) }
     }
 
     public func markAppInstanceVerified(userID: String) async throws {
@@ -93,23 +108,23 @@ extension SQLStore {
     }
 
     public func users(issuer: String, limit: Int, offset: Int) async throws -> [UserRecord] {
-        try await engine.query("SELECT * FROM users WHERE issuer = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3",
-                               [.text(issuer), .integer(Int64(limit)), .integer(Int64(offset))]).map(UserRecord.init(row:))
+        try await engine.read("SELECT * FROM users WHERE issuer = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3",
+                               [.text(issuer), .integer(Int64(limit)), .integer(Int64(offset))]).map { try UserRecord(row: $0) }
     }
 
     public func device(userID: String, deviceID: String) async throws -> DeviceRecord? {
-        try await engine.query("SELECT * FROM devices WHERE user_id = $1 AND device_id = $2",
-                               [.text(userID), .text(deviceID)]).first.map(DeviceRecord.init(row:))
+        try await engine.read("SELECT * FROM devices WHERE user_id = $1 AND device_id = $2",
+                               [.text(userID), .text(deviceID)]).first.map { try DeviceRecord(row: $0) }
     }
 
     public func devices(userID: String) async throws -> [DeviceRecord] {
-        try await engine.query("SELECT * FROM devices WHERE user_id = $1 ORDER BY linked_at, device_id", [.text(userID)])
-            .map(DeviceRecord.init(row:))
+        try await engine.read("SELECT * FROM devices WHERE user_id = $1 ORDER BY linked_at, device_id", [.text(userID)])
+            .map { try DeviceRecord(row: $0) }
     }
 
     public func deviceOwner(deviceID: String) async throws -> DeviceRecord? {
-        try await engine.query("SELECT * FROM devices WHERE device_id = $1 ORDER BY linked_at DESC LIMIT 1", [.text(deviceID)])
-            .first.map(DeviceRecord.init(row:))
+        try await engine.read("SELECT * FROM devices WHERE device_id = $1 ORDER BY linked_at DESC LIMIT 1", [.text(deviceID)])
+            .first.map { try DeviceRecord(row: $0) }
     }
 
     public func linkDevice(userID: String, deviceID: String, deviceType: String?, now: Date) async throws {
@@ -124,11 +139,15 @@ extension SQLStore {
             """, [.text(userID), .text(deviceID), deviceType.sql, now.epochSeconds])
     }
 
-    public func setDeviceStatus(userID: String, deviceID: String, status: String) async throws {
-        try await engine.execute("""
-            UPDATE devices SET status = $3, failed_attempts = CASE WHEN $3 = 'active' THEN 0 ELSE failed_attempts END
-            WHERE user_id = $1 AND device_id = $2
-            """, [.text(userID), .text(deviceID), .text(status)])
+    public func setDeviceStatus(userID: String, deviceID: String, status: DeviceStatus, now: Date) async throws {
+        try await engine.transaction { db in
+            try await db.execute("""
+                UPDATE devices SET status = $3, failed_attempts = CASE WHEN $3 = 'active' THEN 0 ELSE failed_attempts END
+                WHERE user_id = $1 AND device_id = $2
+                """, [.text(userID), .text(deviceID), .text(status.rawValue)])
+            if status != .active { try await Self.revokeSessions(userID: userID, except: nil, deviceID: deviceID, now: now, in: db) }
+        }
+        if status != .active { sessions.remove(userID: userID, deviceID: deviceID) }
     }
 
     public func createToken(_ token: TokenRecord) async throws {
@@ -136,8 +155,8 @@ extension SQLStore {
     }
 
     public func token(digest: String, purpose: TokenPurpose, now: Date) async throws -> TokenRecord? {
-        try await engine.query("SELECT * FROM tokens WHERE digest = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3",
-                               [.text(digest), .text(purpose.rawValue), now.epochSeconds]).first.flatMap(TokenRecord.init(row:))
+        try await engine.read("SELECT * FROM tokens WHERE digest = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3",
+                               [.text(digest), .text(purpose.rawValue), now.epochSeconds]).first.map { try TokenRecord(row: $0) }
     }
 
     public func createSession(_ session: SessionRecord) async throws {
@@ -156,8 +175,8 @@ extension SQLStore {
         if let cached = sessions.session(digest, now: now) {
             session = cached
         } else {
-            guard let read = try await engine.query("SELECT * FROM sessions WHERE digest = $1 AND revoked_at IS NULL",
-                                                    [.text(digest)]).first.map(SessionRecord.init(row:))
+            guard let read = try await engine.read("SELECT * FROM sessions WHERE digest = $1 AND revoked_at IS NULL",
+                                                    [.text(digest)]).first.map({ try SessionRecord(row: $0) })
             else { return nil }
             session = read
             sessions.store(session, now: now)
@@ -202,7 +221,7 @@ extension SQLStore {
     }
 
     public func deviceToken(digest: String) async throws -> DeviceTokenRecord? {
-        try await engine.query("SELECT * FROM device_tokens WHERE digest = $1", [.text(digest)]).first.map(DeviceTokenRecord.init(row:))
+        try await engine.read("SELECT * FROM device_tokens WHERE digest = $1", [.text(digest)]).first.map { try DeviceTokenRecord(row: $0) }
     }
 
     public func revokeDeviceToken(digest: String, now: Date) async throws -> Bool {

@@ -35,9 +35,9 @@ extension SQLStore {
     }
 
     public func passwordHistory(userID: String, limit: Int) async throws -> [String] {
-        try await engine.query("""
+        try await engine.read("""
             SELECT password_hash FROM password_history WHERE user_id = $1 ORDER BY created_at DESC, password_hash LIMIT $2
-            """, [.text(userID), .integer(Int64(max(0, limit)))]).compactMap { $0.text("password_hash") }
+            """, [.text(userID), .integer(Int64(max(0, limit)))]).map { try $0.string("password_hash") }
     }
 
     public func updatePasscode(userID: String, hash: String, now: Date) async throws {
@@ -79,7 +79,7 @@ extension SQLStore {
             try await engine.execute("""
                 UPDATE users SET email = $2, email_normalized = $3, email_verified = 1, updated_at = $4 WHERE id = $1
                 """, [.text(userID), .text(email), .text(EmailAddress.normalized(email)), now.epochSeconds])
-        } catch SQLEngineError.uniqueViolation {
+        } catch SQLEngineError.uniqueViolation(.userEmail) {
             throw StoreError.emailInUse
         }
     }

@@ -10,15 +10,15 @@ extension SQLStore {
     }
 
     public func federationNonce(digest: String, now: Date) async throws -> FederationNonceRecord? {
-        try await engine.query("SELECT * FROM federation_nonces WHERE digest = $1 AND used_at IS NULL AND expires_at > $2",
-                               [.text(digest), now.epochSeconds]).first.map { FederationNonceRecord(row: $0, digest: digest) }
+        try await engine.read("SELECT * FROM federation_nonces WHERE digest = $1 AND used_at IS NULL AND expires_at > $2",
+                               [.text(digest), now.epochSeconds]).first.map { try FederationNonceRecord(row: $0, digest: digest) }
     }
 
     public func federatedUser(providerID: String, subject: String) async throws -> UserRecord? {
-        try await engine.query("""
+        try await engine.read("""
             SELECT users.* FROM federated_identities JOIN users ON users.id = federated_identities.user_id
             WHERE federated_identities.provider_id = $1 AND federated_identities.subject = $2
-            """, [.text(providerID), .text(subject)]).first.map(UserRecord.init(row:))
+            """, [.text(providerID), .text(subject)]).first.map { try UserRecord(row: $0) }
     }
 
     public func createFederatedUser(nonceDigest: String, user: UserRecord, answers: [MFAAnswerRecord], tokens: [TokenRecord],
@@ -28,7 +28,7 @@ extension SQLStore {
                 guard let row = try await db.query("""
                     UPDATE federation_nonces SET used_at = $2 WHERE digest = $1 AND used_at IS NULL AND expires_at > $2 RETURNING *
                     """, [.text(nonceDigest), now.epochSeconds]).first else { throw StoreError.nonceNotUsable }
-                let nonce = FederationNonceRecord(row: row, digest: nonceDigest)
+                let nonce = try FederationNonceRecord(row: row, digest: nonceDigest)
                 try await Self.insert(user, into: db)
                 try await db.execute("""
                     INSERT INTO federated_identities (provider_id, subject, user_id, created_at) VALUES ($1, $2, $3, $4)
@@ -38,18 +38,10 @@ extension SQLStore {
                 for message in messages { try await Self.insert(message, into: db) }
                 return nonce
             }
-        } catch SQLEngineError.uniqueViolation(let index) where index.contains("email") {
+        } catch SQLEngineError.uniqueViolation(.userEmail) {
             throw StoreError.emailInUse
-        } catch SQLEngineError.uniqueViolation(let index) where index.contains("federated") || index.contains("provider") {
+        } catch SQLEngineError.uniqueViolation(.federatedSubject) {
             throw StoreError.subjectLinked
         }
-    }
-}
-
-extension FederationNonceRecord {
-    init(row: SQLRow, digest: String) {
-        self.init(digest: digest, providerID: row.text("provider_id") ?? "", subject: row.text("subject") ?? "",
-                  email: row.text("email"), emailVerified: row["email_verified"]?.int == 1,
-                  createdAt: row.date("created_at") ?? .distantPast, expiresAt: row.date("expires_at") ?? .distantPast)
     }
 }

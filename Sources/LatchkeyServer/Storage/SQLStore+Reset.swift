@@ -7,7 +7,7 @@ extension SQLStore {
             WHERE digest = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3 AND attempts < $4
             RETURNING *
             """, [.text(digest), .text(purpose.rawValue), now.epochSeconds, .integer(Int64(limit))])
-            .first.flatMap(TokenRecord.init(row:))
+            .first.map { try TokenRecord(row: $0) }
     }
 
     public func completeReset(grant digest: String, purpose: TokenPurpose, userID: String, change: CredentialChange,

@@ -9,7 +9,7 @@ extension SQLStore {
     }
 
     public func flow(id: String) async throws -> FlowRecord? {
-        try await engine.query("SELECT * FROM flows WHERE id = $1", [.text(id)]).first.flatMap(FlowRecord.init(row:))
+        try await engine.read("SELECT * FROM flows WHERE id = $1", [.text(id)]).first.map { try FlowRecord(row: $0) }
     }
 
     public func recordOTP(flowID: String, phone: String, digest: String, expiresAt: Date, limits: OTPSendLimits,
@@ -34,7 +34,7 @@ extension SQLStore {
             UPDATE flows SET otp_attempts = otp_attempts + 1
             WHERE id = $1 AND used_at IS NULL AND expires_at > $2 AND otp_digest IS NOT NULL AND otp_attempts < $3
             RETURNING *
-            """, [.text(flowID), now.epochSeconds, .integer(Int64(limit))]).first.flatMap(FlowRecord.init(row:))
+            """, [.text(flowID), now.epochSeconds, .integer(Int64(limit))]).first.map { try FlowRecord(row: $0) }
     }
 
     public func markPhoneVerified(flowID: String, now: Date) async throws {
@@ -61,9 +61,9 @@ extension SQLStore {
                 for token in tokens { try await Self.insert(token, into: db) }
                 for message in messages { try await Self.insert(message, into: db) }
             }
-        } catch SQLEngineError.uniqueViolation(let index) where index.contains("phone") {
+        } catch SQLEngineError.uniqueViolation(.userPhone) {
             throw StoreError.phoneInUse
-        } catch SQLEngineError.uniqueViolation(let index) where index.contains("email") {
+        } catch SQLEngineError.uniqueViolation(.userEmail) {
             throw StoreError.emailInUse
         }
     }
@@ -75,12 +75,12 @@ extension SQLStore {
     }
 
     public func user(issuer: String, phoneNormalized: String) async throws -> UserRecord? {
-        try await engine.query("SELECT * FROM users WHERE issuer = $1 AND phone_normalized = $2",
-                               [.text(issuer), .text(phoneNormalized)]).first.map(UserRecord.init(row:))
+        try await engine.read("SELECT * FROM users WHERE issuer = $1 AND phone_normalized = $2",
+                               [.text(issuer), .text(phoneNormalized)]).first.map { try UserRecord(row: $0) }
     }
 
     public func sessionExists(digest: String) async throws -> Bool {
-        !(try await engine.query("SELECT digest FROM sessions WHERE digest = $1", [.text(digest)]).isEmpty)
+        !(try await engine.read("SELECT digest FROM sessions WHERE digest = $1", [.text(digest)]).isEmpty)
     }
 
     public func createDeviceCertificate(_ certificate: DeviceCertificateRecord) async throws {
@@ -93,25 +93,9 @@ extension SQLStore {
     }
 
     public func deviceCertificates(userID: String, deviceID: String) async throws -> [DeviceCertificateRecord] {
-        try await engine.query("""
+        try await engine.read("""
             SELECT * FROM device_certificates WHERE user_id = $1 AND device_id = $2 ORDER BY created_at DESC, serial
-            """, [.text(userID), .text(deviceID)]).map {
-            DeviceCertificateRecord(serial: $0.text("serial") ?? "", userID: $0.text("user_id") ?? "",
-                                    deviceID: $0.text("device_id") ?? "", publicKey: $0.text("public_key") ?? "",
-                                    certificatePEM: $0.text("certificate") ?? "", createdAt: $0.date("created_at") ?? .distantPast,
-                                    expiresAt: $0.date("expires_at") ?? .distantPast)
-        }
+            """, [.text(userID), .text(deviceID)]).map { try DeviceCertificateRecord(row: $0) }
     }
 }
 
-extension FlowRecord {
-    init?(row: SQLRow) {
-        guard let kind = row.text("kind").flatMap(Kind.init(rawValue:)) else { return nil }
-        self.init(id: row.text("id") ?? "", issuer: row.text("issuer") ?? "", kind: kind,
-                  requestURL: row.text("request_url") ?? "", createdAt: row.date("created_at") ?? .distantPast,
-                  expiresAt: row.date("expires_at") ?? .distantPast, usedAt: row.date("used_at"), phone: row.text("phone"),
-                  phoneVerifiedAt: row.date("phone_verified_at"), otpDigest: row.text("otp_digest"),
-                  otpExpiresAt: row.date("otp_expires_at"), otpAttempts: Int(row["otp_attempts"]?.int ?? 0),
-                  otpSends: Int(row["otp_sends"]?.int ?? 0), otpSentAt: row.date("otp_sent_at"))
-    }
-}

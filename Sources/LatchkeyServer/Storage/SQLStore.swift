@@ -11,11 +11,11 @@ public struct SQLStore: LatchkeyStore {
     }
 
     public func migrate() async throws -> [Int] {
-        let postgres = engine.name == "postgres"
+        let advisory = engine.capabilities.advisoryLocks
         return try await engine.transaction { db in
-            if postgres { try await db.execute("SELECT pg_advisory_xact_lock(7413)") }
+            if advisory { try await db.execute("SELECT pg_advisory_xact_lock(7413)") }
             try await db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)")
-            let applied = Set(try await db.query("SELECT version FROM schema_migrations", []).compactMap { $0["version"]?.int })
+            let applied = Set(try await db.query("SELECT version FROM schema_migrations", []).map { Int64(try $0.integer("version")) })
             var done: [Int] = []
             for migration in Migrations.all where !applied.contains(Int64(migration.version)) {
                 for statement in migration.statements { try await db.execute(statement) }
@@ -28,7 +28,7 @@ public struct SQLStore: LatchkeyStore {
     }
 
     public func appliedMigrations() async throws -> [Int] {
-        try await engine.query("SELECT version FROM schema_migrations ORDER BY version", []).compactMap { $0["version"]?.int }.map(Int.init)
+        try await engine.read("SELECT version FROM schema_migrations ORDER BY version", []).map { try $0.integer("version") }
     }
 
     public func ping() async throws {
@@ -44,25 +44,23 @@ public struct SQLStore: LatchkeyStore {
                 for token in tokens { try await Self.insert(token, into: db) }
                 for message in messages { try await Self.insert(message, into: db) }
             }
-        } catch SQLEngineError.uniqueViolation(let index) where index.contains("email") {
+        } catch SQLEngineError.uniqueViolation(.userEmail) {
             throw StoreError.emailInUse
         }
     }
 
     public func user(issuer: String, emailNormalized: String) async throws -> UserRecord? {
-        try await engine.query("SELECT * FROM users WHERE issuer = $1 AND email_normalized = $2",
-                               [.text(issuer), .text(emailNormalized)]).first.map(UserRecord.init(row:))
+        try await engine.read("SELECT * FROM users WHERE issuer = $1 AND email_normalized = $2",
+                               [.text(issuer), .text(emailNormalized)]).first.map { try UserRecord(row: $0) }
     }
 
     public func user(id: String) async throws -> UserRecord? {
-        try await engine.query("SELECT * FROM users WHERE id = $1", [.text(id)]).first.map(UserRecord.init(row:))
+        try await engine.read("SELECT * FROM users WHERE id = $1", [.text(id)]).first.map { try UserRecord(row: $0) }
     }
 
     public func mfaAnswers(userID: String) async throws -> [MFAAnswerRecord] {
-        try await engine.query("SELECT question, answer_hash FROM mfa_answers WHERE user_id = $1 ORDER BY question",
-                               [.text(userID)]).map {
-            MFAAnswerRecord(question: $0["question"]?.string ?? "", answerHash: $0["answer_hash"]?.string ?? "")
-        }
+        try await engine.read("SELECT question, answer_hash FROM mfa_answers WHERE user_id = $1 ORDER BY question",
+                               [.text(userID)]).map { try MFAAnswerRecord(row: $0) }
     }
 
     public func consumeToken(digest: String, purpose: TokenPurpose, now: Date) async throws -> TokenRecord? {
@@ -70,7 +68,7 @@ public struct SQLStore: LatchkeyStore {
             UPDATE tokens SET used_at = $1
             WHERE digest = $2 AND purpose = $3 AND used_at IS NULL AND expires_at > $1
             RETURNING *
-            """, [now.epochSeconds, .text(digest), .text(purpose.rawValue)]).first.flatMap(TokenRecord.init(row:))
+            """, [now.epochSeconds, .text(digest), .text(purpose.rawValue)]).first.map { try TokenRecord(row: $0) }
     }
 
     public func enqueue(_ messages: [OutboxMessage]) async throws {
@@ -80,7 +78,7 @@ public struct SQLStore: LatchkeyStore {
     }
 
     public func claimMessages(now: Date, lease: TimeInterval, limit: Int) async throws -> [OutboxMessage] {
-        let lock = engine.name == "postgres" ? " FOR UPDATE SKIP LOCKED" : ""
+        let lock = engine.capabilities.skipLocked ? " FOR UPDATE SKIP LOCKED" : ""
         return try await engine.query("""
             UPDATE outbox SET locked_until = $1 WHERE id IN (
                 SELECT id FROM outbox
@@ -89,7 +87,7 @@ public struct SQLStore: LatchkeyStore {
                 ORDER BY created_at, id LIMIT $3\(lock))
             RETURNING *
             """, [now.addingTimeInterval(lease).epochSeconds, now.epochSeconds, .integer(Int64(limit))])
-            .map(OutboxMessage.init(row:)).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+            .map { try OutboxMessage(row: $0) }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 
     public func markDelivered(id: String, at date: Date) async throws {
@@ -108,11 +106,15 @@ public struct SQLStore: LatchkeyStore {
     }
 
     public func outboxMessage(id: String) async throws -> OutboxMessage? {
-        try await engine.query("SELECT * FROM outbox WHERE id = $1", [.text(id)]).first.map(OutboxMessage.init(row:))
+        try await engine.read("SELECT * FROM outbox WHERE id = $1", [.text(id)]).first.map { try OutboxMessage(row: $0) }
     }
 
     public func outboxMessages() async throws -> [OutboxMessage] {
-        try await engine.query("SELECT * FROM outbox ORDER BY created_at, id", []).map(OutboxMessage.init(row:))
+        try await engine.read("SELECT * FROM outbox ORDER BY created_at, id", []).map { try OutboxMessage(row: $0) }
+    }
+
+    public func run() async {
+        await engine.run()
     }
 
     public func close() async throws {
@@ -128,7 +130,7 @@ public struct SQLStore: LatchkeyStore {
             """, [.text(user.id), .text(user.issuer), .text(user.email), .text(user.emailNormalized),
                   user.firstName.sql, user.lastName.sql, user.phone.sql, user.externalId.sql,
                   user.passwordHash.sql, user.passcodeHash.sql, .integer(user.emailVerified ? 1 : 0),
-                  .text(user.status), .text(user.profileJSON), user.createdAt.epochSeconds, user.updatedAt.epochSeconds,
+                  .text(user.status.rawValue), .text(user.profileJSON), user.createdAt.epochSeconds, user.updatedAt.epochSeconds,
                   .integer(user.appInstanceVerified ? 1 : 0), user.passwordUpdatedAt?.epochSeconds ?? .null,
                   user.phoneNormalized.sql])
     }

@@ -1,6 +1,8 @@
 import Foundation
 import NIOCore
 import SQLiteNIO
+import ServiceLifecycle
+import Synchronization
 
 /// The embedded engine: one SQLite file in WAL mode. Writes and transactions go through one
 /// connection, serialized, so a transaction is never interleaved with another task's statements;
@@ -11,6 +13,7 @@ public final class SQLiteEngine: SQLEngine {
     private let readers: [SQLiteConnection]
     private let next = Counter()
     private let lock = AsyncSerialLock()
+    private let closed = Mutex(false)
 
     /// Opens `path` (created if missing) or an in-memory database for `":memory:"`.
     public init(path: String, readers readerCount: Int = 4) async throws {
@@ -29,11 +32,16 @@ public final class SQLiteEngine: SQLEngine {
         self.readers = readers
     }
 
+    public let capabilities = SQLCapabilities(skipLocked: false, advisoryLocks: false)
+
     public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        if !readers.isEmpty, sql.utf8.starts(with: "SELECT".utf8) {
-            return try await Self.run(readers[next.increment() % readers.count], sql, binds)
-        }
-        return try await lock.withLock { try await Self.run(connection, sql, binds) }
+        try await lock.withLock { try await Self.run(connection, sql, binds) }
+    }
+
+    /// Read-only statements go to a reader connection (they are `query_only`), round robin.
+    public func read(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        if readers.isEmpty { return try await query(sql, binds) }
+        return try await Self.run(readers[next.increment() % readers.count], sql, binds)
     }
 
     public func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
@@ -50,7 +58,13 @@ public final class SQLiteEngine: SQLEngine {
         }
     }
 
+    /// SQLite has no background work; this waits for the shutdown so the engine is a well-behaved service.
+    public func run() async {
+        try? await gracefulShutdown()
+    }
+
     public func close() async throws {
+        guard closed.withLock({ closed in defer { closed = true }; return !closed }) else { return }
         for reader in readers { try await reader.close() }
         try await connection.close()
     }
@@ -76,7 +90,11 @@ public final class SQLiteEngine: SQLEngine {
             try await connection.query(statement, data) { rows.append($0) }
         } catch let error as SQLiteError where error.reason == .constraint || error.reason == .constraintUniqueFailed
             || error.reason == .constraintPrimaryKeyFailed {
-            throw SQLEngineError.uniqueViolation(error.message)
+            // Without extended result codes SQLite reports every constraint as `.constraint`; its
+            // message tells a unique or primary key violation (and its columns) from the others.
+            let prefix = "UNIQUE constraint failed: "
+            guard error.message.hasPrefix(prefix) else { throw error }
+            throw SQLEngineError.uniqueViolation(UniqueConstraint(sqliteColumns: String(error.message.dropFirst(prefix.count))))
         }
         return rows.rows.map { row in
             var result: SQLRow = [:]

@@ -1,0 +1,40 @@
+import Foundation
+
+/// What opening an email verification link did.
+public enum EmailVerificationOutcome: Sendable, Equatable {
+    /// A registration's (or resend's) link: the address is verified.
+    case verified(email: String)
+    /// An email change's link: the new address is verified and is the login now.
+    case changed(email: String)
+    /// An email change's link whose address another wallet took meanwhile: nothing changed.
+    case taken(email: String)
+    /// Unknown, used or expired.
+    case invalid
+}
+
+extension EnrollmentService {
+    /// Opens the link of a verification email (registration, resend, or email change). A
+    /// registration's link verifies the app instance too once `appInstanceVerificationSeconds`
+    /// have passed since registering (the nonce login is then no longer possible).
+    public func verifyEmail(token: String) async throws -> EmailVerificationOutcome {
+        let digest = SecureRandom.digest(token)
+        let time = now()
+        if let record = try await store.consumeToken(digest: digest, purpose: .emailVerification, now: time),
+           let user = try await store.user(id: record.userID) {
+            try await store.markEmailVerified(userID: user.id)
+            if time >= user.createdAt.addingTimeInterval(TimeInterval(issuer.appInstanceVerificationSeconds)) {
+                try await store.markAppInstanceVerified(userID: user.id)
+            }
+            return .verified(email: user.email)
+        }
+        if let record = try await store.consumeToken(digest: digest, purpose: .emailChange, now: time), let email = record.data {
+            do {
+                try await store.changeEmail(userID: record.userID, email: email, now: time)
+            } catch StoreError.emailInUse {
+                return .taken(email: email)
+            }
+            return .changed(email: email)
+        }
+        return .invalid
+    }
+}
