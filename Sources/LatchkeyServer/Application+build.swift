@@ -67,13 +67,14 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     // Nothing reads the database until the application runs: the store's background work is a
     // service of the application, and migrations run before the server accepts requests.
     let store = try await StoreFactory.open(configuration.database, logger: logger)
+    let storeService = StoreService(store: store, logger: logger)
 
     let pepper = try options.pepper ?? Pepper.load(settings: configuration.secrets, logger: logger)
     let hasher = SecretHasher(settings: configuration.hashing, pepper: pepper)
     let cipher = OutboxCipher(pepper: pepper)
     let channel: any MessageChannel = options.channel ?? makeChannel(configuration.courier, logger: logger)
     let courier = CourierWorker(store: store, channel: channel, cipher: cipher, settings: configuration.courier,
-                                logger: logger, now: options.now)
+                                logger: logger, now: options.now, ready: storeService.ready)
     let publicURL = PublicBaseURL(configuration: configuration)
     let enrollment = EnrollmentService(store: store, hasher: hasher, cipher: cipher, issuer: configuration.issuer,
                                        publicURL: publicURL, now: options.now)
@@ -114,17 +115,14 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     var application = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
-        services: [StoreService(store: store)] + (options.runCourier ? [courier] : []),
+        services: [storeService] + (options.runCourier ? [courier] : []),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             publicURL.bound(host: configuration.host, port: port)
             await onRunning(port)
         },
         logger: logger)
-    application.beforeServerStarts {
-        let applied = try await store.migrate()
-        if !applied.isEmpty { logger.info("Applied migrations \(applied) on \(store.engineName)") }
-    }
+    application.beforeServerStarts { try await storeService.ready.wait() }
     return LatchkeyApplication(application: application, configuration: configuration, store: store, hasher: hasher,
                                cipher: cipher, courier: courier, routes: ApplicationRoutes.table,
                                certificateAuthority: authority)

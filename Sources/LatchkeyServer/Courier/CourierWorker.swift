@@ -12,9 +12,12 @@ public struct CourierWorker: Service {
     let settings: CourierSettings
     let logger: Logger
     let now: @Sendable () -> Date
+    /// The schema is current (the store service opens it); the courier starts after it.
+    let ready: ReadinessGate?
 
     public init(store: any LatchkeyStore, channel: any MessageChannel, cipher: OutboxCipher, settings: CourierSettings,
-                logger: Logger, now: @escaping @Sendable () -> Date = Date.init) {
+                logger: Logger, now: @escaping @Sendable () -> Date = Date.init, ready: ReadinessGate? = nil) {
+        self.ready = ready
         self.store = store
         self.channel = channel
         self.cipher = cipher
@@ -25,6 +28,7 @@ public struct CourierWorker: Service {
 
     public func run() async throws {
         let interval = Duration.milliseconds(settings.pollIntervalMilliseconds)
+        try await ready?.wait()
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 if try await deliverDue() == 0 { try await Task.sleep(for: interval) }

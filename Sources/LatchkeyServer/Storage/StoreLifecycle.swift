@@ -1,19 +1,80 @@
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// The store in an application's service group: its background work (PostgreSQL's pool) runs for
 /// the life of the application and stops after the HTTP server has drained (Hummingbird shuts its
-/// own services down after the server, in reverse order). Whoever built the application closes the
-/// store (`LatchkeyApplication.run`, `InProcessServer.stop`).
+/// own services down after the server, in reverse order). It migrates the schema as soon as the
+/// pool runs and then opens `ready`, which the HTTP server and the courier wait for. Whoever
+/// built the application closes the store (`LatchkeyApplication.run`, `InProcessServer.stop`).
 public struct StoreService: Service {
     let store: any LatchkeyStore
+    let logger: Logger
+    /// Opens once the schema is current; fails if migrating failed.
+    public let ready = ReadinessGate()
 
-    public init(store: any LatchkeyStore) {
+    public init(store: any LatchkeyStore, logger: Logger) {
         self.store = store
+        self.logger = logger
     }
 
     public func run() async throws {
-        await store.run()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await store.run() }
+            do {
+                let applied = try await store.migrate()
+                if !applied.isEmpty { logger.info("Applied migrations \(applied) on \(store.engineName)") }
+                ready.open()
+            } catch {
+                ready.fail(error)
+                throw error
+            }
+            try await group.waitForAll()
+        }
+    }
+}
+
+/// A one-shot gate: `wait` returns once `open` was called (at once after it), or throws what
+/// `fail` was given.
+public final class ReadinessGate: Sendable {
+    private enum State {
+        case waiting([CheckedContinuation<Void, any Error>])
+        case open
+        case failed(any Error)
+    }
+    private let state = Mutex(State.waiting([]))
+
+    public init() {}
+
+    public func wait() async throws {
+        try await withCheckedThrowingContinuation { continuation in
+            let now: Result<Void, any Error>? = state.withLock { state in
+                switch state {
+                case .waiting(let waiters):
+                    state = .waiting(waiters + [continuation])
+                    return nil
+                case .open: return .success(())
+                case .failed(let error): return .failure(error)
+                }
+            }
+            if let now { continuation.resume(with: now) }
+        }
+    }
+
+    func open() { settle(.success(())) }
+
+    func fail(_ error: any Error) { settle(.failure(error)) }
+
+    private func settle(_ result: Result<Void, any Error>) {
+        let waiters: [CheckedContinuation<Void, any Error>] = state.withLock { state in
+            guard case .waiting(let waiters) = state else { return [] }
+            switch result {
+            case .success: state = .open
+            case .failure(let error): state = .failed(error)
+            }
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(with: result) }
     }
 }
 
