@@ -86,9 +86,6 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     router.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table))
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: BodyLimitMiddleware(maxBytes: maxBody))
-    router.add(middleware: ClientContextMiddleware(limiter: limiter, limits: configuration.rateLimits,
-                                                   trustForwardedFor: configuration.http.trustForwardedFor,
-                                                   issuerName: configuration.issuer.name))
     OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry())
     let authentication = AuthenticationService(store: store, hasher: hasher, issuer: configuration.issuer,
                                                limiter: limiter, rateLimits: configuration.rateLimits, now: options.now)
@@ -97,7 +94,9 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
                                  cipher: cipher, publicURL: publicURL, now: options.now)
     PortalRoutes(profile: profile, issuer: configuration.issuer,
                  csrf: PortalCSRF(pepper: pepper, secureCookie: publicURL.value.hasPrefix("https:")),
-                 maxBodyBytes: maxBody).add(to: router)
+                 maxBodyBytes: maxBody).add(to: router.group().add(middleware: PortalLimitMiddleware(
+                     limiter: limiter, limits: configuration.rateLimits, trustForwardedFor: configuration.http.trustForwardedFor,
+                     issuerName: configuration.issuer.name)))
     let authority = try options.certificateAuthority
         ?? CertificateAuthority.load(settings: configuration.secrets, issuerName: configuration.issuer.name, logger: logger)
     let signup = SignupService(store: store, hasher: hasher, cipher: cipher, issuer: configuration.issuer,
@@ -107,9 +106,19 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
         store: store, hasher: hasher, cipher: cipher, issuer: configuration.issuer, authentication: authentication,
         publicURL: publicURL, providers: configuration.issuer.identityProviders.map { OIDCProvider(settings: $0, now: options.now) },
         now: options.now)
+    let edge = (limiter: limiter, limits: configuration.rateLimits, trust: configuration.http.trustForwardedFor)
+    let groups = APIRouteGroups(
+        wallet: router.group(context: WalletRequestContext.self)
+            .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet))
+            .add(middleware: EdgeMiddleware(limiter: edge.limiter, limits: edge.limits, trustForwardedFor: edge.trust,
+                                            authentication: authentication)),
+        kratos: router.group(context: KratosRequestContext.self)
+            .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .kratos))
+            .add(middleware: EdgeMiddleware(limiter: edge.limiter, limits: edge.limits, trustForwardedFor: edge.trust,
+                                            authentication: authentication)))
     try APIHandler(enrollment: enrollment, authentication: authentication, profile: profile, signup: signup,
                    federation: federation).registerHandlers(
-        on: router, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))
+        on: groups, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))
 
     let onRunning = options.onServerRunning
     var application = Application(

@@ -2,15 +2,6 @@ import Foundation
 import LatchkeyCore
 
 extension AuthenticationService {
-    /// The live session of a bearer token; refreshes its idle time. 403 (not logged in) otherwise.
-    public func session(bearer token: String?) async throws -> SessionRecord {
-        guard let token, !token.isEmpty,
-              let session = try await store.touchSession(digest: SecureRandom.digest(token), now: now(),
-                                                         idle: TimeInterval(issuer.sessions.idleTimeoutSeconds))
-        else { throw DomainError.notLoggedIn }
-        return session
-    }
-
     /// `GET /v1/auth/session`.
     public func describe(_ session: SessionRecord) -> SessionDescription {
         SessionDescription(customerUri: EnrollmentService.customerURI(session.userID), deviceID: session.deviceID,
@@ -19,21 +10,19 @@ extension AuthenticationService {
                            expiresAt: session.expiresAt)
     }
 
-    /// `logout`: revokes the session; 403 when not logged in.
-    public func logout(bearer token: String?) async throws {
-        let session = try await session(bearer: token)
-        try await store.revokeSession(digest: session.digest, now: now())
+    /// `logout`: revokes the principal's session.
+    public func logout(_ principal: Principal) async throws {
+        try await store.revokeSession(digest: principal.session.digest, now: now())
     }
 
     /// `generateDeviceAuthenticationToken`: while logged in on this device, the user's username and
     /// password give a long-lived token bound to the device. 432 when the issuer turned it off,
     /// 419 for wrong credentials (which count toward lockout).
-    public func generateDeviceToken(bearer: String?, username: String, password: String, device: DeviceContext) async throws
+    public func generateDeviceToken(_ principal: Principal, username: String, password: String, device: DeviceContext) async throws
         -> (token: String, expiresAt: Date) {
-        let session = try await session(bearer: bearer)
         guard issuer.deviceAuthentication.enabled else { throw DomainError.deviceTokensDisabled }
-        guard let deviceID = device.deviceID, deviceID == session.deviceID else { throw DomainError.notLoggedIn }
-        guard let user = try await store.user(id: session.userID) else { throw DomainError.notLoggedIn }
+        guard let deviceID = device.deviceID, deviceID == principal.deviceID else { throw DomainError.notLoggedIn }
+        let user = principal.user
         if EmailAddress.normalized(username) != user.emailNormalized {
             try await hasher.burn(password)
             throw DomainError.deviceTokenWrongCredentials

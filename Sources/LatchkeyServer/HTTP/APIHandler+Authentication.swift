@@ -4,7 +4,7 @@ import LatchkeyCore
 
 extension APIHandler {
     var device: DeviceContext {
-        DeviceContext(deviceID: ClientContext.current.deviceID, deviceType: ClientContext.current.deviceType)
+        DeviceContext(deviceID: RequestIdentity.client.deviceID, deviceType: RequestIdentity.client.deviceType)
     }
 
     static func wire(_ outcome: LoginOutcome) -> Components.Schemas.LoginResponse {
@@ -44,7 +44,7 @@ extension APIHandler {
         -> Operations.GenerateDeviceAuthenticationToken.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
         let (token, expiresAt) = try await authentication.generateDeviceToken(
-            bearer: ClientContext.current.bearerToken, username: body.username, password: body.password, device: device)
+            try RequestIdentity.current.require(), username: body.username, password: body.password, device: device)
         return .created(.init(body: .json(.init(deviceToken: token, expiresAt: expiresAt))))
     }
 
@@ -62,12 +62,12 @@ extension APIHandler {
     }
 
     func logout(_ input: Operations.Logout.Input) async throws -> Operations.Logout.Output {
-        try await authentication.logout(bearer: ClientContext.current.bearerToken)
+        try await authentication.logout(try RequestIdentity.current.require())
         return .noContent(.init())
     }
 
     func currentSession(_ input: Operations.CurrentSession.Input) async throws -> Operations.CurrentSession.Output {
-        let description = authentication.describe(try await authentication.session(bearer: ClientContext.current.bearerToken))
+        let description = authentication.describe(try RequestIdentity.current.require().session)
         return .ok(.init(body: .json(.init(
             customerUri: description.customerUri, deviceId: description.deviceID, createdAt: description.createdAt,
             lastSeenAt: description.lastSeenAt, idleExpiresAt: description.idleExpiresAt, expiresAt: description.expiresAt))))

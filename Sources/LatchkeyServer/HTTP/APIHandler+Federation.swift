@@ -34,7 +34,7 @@ extension APIHandler {
         profile.phone = body.phone
         profile.externalId = body.externalId
         let result = try await federation.registerCustomer(CustomerRegistration(nonce: body.nonce, profile: profile),
-                                                           deviceID: ClientContext.current.deviceID)
+                                                           deviceID: RequestIdentity.client.deviceID)
         return .created(.init(body: .json(.init(
             customerUri: result.customerUri, nonce: result.nonce,
             additionalCustomerInformation: result.additionalCustomerInformation.sorted { $0.key < $1.key }

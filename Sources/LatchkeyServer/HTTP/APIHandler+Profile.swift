@@ -37,7 +37,7 @@ extension APIHandler {
     }
 
     func retrieveCustomer(_ input: Operations.RetrieveCustomer.Input) async throws -> Operations.RetrieveCustomer.Output {
-        let customer = try await profile.customer(bearer: ClientContext.current.bearerToken)
+        let customer = try await profile.customer(try RequestIdentity.current.require())
         return .ok(.init(body: .json(.init(
             customerUri: customer.customerUri, customerIdentification: customer.customerIdentification,
             externalId: customer.externalId, active: customer.active, firstName: customer.firstName,
@@ -54,28 +54,28 @@ extension APIHandler {
             mfaAnswers: body.mfaAnswers?.additionalProperties,
             additionalCustomerInformation: body.additionalCustomerInformation?.additionalProperties,
             addressInformation: try body.addressInformation.map { try WireConversion.convert($0) })
-        try await profile.updateProfile(bearer: ClientContext.current.bearerToken, update)
+        try await profile.updateProfile(try RequestIdentity.current.require(), update)
         return .ok(.init(body: .json(Self.message(update.email == nil ? "The profile is updated."
             : "The profile is updated; the new email address takes effect once verified."))))
     }
 
     func updateUserPassword(_ input: Operations.UpdateUserPassword.Input) async throws -> Operations.UpdateUserPassword.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
-        try await profile.updatePassword(bearer: ClientContext.current.bearerToken, old: body.oldPassword,
+        try await profile.updatePassword(try RequestIdentity.current.require(), old: body.oldPassword,
                                          new: body.newPassword, confirm: body.confirmNewPassword)
         return .ok(.init(body: .json(Self.message("The password is changed; other sessions are signed out."))))
     }
 
     func updateUserPasscode(_ input: Operations.UpdateUserPasscode.Input) async throws -> Operations.UpdateUserPasscode.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
-        try await profile.updatePasscode(bearer: ClientContext.current.bearerToken, old: body.oldPasscode,
+        try await profile.updatePasscode(try RequestIdentity.current.require(), old: body.oldPasscode,
                                          new: body.newPasscode, confirm: body.confirmNewPasscode)
         return .ok(.init(body: .json(Self.message("The PIN is changed."))))
     }
 
     func updateMFAAnswers(_ input: Operations.UpdateMFAAnswers.Input) async throws -> Operations.UpdateMFAAnswers.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
-        try await profile.updateMFAAnswers(bearer: ClientContext.current.bearerToken,
+        try await profile.updateMFAAnswers(try RequestIdentity.current.require(),
                                            answers: body.mfaAnswers.additionalProperties)
         return .ok(.init(body: .json(Self.message("The security answers are changed."))))
     }

@@ -22,8 +22,8 @@ extension APIHandler {
                                     phone: body.traits.phone, email: body.traits.email)
         do {
             let live = try await signup.register(flowID: input.query.flow, method: body.method, traits: traits,
-                                                 password: body.password ?? "", deviceID: ClientContext.current.deviceID)
-            return .ok(.init(body: .json(.init(sessionToken: live.token, session: KratosWire.session(live, baseURL: baseURL),
+                                                 password: body.password ?? "", deviceID: RequestIdentity.client.deviceID)
+            return .ok(.init(body: .json(.init(sessionToken: live.token, session: KratosWire.session(live.session, of: live.user, baseURL: baseURL),
                                                identity: KratosWire.identity(live.user, baseURL: baseURL), continueWith: []))))
         } catch let form as FlowFormError {
             return .badRequest(.init(body: .json(KratosWire.flow(form.flow, baseURL: baseURL, messages: form.messages))))
@@ -35,16 +35,16 @@ extension APIHandler {
         do {
             let live = try await signup.login(flowID: input.query.flow, method: body.method,
                                               identifier: body.identifier ?? body.passwordIdentifier ?? "",
-                                              password: body.password ?? "", deviceID: ClientContext.current.deviceID)
-            return .ok(.init(body: .json(.init(sessionToken: live.token, session: KratosWire.session(live, baseURL: baseURL)))))
+                                              password: body.password ?? "", deviceID: RequestIdentity.client.deviceID)
+            return .ok(.init(body: .json(.init(sessionToken: live.token, session: KratosWire.session(live.session, of: live.user, baseURL: baseURL)))))
         } catch let form as FlowFormError {
             return .badRequest(.init(body: .json(KratosWire.flow(form.flow, baseURL: baseURL, messages: form.messages))))
         }
     }
 
     func toSession(_ input: Operations.ToSession.Input) async throws -> Operations.ToSession.Output {
-        let live = try await signup.whoami(token: input.headers.xSessionToken ?? ClientContext.current.bearerToken)
-        return .ok(.init(body: .json(KratosWire.session(live, baseURL: baseURL))))
+        let principal = try RequestIdentity.current.require(or: .sessionInactive)
+        return .ok(.init(body: .json(KratosWire.session(principal.session, of: principal.user, baseURL: baseURL))))
     }
 
     func performNativeLogout(_ input: Operations.PerformNativeLogout.Input) async throws -> Operations.PerformNativeLogout.Output {
@@ -57,7 +57,7 @@ extension APIHandler {
         -> Operations.SendPhoneVerificationCode.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
         try await signup.sendCode(flowID: body.flowId, phoneNumber: body.phoneNumber, phoneType: body.phoneType.rawValue,
-                                  flowType: body.flowType.rawValue, clientIP: ClientContext.current.clientIP)
+                                  flowType: body.flowType.rawValue, clientIP: RequestIdentity.client.clientIP)
         return .created(.init())
     }
 
@@ -71,8 +71,8 @@ extension APIHandler {
     func uploadDevicePublicKey(_ input: Operations.UploadDevicePublicKey.Input) async throws
         -> Operations.UploadDevicePublicKey.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
-        let issued = try await signup.issueCertificate(bearer: ClientContext.current.bearerToken,
-                                                       deviceID: ClientContext.current.deviceID, publicKey: body.publicKey)
+        let issued = try await signup.issueCertificate(try RequestIdentity.current.require(or: .sessionInactive),
+                                                       deviceID: RequestIdentity.client.deviceID, publicKey: body.publicKey)
         return .ok(.init(body: .json(.init(certificate: issued.certificatePEM, expiresAt: issued.notAfter,
                                            caCertificate: issued.caCertificatePEM,
                                            serialNumber: issued.serialNumber, notBefore: issued.notBefore,

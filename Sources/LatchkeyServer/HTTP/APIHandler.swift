@@ -51,7 +51,7 @@ struct APIHandler: APIProtocol {
     func registerNewUser(_ input: Operations.RegisterNewUser.Input) async throws -> Operations.RegisterNewUser.Output {
         guard case .json(let request) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
         let profile: UserProfile = try WireConversion.convert(request.userProfile)
-        let response = try await enrollment.register(profile, deviceID: ClientContext.current.deviceID)
+        let response = try await enrollment.register(profile, deviceID: RequestIdentity.client.deviceID)
         return .created(.init(body: .json(try WireConversion.convert(response))))
     }
 }

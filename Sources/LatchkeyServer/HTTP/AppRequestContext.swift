@@ -1,7 +1,9 @@
 import Hummingbird
+import LatchkeyCore
 import NIOCore
 
-/// The request context of the Latchkey server.
+/// The request context of the Latchkey server at the router: the operational routes, the web pages
+/// and the framework's own answers (unknown route, wrong method, body too large).
 public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The peer of the connection.
@@ -15,16 +17,71 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
     }
 }
 
-/// The app context headers of the spec's `PDPaydiantContext`, for the handler of the current request.
+/// The context of an API route group: the app's context headers and the caller's identity,
+/// resolved once by `EdgeMiddleware`, and the group's error dialect.
+public protocol APIRequestContext: ChildRequestContext<AppRequestContext>, RemoteAddressRequestContext {
+    /// How the group writes its errors.
+    static var dialect: ErrorDialect { get }
+    /// The refusal of a request over the per-IP limit.
+    static var rateLimited: DomainError { get }
+    /// Whether the group requires the app context of `PDPaydiantContext` (`X-Application-Signature`).
+    static var requiresAppSignature: Bool { get }
+    /// The app's context headers and the client's address.
+    var client: ClientContext { get set }
+    /// Who the caller is.
+    var identity: Identity { get set }
+}
+
+/// The wallet API (`/v1/…`): DESIGN §3's error envelope, the app signature required, the session
+/// as `Authorization: Bearer`.
+public struct WalletRequestContext: APIRequestContext {
+    public static let dialect = ErrorDialect.wallet
+    public static let rateLimited = DomainError(.rateLimited)
+    public static let requiresAppSignature = true
+    public var coreContext: CoreRequestContextStorage
+    public let remoteAddress: SocketAddress?
+    public var maxUploadSize: Int { 16 * 1024 * 1024 }
+    public var client = ClientContext()
+    public var identity = Identity.anonymous
+
+    public init(context: AppRequestContext) {
+        coreContext = context.coreContext
+        remoteAddress = context.remoteAddress
+    }
+}
+
+/// The Ory Kratos-compatible API (`/a/…`, `/identity/…`): Kratos's error envelope, the session as
+/// `X-Session-Token` or `Authorization: Bearer`.
+public struct KratosRequestContext: APIRequestContext {
+    public static let dialect = ErrorDialect.kratos
+    public static let rateLimited = DomainError(.flowTooManyRequests, message: "Too many requests from this address.")
+    public static let requiresAppSignature = false
+    public var coreContext: CoreRequestContextStorage
+    public let remoteAddress: SocketAddress?
+    public var maxUploadSize: Int { 16 * 1024 * 1024 }
+    public var client = ClientContext()
+    public var identity = Identity.anonymous
+
+    public init(context: AppRequestContext) {
+        coreContext = context.coreContext
+        remoteAddress = context.remoteAddress
+    }
+}
+
+/// The app context headers of the spec's `PDPaydiantContext` and the client's address.
 public struct ClientContext: Sendable {
     public var applicationSignature: String?
     public var deviceID: String?
     public var deviceType: String?
     public var appVersion: String?
-    /// The session token of `Authorization: Bearer …`.
-    public var bearerToken: String?
     /// The client's IP address (the peer, or the first `X-Forwarded-For` entry when trusted).
     public var clientIP = "unknown"
+}
 
-    @TaskLocal public static var current = ClientContext()
+/// What the edge resolved for the request being handled, for the handlers of the generated
+/// `APIProtocol` (which see no Hummingbird context): set by `EdgeMiddleware` from the group's
+/// typed context, read-only below it.
+public enum RequestIdentity {
+    @TaskLocal public static var current = Identity.anonymous
+    @TaskLocal public static var client = ClientContext()
 }

@@ -4,13 +4,21 @@ import LatchkeyCore
 import Logging
 import OpenAPIRuntime
 
-/// Turns every error into a `DomainError` of the catalogue and renders it in the dialect of the
-/// route (DESIGN §3's envelope, Kratos's on the Kratos-compatible routes): domain refusals, the
-/// framework's own errors (unknown route 404, wrong method 405, body too large 413), malformed JSON
-/// and wrong types (400 naming the field). Anything unexpected is logged and answered 500 without
-/// details.
+/// Turns every error into a `DomainError` of the catalogue and renders it in a dialect: domain
+/// refusals, the framework's own errors (unknown route 404, wrong method 405, body too large 413),
+/// malformed JSON and wrong types (400 naming the field). Anything unexpected is logged and
+/// answered 500 without details. Each API route group has its own, speaking the group's dialect
+/// (`APIRequestContext.dialect`); the router's own answers requests no group took (unknown routes,
+/// wrong methods, oversized bodies) in the dialect of the family of paths they were sent to.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     let routes: RouteTable
+    /// The group's dialect; nil at the router.
+    let dialect: ErrorDialect?
+
+    init(routes: RouteTable, dialect: ErrorDialect? = nil) {
+        self.routes = routes
+        self.dialect = dialect
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -21,7 +29,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             if domain.kind == .methodNotAllowed {
                 headers[.allow] = routes.methods(for: request.uri.path).map(\.rawValue).joined(separator: ", ")
             }
-            return ErrorDialect.of(path: request.uri.path).response(domain, headers: headers)
+            return (dialect ?? ErrorDialect.of(path: request.uri.path)).response(domain, headers: headers)
         }
     }
 

@@ -7,13 +7,14 @@ import NIOCore
 /// (`{"error": {"code", "id", "message", "field"}}`) and, on the Kratos-compatible routes,
 /// Ory Kratos's (`{"error": {"id", "code", "status", "reason", "message"}}`, `code` the HTTP status).
 /// Both take the status, id and code from the catalogue (`ErrorKind`); nothing else decides them.
-enum ErrorDialect: Sendable {
+public enum ErrorDialect: Sendable {
     case wallet
     case kratos
 
-    /// The dialect of the routes a path belongs to.
+    /// The dialect for a request no route group took (an unknown route, a wrong method, a body
+    /// over the limit): the family of paths it was sent to. Routed requests use their group's.
     static func of(path: String) -> ErrorDialect {
-        path.hasPrefix("/a/") || path.hasPrefix("/identity/") ? .kratos : .wallet
+        APIRouteGroups.isKratos(path) ? .kratos : .wallet
     }
 
     /// The error as an HTTP response, with `Retry-After` when the error carries one.

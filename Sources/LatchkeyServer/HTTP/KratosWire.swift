@@ -50,12 +50,11 @@ enum KratosWire {
               createdAt: user.createdAt, updatedAt: user.updatedAt)
     }
 
-    static func session(_ live: FlowSession, baseURL: String) -> Components.Schemas.KratosSession {
-        let session = live.session
+    static func session(_ session: SessionRecord, of user: UserRecord, baseURL: String) -> Components.Schemas.KratosSession {
         return .init(id: sessionID(session.digest), active: true, expiresAt: session.expiresAt, authenticatedAt: session.createdAt,
                      issuedAt: session.createdAt, authenticatorAssuranceLevel: "aal1",
                      authenticationMethods: [.init(method: "password", aal: "aal1", completedAt: session.createdAt)],
-                     identity: identity(live.user, baseURL: baseURL))
+                     identity: identity(user, baseURL: baseURL))
     }
 
     /// A stable, non-secret id for a session: its digest's first 128 bits as a UUID.

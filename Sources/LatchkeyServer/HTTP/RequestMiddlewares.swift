@@ -37,49 +37,46 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Requires the app context of `PDPaydiantContext` on `/v1/…`, limits requests per client IP (on
-/// `/v1/…`, the Kratos-compatible `/a/…` and `/identity/…` routes and the portal's `/reset…` pages), and
-/// exposes the context to handlers.
-struct ClientContextMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
+/// The edge of an API route group, once per request: limits requests per client IP, requires the
+/// app context headers where the group does, and resolves the session token into the caller's
+/// `Identity`, which it puts in the typed context and exposes to the handlers (`RequestIdentity`).
+struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
     let limiter: RateLimiter
     let limits: RateLimitSettings
     let trustForwardedFor: Bool
-    /// The issuer's name, for the portal's "too many requests" page.
-    let issuerName: String
+    let authentication: AuthenticationService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
         let headers = request.headers
-        var client = ClientContext(
-            applicationSignature: headers[.applicationSignature], deviceID: headers[.deviceID],
-            deviceType: headers[.deviceType], appVersion: headers[.appVersion],
-            bearerToken: headers[.authorization].flatMap { value in
-                value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
-            })
-        client.clientIP = clientIP(request, context)
-        let path = request.uri.path
-        if path.hasPrefix("/reset"), limits.enabled, !limiter.allow("ip:" + client.clientIP, limit: limits.requestsPerMinutePerIP) {
-            var page = WebPage.message(.tooManyRequests, title: "Too many requests",
-                                       text: "Wait a minute, then try again.", issuerName: issuerName).response()
-            page.headers[.retryAfter] = String(limiter.retryAfter)
-            return page
+        context.client = ClientContext(applicationSignature: headers[.applicationSignature], deviceID: headers[.deviceID],
+                                       deviceType: headers[.deviceType], appVersion: headers[.appVersion],
+                                       clientIP: clientIP(request, context))
+        if limits.enabled, !limiter.allow("ip:" + context.client.clientIP, limit: limits.requestsPerMinutePerIP) {
+            var refusal = Context.rateLimited
+            refusal.retryAfter = limiter.retryAfter
+            throw refusal
         }
-        if ErrorDialect.of(path: path) == .kratos, limits.enabled,
-           !limiter.allow("ip:" + client.clientIP, limit: limits.requestsPerMinutePerIP) {
-            return ErrorDialect.kratos.response(.tooMany("Too many requests from this address.", retryAfter: limiter.retryAfter))
-        }
-        if path.hasPrefix("/v1/") {
-            if limits.enabled, !limiter.allow("ip:" + client.clientIP, limit: limits.requestsPerMinutePerIP) {
-                return ErrorDialect.wallet.response(DomainError(.rateLimited, retryAfter: limiter.retryAfter))
+        if Context.requiresAppSignature {
+            guard let signature = context.client.applicationSignature, signature.count == 36, UUID(uuidString: signature) != nil else {
+                throw DomainError.invalidField("X-Application-Signature", "X-Application-Signature must be the app's 36-character UUID.")
             }
-            guard let signature = client.applicationSignature, signature.count == 36, UUID(uuidString: signature) != nil else {
-                throw DomainError.invalidField("X-Application-Signature",
-                                               "X-Application-Signature must be the app's 36-character UUID.")
-            }
-            if let device = client.deviceID, device.isEmpty || device.count > 128 {
+            if let device = context.client.deviceID, device.isEmpty || device.count > 128 {
                 throw DomainError.invalidField("X-Device-ID", "X-Device-ID must have 1 to 128 characters.")
             }
         }
-        return try await ClientContext.$current.withValue(client) { try await next(request, context) }
+        context.identity = try await authentication.identity(token: sessionToken(request))
+        return try await RequestIdentity.$current.withValue(context.identity) {
+            try await RequestIdentity.$client.withValue(context.client) { try await next(request, context) }
+        }
+    }
+
+    /// `Authorization: Bearer …`; on Kratos's routes `X-Session-Token` first, as Kratos reads it.
+    private func sessionToken(_ request: Request) -> String? {
+        if Context.dialect == .kratos, let token = request.headers[.sessionToken], !token.isEmpty { return token }
+        return request.headers[.authorization].flatMap { value in
+            value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
+        }
     }
 
     private func clientIP(_ request: Request, _ context: Context) -> String {
@@ -90,6 +87,28 @@ struct ClientContextMiddleware<Context: RemoteAddressRequestContext>: RouterMidd
     }
 }
 
+/// The portal's pages are limited per client IP too, answering a page rather than JSON.
+struct PortalLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
+    let limiter: RateLimiter
+    let limits: RateLimitSettings
+    let trustForwardedFor: Bool
+    let issuerName: String
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var ip = context.remoteAddress?.ipAddress ?? "unknown"
+        if trustForwardedFor, let forwarded = request.headers[.xForwardedFor]?.split(separator: ",").first {
+            ip = forwarded.trimmingCharacters(in: .whitespaces)
+        }
+        if limits.enabled, !limiter.allow("ip:" + ip, limit: limits.requestsPerMinutePerIP) {
+            var page = WebPage.message(.tooManyRequests, title: "Too many requests",
+                                       text: "Wait a minute, then try again.", issuerName: issuerName).response()
+            page.headers[.retryAfter] = String(limiter.retryAfter)
+            return page
+        }
+        return try await next(request, context)
+    }
+}
+
 extension HTTPField.Name {
     static let requestID = Self("X-Request-ID")!
     static let applicationSignature = Self("X-Application-Signature")!
@@ -97,4 +116,5 @@ extension HTTPField.Name {
     static let deviceType = Self("X-Device-Type")!
     static let appVersion = Self("X-App-Version")!
     static let xForwardedFor = Self("X-Forwarded-For")!
+    static let sessionToken = Self("X-Session-Token")!
 }

@@ -5,8 +5,8 @@ extension ProfileService {
     /// `updateUserProfile` with the spec's conventions (see `ProfileUpdate`). 400 naming the field,
     /// 416 when a new email is taken; a new email gets a verification link and the old one a
     /// notice, and becomes the login once verified. `lastModifiedDate` moves on every update.
-    public func updateProfile(bearer: String?, _ update: ProfileUpdate) async throws {
-        let (_, current) = try await sessionUser(bearer)
+    public func updateProfile(_ principal: Principal, _ update: ProfileUpdate) async throws {
+        let current = principal.user
         try issuer.enrollmentRules.validateUpdate(update)
         var user = current
         if let firstName = update.firstName { user.firstName = firstName }

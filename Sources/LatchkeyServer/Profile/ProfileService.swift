@@ -24,8 +24,8 @@ public struct ProfileService: Sendable {
     }
 
     /// The logged-in user (`PDCustomer`).
-    public func customer(bearer: String?) async throws -> Customer {
-        let (_, user) = try await sessionUser(bearer)
+    public func customer(_ principal: Principal) async throws -> Customer {
+        let user = principal.user
         let stored = try EnrollmentService.StoredProfile(of: user)
         return Customer(customerUri: EnrollmentService.customerURI(user.id), customerIdentification: user.id,
                         externalId: user.externalId, active: user.status == .active, firstName: user.firstName,
@@ -39,8 +39,8 @@ public struct ProfileService: Sendable {
     /// `updateUserPassword`: 403 not logged in, 424 locked, 400 missing field, 417 confirmation,
     /// 419 rules, 416 wrong current (421 once the wallet threshold is reached), 406 history. The
     /// user's other sessions and device tokens are revoked.
-    public func updatePassword(bearer: String?, old: String, new: String, confirm: String) async throws {
-        let (session, user) = try await sessionUser(bearer)
+    public func updatePassword(_ principal: Principal, old: String, new: String, confirm: String) async throws {
+        let (session, user) = (principal.session, principal.user)
         try await changePassword(user, current: old, currentField: "oldPassword", new: new, confirm: confirm,
                                  deviceID: session.deviceID, keepSession: session.digest)
     }
@@ -57,8 +57,8 @@ public struct ProfileService: Sendable {
     }
 
     /// `updateUserPasscode`: 403, 424, 400, 417, 420, 416 wrong current PIN (421 at the threshold).
-    public func updatePasscode(bearer: String?, old: String, new: String, confirm: String) async throws {
-        let (session, user) = try await sessionUser(bearer)
+    public func updatePasscode(_ principal: Principal, old: String, new: String, confirm: String) async throws {
+        let (session, user) = (principal.session, principal.user)
         if user.locked { throw DomainError.accountLocked }
         if old.isEmpty { throw DomainError.invalidField("oldPasscode", "oldPasscode is required.") }
         if new != confirm { throw DomainError.confirmationMismatch(field: "confirmNewPasscode") }
@@ -70,8 +70,8 @@ public struct ProfileService: Sendable {
 
     /// `updateMFAAnswers`: exactly the issuer's number of answers to pool questions, no empty
     /// ones; the previous answers are gone afterwards.
-    public func updateMFAAnswers(bearer: String?, answers: [String: String]) async throws {
-        let (_, user) = try await sessionUser(bearer)
+    public func updateMFAAnswers(_ principal: Principal, answers: [String: String]) async throws {
+        let user = principal.user
         if user.locked { throw DomainError.accountLocked }
         try issuer.enrollmentRules.validateMFAAnswers(answers, field: "mfaAnswers")
         try await store.replaceMFAAnswers(userID: user.id, answers: try await hashAnswers(answers), now: now())
@@ -80,12 +80,6 @@ public struct ProfileService: Sendable {
     /// The hashes of answers, normalized as the issuer says.
     func hashAnswers(_ answers: [String: String]) async throws -> [MFAAnswerRecord] {
         try await hasher.hashAnswers(answers, mfa: issuer.mfa)
-    }
-
-    func sessionUser(_ bearer: String?) async throws -> (SessionRecord, UserRecord) {
-        let session = try await authentication.session(bearer: bearer)
-        guard let user = try await store.user(id: session.userID) else { throw DomainError.notLoggedIn }
-        return (session, user)
     }
 
     private func changePassword(_ user: UserRecord, current: String, currentField: String, new: String, confirm: String,

@@ -16,21 +16,20 @@ extension SignupService {
     /// `PUT /identity/pki/client/certificates`: signs an X.509 client certificate for the device's
     /// P-256 public key (PEM, or base64 of its DER SubjectPublicKeyInfo or X9.63 point) and records
     /// it on the session's device. 401 without a live session; 400 for a key that is not P-256.
-    public func issueCertificate(bearer: String?, deviceID: String?, publicKey: String) async throws -> IssuedCertificate {
-        let live = try await whoami(token: bearer)
-        guard let device = live.session.deviceID ?? deviceID, !device.isEmpty else {
+    public func issueCertificate(_ principal: Principal, deviceID: String?, publicKey: String) async throws -> IssuedCertificate {
+        guard let device = principal.deviceID ?? deviceID, !device.isEmpty else {
             throw DomainError.invalidField("X-Device-ID", "The device the key belongs to is required.")
         }
         guard let key = Self.parsePublicKey(publicKey) else {
             throw DomainError.invalidField("publicKey", "Send a P-256 public key as PEM or base64 (DER SubjectPublicKeyInfo or X9.63).")
         }
         let time = now()
-        let certificate = try authority.issue(for: key, userID: live.user.id, deviceID: device, organization: issuer.name,
+        let certificate = try authority.issue(for: key, userID: principal.user.id, deviceID: device, organization: issuer.name,
                                               now: time, lifetimeDays: issuer.deviceAuthentication.lifetimeDays)
         let pem = try certificate.serializeAsPEM().pemString
         let serial = certificate.serialNumber.bytes.map { String(format: "%02x", $0) }.joined()
         try await store.createDeviceCertificate(DeviceCertificateRecord(
-            serial: serial, userID: live.user.id, deviceID: device, publicKey: Data(key.derRepresentation).base64EncodedString(),
+            serial: serial, userID: principal.user.id, deviceID: device, publicKey: Data(key.derRepresentation).base64EncodedString(),
             certificatePEM: pem, createdAt: time, expiresAt: certificate.notValidAfter))
         return IssuedCertificate(certificatePEM: pem, caCertificatePEM: try authority.certificate.serializeAsPEM().pemString,
                                  serialNumber: serial, notBefore: certificate.notValidBefore, notAfter: certificate.notValidAfter)

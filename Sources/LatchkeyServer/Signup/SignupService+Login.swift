@@ -46,18 +46,6 @@ extension SignupService {
         return FlowSession(token: opened.token, session: opened.session, user: user)
     }
 
-    /// The session a `X-Session-Token` or Bearer token names (`GET /a/sessions/whoami`), with its user.
-    public func whoami(token: String?) async throws -> FlowSession {
-        guard let token, !token.isEmpty else { throw DomainError.sessionInactive }
-        do {
-            let session = try await authentication.session(bearer: token)
-            guard let user = try await store.user(id: session.userID) else { throw DomainError.sessionInactive }
-            return FlowSession(token: token, session: session, user: user)
-        } catch is DomainError {
-            throw DomainError.sessionInactive
-        }
-    }
-
     /// Revokes a session token (`DELETE /a/self-service/logout/api`): 204 for a live or already
     /// revoked token, 403 for an unknown one, as Kratos answers.
     public func logout(token: String) async throws {

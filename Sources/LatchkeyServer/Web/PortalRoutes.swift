@@ -22,7 +22,7 @@ struct PortalRoutes: Sendable {
         var confirm: String?
     }
 
-    func add(to router: Router<AppRequestContext>) {
+    func add(to router: RouterGroup<AppRequestContext>) {
         router.get("/portal.css") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=3600",
                                             HTTPField.Name("X-Content-Type-Options")!: "nosniff"],
