@@ -19,6 +19,7 @@ public struct ErrorID: RawRepresentable, Hashable, Sendable, Codable, Expressibl
 extension ErrorID {
     // Request shape
     public static let invalidField: ErrorID = "invalid_field"
+    public static let invalidAppSignature: ErrorID = "invalid_app_signature"
     public static let malformedJSON: ErrorID = "malformed_json"
     public static let invalidRequest: ErrorID = "invalid_request"
     public static let notFound: ErrorID = "not_found"

@@ -8,7 +8,7 @@
 /// and a test holds the two together.
 public enum ErrorKind: String, CaseIterable, Sendable {
     // Shared by every route
-    case invalidField, malformedJSON, invalidRequest, notFound, methodNotAllowed, payloadTooLarge
+    case invalidField, invalidAppSignature, malformedJSON, invalidRequest, notFound, methodNotAllowed, payloadTooLarge
     case rateLimited, serverError, notReady
     // Logins and sessions
     case wrongCredentials, notLoggedIn, deviceTokenExpired, deviceTokenWalletDeactivated, emailNotVerified
@@ -45,6 +45,8 @@ public enum ErrorKind: String, CaseIterable, Sendable {
     public var entry: Entry {
         switch self {
         case .invalidField: Entry(id: .invalidField, code: 400, httpStatus: 400, message: "A field is missing or invalid.")
+        case .invalidAppSignature:
+            Entry(id: .invalidAppSignature, code: 400, httpStatus: 401, message: "X-Application-Signature must be the app's 36-character UUID.")
         case .malformedJSON: Entry(id: .malformedJSON, code: 400, httpStatus: 400, message: "The request body is not valid JSON.")
         case .invalidRequest: Entry(id: .invalidRequest, code: 400, httpStatus: 400, message: "The request is not valid.")
         case .notFound: Entry(id: .notFound, code: 404, httpStatus: 404, message: "There is no such route.")

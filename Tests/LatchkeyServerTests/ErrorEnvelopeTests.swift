@@ -8,11 +8,13 @@ import Testing
     @Test func appContextIsRequiredOnV1() async throws {
         try await withServer { _, client in
             let missing = try await client.call(.get, "/v1/enrollment/mfa-questions", headers: [:])
-            #expect(missing.status == .badRequest)
+            #expect(missing.status == .unauthorized, "the app signature is the wallet API's API key (contract fix)")
+            #expect(missing.errorCode == 400)
             #expect(missing.errorField == "X-Application-Signature")
             let bad = try await client.call(.get, "/v1/enrollment/mfa-questions",
                                             headers: [HTTPField.Name("X-Application-Signature")!: "not-a-uuid"])
-            #expect(bad.status == .badRequest)
+            #expect(bad.status == .unauthorized)
+            #expect(bad.errorField == "X-Application-Signature")
         }
     }
 

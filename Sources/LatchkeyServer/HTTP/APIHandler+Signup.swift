@@ -26,7 +26,7 @@ extension APIHandler {
             return .ok(.init(body: .json(.init(sessionToken: live.token, session: KratosWire.session(live.session, of: live.user, baseURL: baseURL),
                                                identity: KratosWire.identity(live.user, baseURL: baseURL), continueWith: []))))
         } catch let form as FlowFormError {
-            return .badRequest(.init(body: .json(KratosWire.flow(form.flow, baseURL: baseURL, messages: form.messages))))
+            return .badRequest(.init(body: .json(.SelfServiceFlow(KratosWire.flow(form.flow, baseURL: baseURL, messages: form.messages)))))
         }
     }
 
@@ -38,7 +38,7 @@ extension APIHandler {
                                               password: body.password ?? "", deviceID: RequestIdentity.client.deviceID)
             return .ok(.init(body: .json(.init(sessionToken: live.token, session: KratosWire.session(live.session, of: live.user, baseURL: baseURL)))))
         } catch let form as FlowFormError {
-            return .badRequest(.init(body: .json(KratosWire.flow(form.flow, baseURL: baseURL, messages: form.messages))))
+            return .badRequest(.init(body: .json(.SelfServiceFlow(KratosWire.flow(form.flow, baseURL: baseURL, messages: form.messages)))))
         }
     }
 

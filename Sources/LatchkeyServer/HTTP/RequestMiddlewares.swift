@@ -59,7 +59,9 @@ struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
         }
         if Context.requiresAppSignature {
             guard let signature = context.client.applicationSignature, signature.count == 36, UUID(uuidString: signature) != nil else {
-                throw DomainError.invalidField("X-Application-Signature", "X-Application-Signature must be the app's 36-character UUID.")
+                // The app signature is the API key of the wallet API (the contract's `applicationSignature`
+                // security scheme): without a valid one the caller is unauthenticated.
+                throw DomainError(.invalidAppSignature, field: "X-Application-Signature")
             }
             if let device = context.client.deviceID, device.isEmpty || device.count > 128 {
                 throw DomainError.invalidField("X-Device-ID", "X-Device-ID must have 1 to 128 characters.")
