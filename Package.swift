@@ -11,13 +11,21 @@ let package = Package(
         .executable(name: "latchkey", targets: ["LatchkeyCLI"]),
         .executable(name: "latchkey-bench", targets: ["LatchkeyBenchmark"]),
     ],
+    traits: [
+        .trait(name: "Server", description: "The server, the `latchkey` CLI and the benchmark, with their dependencies "
+            + "(Hummingbird, PostgreSQL, SQLite, …). On by default; an app that only embeds the SDK depends on "
+            + "the `Latchkey` product with `traits: []` and resolves only the SDK's few packages."),
+        .default(enabledTraits: ["Server"]),
+    ],
     dependencies: [
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
-        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
-        .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.0"),
+        // The SDK's: the OpenAPI runtime and its URLSession transport, HTTP types, swift-crypto.
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.0"),
+        // The server's, used only under the `Server` trait.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
@@ -35,11 +43,12 @@ let package = Package(
     targets: [
         /// Domain types and rules of the spec; Foundation only (iOS and Linux).
         .target(name: "LatchkeyCore"),
-        /// The wire contract: `openapi.yaml` and the code generated from it.
+        /// The wire contract: `openapi.yaml` and the code generated from it, committed
+        /// (`Scripts/generate-api`), so no build plugin runs in an app's build.
         .target(
             name: "LatchkeyAPI",
             dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"]
         ),
         /// The SDK a wallet app embeds.
         .target(
@@ -48,6 +57,7 @@ let package = Package(
                 "LatchkeyCore", "LatchkeyAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -56,63 +66,63 @@ let package = Package(
             name: "LatchkeyServer",
             dependencies: [
                 "LatchkeyCore", "LatchkeyAPI",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "Mustache", package: "swift-mustache"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Server"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Server"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Server"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Server"])),
+                .product(name: "SQLiteNIO", package: "sqlite-nio", condition: .when(traits: ["Server"])),
+                .product(name: "Yams", package: "Yams", condition: .when(traits: ["Server"])),
+                .product(name: "Mustache", package: "swift-mustache", condition: .when(traits: ["Server"])),
+                .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["Server"])),
+                .product(name: "SwiftASN1", package: "swift-asn1", condition: .when(traits: ["Server"])),
+                .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Server"])),
             ]
         ),
         .executableTarget(
             name: "LatchkeyCLI",
             dependencies: [
                 "LatchkeyServer", "Latchkey", "LatchkeyCore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server"])),
             ]
         ),
         .executableTarget(
             name: "LatchkeyBenchmark",
             dependencies: [
                 "LatchkeyServer",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Server"])),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server"])),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         /// Helpers shared by the test targets: test configuration, temporary databases.
         .target(
             name: "LatchkeyTestSupport",
-            dependencies: ["LatchkeyServer", .product(name: "HummingbirdTesting", package: "hummingbird"),
-                           .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["LatchkeyServer", .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"])),
+                           .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Server"])), .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "LatchkeyCoreTests", dependencies: ["LatchkeyCore"]),
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [
                 "LatchkeyServer", "LatchkeyTestSupport", "LatchkeyCore",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Yams", package: "Yams"),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "Yams", package: "Yams", condition: .when(traits: ["Server"])),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["Server"])),
             ]
         ),
         .testTarget(
             name: "LatchkeyTests",
             dependencies: ["Latchkey", "LatchkeyTestSupport", "LatchkeyServer", "LatchkeyCore",
-                           .product(name: "HummingbirdTesting", package: "hummingbird"),
-                           .product(name: "X509", package: "swift-certificates")]
+                           .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"])),
+                           .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["Server"]))]
         ),
     ],
     swiftLanguageModes: [.v6]
