@@ -47,7 +47,7 @@ let package = Package(
         /// (`Scripts/generate-api`), so no build plugin runs in an app's build.
         .target(
             name: "LatchkeyAPI",
-            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            dependencies: ["LatchkeyCore", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
             exclude: ["openapi.yaml", "openapi-generator-config.yaml"]
         ),
         /// The SDK a wallet app embeds.

@@ -63,7 +63,7 @@ public struct AuthenticationClient: Sendable {
 
     /// The current session as the server sees it.
     public func currentSession() async throws(LatchkeyError) -> SessionInfo {
-        try await context.call(.session) { try await api.currentSession().ok.body.json }
+        try await context.call(.session) { SessionInfo(try await api.currentSession().ok.body.json) }
     }
 
     func login(_ domain: ErrorDomain, _ body: () async throws -> Components.Schemas.LoginResponse)

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyAPI
 
 /// Whether the SDK holds a live session.
 public enum AuthenticationState: Sendable, Equatable {
@@ -36,4 +37,11 @@ public struct SessionInfo: Sendable, Equatable, Codable {
     public var lastSeenAt: Date
     public var idleExpiresAt: Date
     public var expiresAt: Date
+}
+
+extension SessionInfo {
+    init(_ wire: Components.Schemas.SessionResponse) {
+        self.init(customerUri: wire.customerUri, deviceId: wire.deviceId, createdAt: wire.createdAt,
+                  lastSeenAt: wire.lastSeenAt, idleExpiresAt: wire.idleExpiresAt, expiresAt: wire.expiresAt)
+    }
 }

@@ -10,6 +10,13 @@ public struct ForgotCredentialsResponse: Codable, Sendable, Equatable {
     public var mfaQuestions: [String]?
 }
 
+extension ForgotCredentialsResponse {
+    /// `mfaQuestions` is null on the wire, always (the portal asks the question).
+    init(_ wire: Components.Schemas.ResetResponse) {
+        self.init(message: wire.message, mfaQuestions: nil)
+    }
+}
+
 extension EnrollmentClient {
     /// `resetForgottenPassword`: emails a link to the secure portal, where the user answers one of
     /// their MFA questions and sets a new password. Errors of `kUserErrorResetForgottenCredentialsDomain`:
@@ -17,7 +24,7 @@ extension EnrollmentClient {
     public func resetForgottenPassword(_ email: String) async throws(LatchkeyError) -> ForgotCredentialsResponse {
         try checkEmail(email)
         return try await call(.resetForgottenCredentials) {
-            try await api.resetForgottenPassword(body: .json(.init(email: email))).ok.body.json
+            ForgotCredentialsResponse(try await api.resetForgottenPassword(body: .json(.init(email: email))).ok.body.json)
         }
     }
 
@@ -25,7 +32,7 @@ extension EnrollmentClient {
     public func resetForgottenPasscode(_ email: String) async throws(LatchkeyError) -> ForgotCredentialsResponse {
         try checkEmail(email)
         return try await call(.resetForgottenCredentials) {
-            try await api.resetForgottenPasscode(body: .json(.init(email: email))).ok.body.json
+            ForgotCredentialsResponse(try await api.resetForgottenPasscode(body: .json(.init(email: email))).ok.body.json)
         }
     }
 

@@ -12,8 +12,7 @@ extension EnrollmentClient {
         if request.authorizationCode.isEmpty { throw refusal(.invalidField("authorizationCode", "The code is required."), domain) }
         if request.identityProvider.isEmpty { throw refusal(.invalidField("identityProvider", "The provider is required."), domain) }
         return try await call(domain) {
-            let body: Components.Schemas.RetrieveCustomerProfileMetaDataRequest = try WireConversion.convert(request)
-            return try await api.retrieveCustomerProfileMetaData(body: .json(body)).ok.body.json
+            try await api.retrieveCustomerProfileMetaData(body: .json(request)).ok.body.json
         }
     }
 
@@ -31,8 +30,7 @@ extension EnrollmentClient {
             throw refusal(DomainError(.ssoPasscodeRules, message: error.message, field: "passcode"), domain)
         }
         return try await call(domain) {
-            let body: Components.Schemas.RegisterCustomerRequest = try WireConversion.convert(request)
-            return try await api.registerCustomer(body: .json(body)).created.body.json
+            try await api.registerCustomer(body: .json(request)).created.body.json
         }
     }
 }

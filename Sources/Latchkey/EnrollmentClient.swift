@@ -43,25 +43,23 @@ public struct EnrollmentClient: Sendable {
         let rules = if let rules { rules } else { try await retrieveEnrollmentRules() }
         do { try rules.validateRegistration(profile) } catch { throw refusal(error, domain) }
         return try await call(domain) {
-            let body: Components.Schemas.RegisterUserRequest = try WireConversion.convert(["userProfile": profile])
-            return try await api.registerNewUser(body: .json(body)).created.body.json
+            try await api.registerNewUser(body: .json(.init(userProfile: profile))).created.body.json
         }
     }
 
-    func call<Wire: Encodable, Result: Decodable>(_ domain: ErrorDomain, _ body: () async throws -> Wire)
-        async throws(LatchkeyError) -> Result {
+    func call<Result>(_ domain: ErrorDomain, _ body: () async throws -> Result) async throws(LatchkeyError) -> Result {
         try await context.call(domain, body)
     }
 }
 
 extension LatchkeyContext {
-    /// Runs one call: checks the configuration, converts the wire answer to the domain type, and
-    /// turns every failure into a `LatchkeyError` of `domain`.
-    func call<Wire: Encodable, Result: Decodable>(_ domain: ErrorDomain, _ body: () async throws -> Wire)
-        async throws(LatchkeyError) -> Result {
+    /// Runs one call: checks the configuration and turns every failure into a `LatchkeyError` of
+    /// `domain`. The generated types are the domain types where the schemas match (the generator's
+    /// type overrides); other answers are converted by the caller with an explicit `init(_:)`.
+    func call<Result>(_ domain: ErrorDomain, _ body: () async throws -> Result) async throws(LatchkeyError) -> Result {
         try validate()
         do {
-            return try WireConversion.convert(try await body())
+            return try await body()
         } catch {
             throw LatchkeyError.from(error, domain: domain, context: self)
         }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The profile of a registered wallet owner (`PDCustomer`).
-public struct Customer: Codable, Sendable, Equatable {
+public struct Customer: Codable, Sendable, Hashable {
     public var customerUri: String
     /// An alternate identifier for systems that cannot handle a URI.
     public var customerIdentification: String

@@ -2,7 +2,7 @@
 
 /// `PDCustomerProfileMetaDataAdditionalData`: a profile property requested from, or answered by,
 /// the identity provider.
-public struct CustomerProfileMetaDataAdditionalData: Codable, Sendable, Equatable {
+public struct CustomerProfileMetaDataAdditionalData: Codable, Sendable, Hashable {
     public var additionalDataKey: String
     public var additionalDataValue: String?
     public init(additionalDataKey: String, additionalDataValue: String? = nil) {
@@ -12,7 +12,7 @@ public struct CustomerProfileMetaDataAdditionalData: Codable, Sendable, Equatabl
 }
 
 /// `PDRetrieveCustomerProfileMetaDataRequest`.
-public struct RetrieveCustomerProfileMetaDataRequest: Codable, Sendable, Equatable {
+public struct RetrieveCustomerProfileMetaDataRequest: Codable, Sendable, Hashable {
     /// The code the app obtained from the provider's authorization endpoint.
     public var authorizationCode: String
     /// The issuer's id of the provider (`identityProviders[].id`).
@@ -27,7 +27,7 @@ public struct RetrieveCustomerProfileMetaDataRequest: Codable, Sendable, Equatab
 }
 
 /// `PDRetrieveCustomerProfileMetaDataResponse`.
-public struct RetrieveCustomerProfileMetaDataResponse: Codable, Sendable, Equatable {
+public struct RetrieveCustomerProfileMetaDataResponse: Codable, Sendable, Hashable {
     public var authorizationCode: String
     /// The provider's claims as raw JSON.
     public var customerInfoJson: String
@@ -54,7 +54,7 @@ public struct RetrieveCustomerProfileMetaDataResponse: Codable, Sendable, Equata
 }
 
 /// `PDMFASecurityProfile`: a pool question and the user's answer.
-public struct MFASecurityProfile: Codable, Sendable, Equatable {
+public struct MFASecurityProfile: Codable, Sendable, Hashable {
     public var question: String
     public var answer: String
     public init(question: String, answer: String) {
@@ -64,7 +64,7 @@ public struct MFASecurityProfile: Codable, Sendable, Equatable {
 }
 
 /// `PDAdditionalCustomerInformation`.
-public struct AdditionalCustomerInformation: Codable, Sendable, Equatable {
+public struct AdditionalCustomerInformation: Codable, Sendable, Hashable {
     public var additionalCustomerInformationKey: String
     public var additionalCustomerInformationValue: String
     public init(_ key: String, _ value: String) {
@@ -74,7 +74,7 @@ public struct AdditionalCustomerInformation: Codable, Sendable, Equatable {
 }
 
 /// `PDRegisterCustomerRequest`: an SSO registration (no password: the provider authenticates).
-public struct RegisterCustomerRequest: Codable, Sendable, Equatable {
+public struct RegisterCustomerRequest: Codable, Sendable, Hashable {
     public var nonce: String
     public var email: String?
     public var firstName: String?
@@ -102,15 +102,20 @@ public struct RegisterCustomerRequest: Codable, Sendable, Equatable {
 }
 
 /// `PDRegisterCustomerResponse`.
-public struct RegisterCustomerResponse: Codable, Sendable, Equatable {
+public struct RegisterCustomerResponse: Codable, Sendable, Hashable {
     /// For `loginByNonce` from the registering device.
     public var nonce: String
     public var customerUri: String
     public var additionalCustomerInformation: [AdditionalCustomerInformation]
+    public init(nonce: String, customerUri: String, additionalCustomerInformation: [AdditionalCustomerInformation]) {
+        self.nonce = nonce
+        self.customerUri = customerUri
+        self.additionalCustomerInformation = additionalCustomerInformation
+    }
 }
 
 /// `PDLoginByFederatedIdentityRequest`.
-public struct LoginByFederatedIdentityRequest: Codable, Sendable, Equatable {
+public struct LoginByFederatedIdentityRequest: Codable, Sendable, Hashable {
     public var authorizationCode: String
     public var identityProvider: String
     public init(authorizationCode: String, identityProvider: String) {

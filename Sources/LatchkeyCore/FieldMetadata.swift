@@ -1,5 +1,5 @@
 /// One extra rule of a field's metadata (`PDTenderTypeMetaDataAdditionalDataValidations`).
-public struct AdditionalDataValidation: Codable, Sendable, Equatable {
+public struct AdditionalDataValidation: Codable, Sendable, Hashable {
     public var minLength: Int?
     public var maxLength: Int?
     public var regex: String?
@@ -13,7 +13,7 @@ public struct AdditionalDataValidation: Codable, Sendable, Equatable {
 
 /// The usage rules of one field (`PDMetaData`): whether it is required, its length limits,
 /// extra validations, and whether it may be set at creation and changed by an update.
-public struct FieldMetadata: Codable, Sendable, Equatable {
+public struct FieldMetadata: Codable, Sendable, Hashable {
     public var key: String
     public var value: String?
     public var name: String

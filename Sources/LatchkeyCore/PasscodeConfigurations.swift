@@ -3,7 +3,7 @@
 /// With `allowSameValues` off, two identical adjacent characters are refused (the spec's `7788`,
 /// and `111111`); with `allowIncrementalValues` off, three or more ascending consecutive digits are
 /// refused (`123456`, `901234`).
-public struct PasscodeConfigurations: Codable, Sendable, Equatable {
+public struct PasscodeConfigurations: Codable, Sendable, Hashable {
     public var validationEnabled: Bool
     public var length: Int
     public var numericOnly: Bool

@@ -1,5 +1,5 @@
 /// The issuer's password rules (`PDUserPasswordConfigurations`).
-public struct PasswordConfigurations: Codable, Sendable, Equatable {
+public struct PasswordConfigurations: Codable, Sendable, Hashable {
     public var required: Bool
     public var passwordMinLength: Int
     public var passwordMaxLength: Int

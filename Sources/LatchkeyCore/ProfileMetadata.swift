@@ -1,6 +1,6 @@
 /// The field metadata of the profile, contact and address objects, with the spec's keys and
 /// default limits, so an app can build its forms and both sides validate the same way.
-public struct ProfileMetadata: Codable, Sendable, Equatable {
+public struct ProfileMetadata: Codable, Sendable, Hashable {
     public var userProfile: [FieldMetadata]
     public var contactInformation: [FieldMetadata]
     public var addressInformation: [FieldMetadata]

@@ -1,5 +1,5 @@
 /// The postal address of a wallet owner (`PDAddressInformation`).
-public struct AddressInformation: Codable, Sendable, Equatable {
+public struct AddressInformation: Codable, Sendable, Hashable {
     public var state: String?
     public var country: String?
     public var addressLine1: String?
@@ -19,7 +19,7 @@ public struct AddressInformation: Codable, Sendable, Equatable {
 }
 
 /// How a wallet owner can be contacted (`PDContactInformation`).
-public struct ContactInformation: Codable, Sendable, Equatable {
+public struct ContactInformation: Codable, Sendable, Hashable {
     public var email: String?
     public var phone: String?
     public var addressInformation: AddressInformation?
@@ -35,7 +35,7 @@ public struct ContactInformation: Codable, Sendable, Equatable {
 ///
 /// `mfaAnswers` maps each question to its answer (DESIGN §4). `addressInformation` is Latchkey's
 /// addition, so the address fields whose metadata allows creation can be given at registration.
-public struct UserProfile: Codable, Sendable, Equatable {
+public struct UserProfile: Codable, Sendable, Hashable {
     public var firstName: String?
     public var lastName: String?
     public var email: String?
@@ -70,7 +70,7 @@ public struct UserProfile: Codable, Sendable, Equatable {
 }
 
 /// A question of the issuer's MFA pool (`PDMFAQuestionWithMetadata`).
-public struct MFAQuestionWithMetadata: Codable, Sendable, Equatable {
+public struct MFAQuestionWithMetadata: Codable, Sendable, Hashable {
     public var mfaQuestion: String
     public var isMandatory: Bool
     public var isNewQuestion: Bool
@@ -83,7 +83,7 @@ public struct MFAQuestionWithMetadata: Codable, Sendable, Equatable {
 }
 
 /// The issuer's MFA pool and requirement (`PDRetrieveMFAQuestionsWithMetadataResponse`).
-public struct MFAQuestions: Codable, Sendable, Equatable {
+public struct MFAQuestions: Codable, Sendable, Hashable {
     public var mfaQuestions: [String]
     public var numberOfRequiredQuestions: Int
     public var mfaQuestionsWithMetadata: [MFAQuestionWithMetadata]
@@ -96,7 +96,7 @@ public struct MFAQuestions: Codable, Sendable, Equatable {
 }
 
 /// The result of a registration (`PDRegisterUserResponse`).
-public struct RegisterUserResponse: Codable, Sendable, Equatable {
+public struct RegisterUserResponse: Codable, Sendable, Hashable {
     public var nonce: String
     public var customerUri: String
     public var message: String

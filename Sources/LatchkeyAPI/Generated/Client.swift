@@ -16,6 +16,10 @@ public import struct Foundation.Data
 #endif
 public import struct Foundation.Date
 import HTTPTypes
+#if compiler(>=6.4)
+@diagnose(UnusedImportAccess, as: ignored)
+#endif
+public import LatchkeyCore
 /// The wire contract of Latchkey, the mobile gateway and identity provider of a wallet.
 /// Every `/v1/…` request carries the app context of the SDK's `PDPaydiantContext` as headers:
 /// `X-Application-Signature` (36-character UUID, required), `X-Device-ID`, `X-Device-Type`,

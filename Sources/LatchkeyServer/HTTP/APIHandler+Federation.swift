@@ -10,7 +10,7 @@ extension APIHandler {
         let answer = try await federation.retrieveProfileMetadata(
             code: body.authorizationCode, provider: body.identityProvider,
             requested: (body.additionalInformation ?? []).map(\.additionalDataKey), device: device)
-        return .ok(.init(body: .json(try WireConversion.convert(answer))))
+        return .ok(.init(body: .json(answer)))
     }
 
     func registerCustomer(_ input: Operations.RegisterCustomer.Input) async throws -> Operations.RegisterCustomer.Output {
@@ -30,16 +30,15 @@ extension APIHandler {
         }
         var profile = UserProfile(firstName: body.firstName, lastName: body.lastName, email: body.email, passcode: body.passcode,
                                   mfaAnswers: answers, additionalCustomerInformation: additional,
-                                  addressInformation: try body.address.map { try WireConversion.convert($0) })
+                                  addressInformation: body.address)
         profile.phone = body.phone
         profile.externalId = body.externalId
         let result = try await federation.registerCustomer(CustomerRegistration(nonce: body.nonce, profile: profile),
                                                            deviceID: RequestIdentity.client.deviceID)
-        return .created(.init(body: .json(.init(
-            customerUri: result.customerUri, nonce: result.nonce,
+        return .created(.init(body: .json(RegisterCustomerResponse(
+            nonce: result.nonce, customerUri: result.customerUri,
             additionalCustomerInformation: result.additionalCustomerInformation.sorted { $0.key < $1.key }
-                .map { Components.Schemas.AdditionalCustomerInformation(additionalCustomerInformationKey: $0.key,
-                                                                        additionalCustomerInformationValue: $0.value) }))))
+                .map { AdditionalCustomerInformation($0.key, $0.value) }))))
     }
 
     func loginByFederatedIdentity(_ input: Operations.LoginByFederatedIdentity.Input) async throws

@@ -38,12 +38,7 @@ extension APIHandler {
 
     func retrieveCustomer(_ input: Operations.RetrieveCustomer.Input) async throws -> Operations.RetrieveCustomer.Output {
         let customer = try await profile.customer(try RequestIdentity.current.require())
-        return .ok(.init(body: .json(.init(
-            customerUri: customer.customerUri, customerIdentification: customer.customerIdentification,
-            externalId: customer.externalId, active: customer.active, firstName: customer.firstName,
-            lastName: customer.lastName, username: customer.username, lastModifiedDate: customer.lastModifiedDate,
-            contactInformation: try WireConversion.convert(customer.contactInformation),
-            additionalCustomerInformation: customer.additionalCustomerInformation.map { .init(additionalProperties: $0) }))))
+        return .ok(.init(body: .json(customer)))
     }
 
     func updateUserProfile(_ input: Operations.UpdateUserProfile.Input) async throws -> Operations.UpdateUserProfile.Output {
@@ -53,7 +48,7 @@ extension APIHandler {
             externalId: body.externalId, password: body.password, passcode: body.passcode,
             mfaAnswers: body.mfaAnswers?.additionalProperties,
             additionalCustomerInformation: body.additionalCustomerInformation?.additionalProperties,
-            addressInformation: try body.addressInformation.map { try WireConversion.convert($0) })
+            addressInformation: body.addressInformation)
         try await profile.updateProfile(try RequestIdentity.current.require(), update)
         return .ok(.init(body: .json(Self.message(update.email == nil ? "The profile is updated."
             : "The profile is updated; the new email address takes effect once verified."))))

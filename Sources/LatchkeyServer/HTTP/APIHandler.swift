@@ -22,10 +22,10 @@ struct APIHandler: APIProtocol {
         self.enrollment = enrollment
         self.authentication = authentication
         self.profile = profile
-        mfaQuestions = try WireConversion.convert(enrollment.mfaQuestions)
-        passwordConfiguration = try WireConversion.convert(enrollment.passwordConfigurations)
-        passcodeConfiguration = try WireConversion.convert(enrollment.passcodeConfigurations)
-        profileMetadata = try WireConversion.convert(enrollment.profileMetadata)
+        mfaQuestions = enrollment.mfaQuestions
+        passwordConfiguration = enrollment.passwordConfigurations
+        passcodeConfiguration = enrollment.passcodeConfigurations
+        profileMetadata = enrollment.profileMetadata
     }
 
     func retrieveMfaQuestionsWithMetadata(_ input: Operations.RetrieveMfaQuestionsWithMetadata.Input) async throws
@@ -50,8 +50,7 @@ struct APIHandler: APIProtocol {
 
     func registerNewUser(_ input: Operations.RegisterNewUser.Input) async throws -> Operations.RegisterNewUser.Output {
         guard case .json(let request) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
-        let profile: UserProfile = try WireConversion.convert(request.userProfile)
-        let response = try await enrollment.register(profile, deviceID: RequestIdentity.client.deviceID)
-        return .created(.init(body: .json(try WireConversion.convert(response))))
+        let response = try await enrollment.register(request.userProfile, deviceID: RequestIdentity.client.deviceID)
+        return .created(.init(body: .json(response)))
     }
 }
