@@ -90,7 +90,7 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let authentication = AuthenticationService(store: store, hasher: hasher, issuer: configuration.issuer,
                                                limiter: limiter, rateLimits: configuration.rateLimits, now: options.now)
     WebRoutes.add(to: router, enrollment: enrollment, issuer: configuration.issuer)
-    let profile = ProfileService(store: store, hasher: hasher, issuer: configuration.issuer, authentication: authentication,
+    let profile = ProfileService(store: store, hasher: hasher, issuer: configuration.issuer, verifier: authentication.verifier,
                                  cipher: cipher, publicURL: publicURL, now: options.now)
     PortalRoutes(profile: profile, issuer: configuration.issuer,
                  csrf: PortalCSRF(pepper: pepper, secureCookie: publicURL.value.hasPrefix("https:")),
@@ -100,7 +100,8 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let authority = try options.certificateAuthority
         ?? CertificateAuthority.load(settings: configuration.secrets, issuerName: configuration.issuer.name, logger: logger)
     let signup = SignupService(store: store, hasher: hasher, cipher: cipher, issuer: configuration.issuer,
-                               authentication: authentication, publicURL: publicURL, pepper: pepper, authority: authority,
+                               verifier: authentication.verifier, sessions: authentication.sessions, publicURL: publicURL,
+                               pepper: pepper, authority: authority,
                                now: options.now)
     let federation = FederationService(
         store: store, hasher: hasher, cipher: cipher, issuer: configuration.issuer, authentication: authentication,

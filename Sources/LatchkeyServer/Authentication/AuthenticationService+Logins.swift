@@ -12,9 +12,9 @@ extension AuthenticationService {
             try await hasher.burn(password)
             throw DomainError.wrongCredentials
         }
-        try await checkCredential(password, against: user.passwordHash, user: user, deviceID: device.deviceID,
+        try await verifier.check(password, against: user.passwordHash, user: user, deviceID: device.deviceID,
                                   credential: .password)
-        try requireVerified(user)
+        try verifier.requireVerified(user)
         return try await finish(user, device: device)
     }
 
@@ -26,8 +26,8 @@ extension AuthenticationService {
             try await hasher.burn(pin)
             throw DomainError.wrongCredentials
         }
-        try await checkCredential(pin, against: user.passcodeHash, user: user, deviceID: deviceID, credential: .passcode)
-        try requireVerified(user)
+        try await verifier.check(pin, against: user.passcodeHash, user: user, deviceID: deviceID, credential: .passcode)
+        try verifier.requireVerified(user)
         return try await finish(user, device: device)
     }
 
@@ -43,7 +43,7 @@ extension AuthenticationService {
         else { throw DomainError.wrongCredentials }
         if user.status != .active { throw DomainError.walletDeactivated }
         if issuer.emailVerificationRequired && !user.emailVerified { throw DomainError.emailNotVerified }
-        _ = try await linkedDevice(user: user, deviceID: deviceID)
+        _ = try await verifier.linkedDevice(user: user, deviceID: deviceID)
         guard let token = try await store.consumeToken(digest: digest, purpose: .registrationNonce, now: now()) else {
             throw DomainError.wrongCredentials
         }
@@ -63,7 +63,7 @@ extension AuthenticationService {
         else { throw DomainError.wrongCredentials }
         let question = challenge.data ?? ""
         let hash = try await store.mfaAnswers(userID: user.id).first { $0.question == question }?.answerHash
-        try await checkCredential(issuer.mfa.normalize(answer), against: hash, user: user, deviceID: nil,
+        try await verifier.check(issuer.mfa.normalize(answer), against: hash, user: user, deviceID: nil,
                                   credential: .answer(question: question))
         return try await finish(user, device: device, linkDevice: true)
     }

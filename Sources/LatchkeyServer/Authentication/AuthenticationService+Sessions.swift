@@ -27,7 +27,7 @@ extension AuthenticationService {
             try await hasher.burn(password)
             throw DomainError.deviceTokenWrongCredentials
         }
-        try await checkCredential(password, against: user.passwordHash, user: user, deviceID: deviceID,
+        try await verifier.check(password, against: user.passwordHash, user: user, deviceID: deviceID,
                                   wrong: .deviceTokenWrongCredentials)
         let token = SecureRandom.token()
         let time = now()
@@ -47,8 +47,8 @@ extension AuthenticationService {
               let user = try await store.user(id: record.userID)
         else { throw DomainError.wrongCredentials }
         if user.status != .active { throw DomainError.deviceTokenWalletDeactivated }
-        _ = try await linkedDevice(user: user, deviceID: deviceID)
-        return try await startSession(user, deviceID: deviceID)
+        _ = try await verifier.linkedDevice(user: user, deviceID: deviceID)
+        return try await sessions.start(user, deviceID: deviceID)
     }
 
     /// `expireDeviceAuthenticationToken`: revokes the token; 403 when it has already expired.

@@ -116,6 +116,8 @@ extension ServerConfiguration {
         try require(issuer.otp.maxAttempts >= 1, "issuer.otp.maxAttempts", "Must be at least 1.")
         try require(issuer.otp.resendIntervalSeconds >= 0, "issuer.otp.resendIntervalSeconds", "Must not be negative.")
         try require(issuer.otp.maxSendsPerFlow >= 1, "issuer.otp.maxSendsPerFlow", "Must be at least 1.")
+        try require(issuer.otp.maxSendsPerMinutePerNumber >= 1, "issuer.otp.maxSendsPerMinutePerNumber", "Must be at least 1.")
+        try require(issuer.otp.maxSendsPerMinutePerIP >= 1, "issuer.otp.maxSendsPerMinutePerIP", "Must be at least 1.")
         try require((1...1440).contains(issuer.signup.flowLifetimeMinutes), "issuer.signup.flowLifetimeMinutes",
                     "Must be between 1 and 1440.")
         try require(issuer.sessions.idleTimeoutSeconds >= 60, "issuer.sessions.idleTimeoutSeconds", "Must be at least 60.")

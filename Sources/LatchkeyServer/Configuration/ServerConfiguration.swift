@@ -184,6 +184,10 @@ public struct OTPSettings: Codable, Sendable, Equatable {
     public var resendIntervalSeconds = 30
     /// Codes one flow may send.
     public var maxSendsPerFlow = 5
+    /// Codes sent to one phone number per minute, across flows (with `rateLimits.enabled`).
+    public var maxSendsPerMinutePerNumber = 3
+    /// Codes requested from one client IP per minute, across flows (with `rateLimits.enabled`).
+    public var maxSendsPerMinutePerIP = 10
     public init() {}
 }
 

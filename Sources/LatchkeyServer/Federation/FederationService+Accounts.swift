@@ -67,8 +67,8 @@ extension FederationService {
             throw DomainError.noLinkedWallet
         }
         if user.status != .active { throw DomainError.walletDeactivated }
-        _ = try await authentication.linkedDevice(user: user, deviceID: device.deviceID)
-        try authentication.requireVerified(user)
+        _ = try await authentication.verifier.linkedDevice(user: user, deviceID: device.deviceID)
+        try authentication.verifier.requireVerified(user)
         return try await authentication.finish(user, device: device)
     }
 }

@@ -7,17 +7,18 @@ public struct ProfileService: Sendable {
     let store: any LatchkeyStore
     let hasher: SecretHasher
     let issuer: IssuerSettings
-    let authentication: AuthenticationService
+    /// Checks current credentials (rate limit, lockout) before a change.
+    let verifier: CredentialVerifier
     let cipher: OutboxCipher
     let publicURL: PublicBaseURL
     let now: @Sendable () -> Date
 
-    public init(store: any LatchkeyStore, hasher: SecretHasher, issuer: IssuerSettings, authentication: AuthenticationService,
+    public init(store: any LatchkeyStore, hasher: SecretHasher, issuer: IssuerSettings, verifier: CredentialVerifier,
                 cipher: OutboxCipher, publicURL: PublicBaseURL, now: @escaping @Sendable () -> Date) {
         self.store = store
         self.hasher = hasher
         self.issuer = issuer
-        self.authentication = authentication
+        self.verifier = verifier
         self.cipher = cipher
         self.publicURL = publicURL
         self.now = now
@@ -63,7 +64,7 @@ public struct ProfileService: Sendable {
         if old.isEmpty { throw DomainError.invalidField("oldPasscode", "oldPasscode is required.") }
         if new != confirm { throw DomainError.confirmationMismatch(field: "confirmNewPasscode") }
         try issuer.passcode.validate(new, field: "newPasscode")
-        try await authentication.checkCredential(old, against: user.passcodeHash, user: user, deviceID: session.deviceID,
+        try await verifier.check(old, against: user.passcodeHash, user: user, deviceID: session.deviceID,
                                                  wrong: .wrongCurrent("PIN"))
         try await store.updatePasscode(userID: user.id, hash: try await hasher.hash(new), now: now())
     }
@@ -88,7 +89,7 @@ public struct ProfileService: Sendable {
         if current.isEmpty { throw DomainError.invalidField(currentField, "\(currentField) is required.") }
         if new != confirm { throw DomainError.confirmationMismatch(field: "confirmNewPassword") }
         try issuer.password.validate(new, field: "newPassword")
-        try await authentication.checkCredential(current, against: user.passwordHash, user: user, deviceID: deviceID,
+        try await verifier.check(current, against: user.passwordHash, user: user, deviceID: deviceID,
                                                  wrong: .wrongCurrent("password"))
         if try await recentlyUsed(new, by: user) { throw DomainError.passwordReused }
         let time = now()

@@ -14,10 +14,9 @@ extension ProfileService {
             if issuer.reset.uniformAnswers { return message }
             throw DomainError.unknownEmail
         }
-        if authentication.rateLimits.enabled,
-           !authentication.limiter.allow("reset:" + user.id, limit: authentication.rateLimits.credentialAttemptsPerMinutePerAccount) {
+        if !verifier.throttle.allow("reset:" + user.id, limit: verifier.throttle.settings.credentialAttemptsPerMinutePerAccount) {
             if issuer.reset.uniformAnswers { return message }
-            throw DomainError(.rateLimited, retryAfter: authentication.limiter.retryAfter)
+            throw DomainError(.rateLimited, retryAfter: verifier.throttle.retryAfter)
         }
         let question = try await store.mfaAnswers(userID: user.id).map(\.question).randomElement()
         let token = SecureRandom.token()

@@ -24,16 +24,16 @@ extension SignupService {
             throw FlowFormError(flow: flow, messages: [(nil, FlowMessage.wrongCredentials)])
         }
         do {
-            try await authentication.checkCredential(password, against: user.passwordHash, user: user, deviceID: deviceID,
+            try await verifier.check(password, against: user.passwordHash, user: user, deviceID: deviceID,
                                                      credential: .password)
         } catch let error as DomainError where error == .wrongCredentials {
             throw FlowFormError(flow: flow, messages: [(nil, FlowMessage.wrongCredentials)])
         }
-        do { try authentication.requireVerified(user, byEmail: !byPhone) } catch let error as DomainError {
+        do { try verifier.requireVerified(user, byEmail: !byPhone) } catch let error as DomainError {
             let message = error == .emailNotVerified ? FlowMessage.emailNotVerified : FlowMessage.generic(error.message)
             throw FlowFormError(flow: flow, messages: [(nil, message)])
         }
-        let linked = try await authentication.linkedDevice(user: user, deviceID: deviceID)
+        let linked = try await verifier.linkedDevice(user: user, deviceID: deviceID)
         if linked == nil, !(try await store.mfaAnswers(userID: user.id)).isEmpty {
             throw FlowFormError(flow: flow, messages: [(nil, FlowMessage.generic(
                 "This device is not linked to the wallet; log in from the app to answer a security question."))])
@@ -42,7 +42,7 @@ extension SignupService {
         if linked == nil, let deviceID {
             try await store.linkDevice(userID: user.id, deviceID: deviceID, deviceType: nil, now: now())
         }
-        let opened = try await authentication.openSession(user, deviceID: deviceID)
+        let opened = try await sessions.open(user, deviceID: deviceID)
         return FlowSession(token: opened.token, session: opened.session, user: user)
     }
 

@@ -70,7 +70,7 @@ extension SignupService {
             firstName: first, lastName: last, phone: phone, externalId: nil, passwordHash: try await hasher.hash(password),
             passcodeHash: nil, emailVerified: false, createdAt: time, updatedAt: time, appInstanceVerified: true,
             passwordUpdatedAt: time, phoneNormalized: phone)
-        let (token, session) = authentication.newSession(userID: user.id, deviceID: deviceID, at: time)
+        let (token, session) = sessions.newSession(userID: user.id, deviceID: deviceID, at: time)
         var messages: [OutboxMessage] = []
         var tokens: [TokenRecord] = []
         if !email.isEmpty {

@@ -10,21 +10,25 @@ public struct SignupService: Sendable {
     let hasher: SecretHasher
     let cipher: OutboxCipher
     let issuer: IssuerSettings
-    let authentication: AuthenticationService
+    /// Checks passwords of the Kratos-compatible login (rate limit, lockout) and throttles codes.
+    let verifier: CredentialVerifier
+    /// Opens the sessions of registrations and logins.
+    let sessions: SessionIssuer
     let publicURL: PublicBaseURL
     let otpKey: SymmetricKey
     let authority: CertificateAuthority
     let now: @Sendable () -> Date
 
     public init(store: any LatchkeyStore, hasher: SecretHasher, cipher: OutboxCipher, issuer: IssuerSettings,
-                authentication: AuthenticationService, publicURL: PublicBaseURL, pepper: SymmetricKey,
+                verifier: CredentialVerifier, sessions: SessionIssuer, publicURL: PublicBaseURL, pepper: SymmetricKey,
                 authority: CertificateAuthority, now: @escaping @Sendable () -> Date) {
         self.authority = authority
         self.store = store
         self.hasher = hasher
         self.cipher = cipher
         self.issuer = issuer
-        self.authentication = authentication
+        self.verifier = verifier
+        self.sessions = sessions
         self.publicURL = publicURL
         self.otpKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey otp v1".utf8), outputByteCount: 32)
         self.now = now
@@ -58,10 +62,9 @@ public struct SignupService: Sendable {
             throw DomainError.invalidField("phoneNumber", "Use the E.164 form, for example +439999999999.")
         }
         let flow = try await liveFlow(flowID, .registration)
-        let limits = authentication.rateLimits
-        if limits.enabled, !authentication.limiter.allow("otp-phone:" + phone, limit: 3)
-            || !authentication.limiter.allow("otp-ip:" + clientIP, limit: 10) {
-            throw DomainError.tooMany("Too many codes requested; wait a minute.", retryAfter: authentication.limiter.retryAfter)
+        if !verifier.throttle.allow("otp-phone:" + phone, limit: issuer.otp.maxSendsPerMinutePerNumber)
+            || !verifier.throttle.allow("otp-ip:" + clientIP, limit: issuer.otp.maxSendsPerMinutePerIP) {
+            throw DomainError.tooMany("Too many codes requested; wait a minute.", retryAfter: verifier.throttle.retryAfter)
         }
         let code = Self.randomCode(length: issuer.otp.length)
         let time = now()

@@ -1,0 +1,84 @@
+import Foundation
+import LatchkeyCore
+
+/// Checks a user's credential the one way every path must: the per-account rate limit, an attempt
+/// reserved in the database before any hash runs, the lockout on failure, the attempt given back
+/// on success and the hash upgraded to the configured parameters. Logins, credential changes, the
+/// Kratos-compatible login and the reset portal all check through it.
+public struct CredentialVerifier: Sendable {
+    let store: any LatchkeyStore
+    let hasher: SecretHasher
+    let issuer: IssuerSettings
+    let throttle: Throttle
+    let now: @Sendable () -> Date
+
+    /// Checks a secret against a hash under the lockout rules: an attempt is reserved before the
+    /// hash is computed, a failure may deactivate the wallet (421) or the device (423), a success
+    /// gives the attempt back (the counts reset only when a login completes, in `startSession`).
+    /// Sessions of what gets deactivated are revoked.
+    /// A right credential whose hash was made with weaker parameters than the configured ones is
+    /// hashed again and stored as `credential` (DESIGN §6: upgraded at the next successful check).
+    func check(_ secret: String, against hash: String?, user: UserRecord, deviceID: String?,
+                         wrong: DomainError = .wrongCredentials, credential: StoredCredential? = nil) async throws {
+        if user.status != .active { throw DomainError.walletDeactivated }
+        if !throttle.allow("account:" + user.id, limit: throttle.settings.credentialAttemptsPerMinutePerAccount) {
+            throw DomainError(.rateLimited, retryAfter: throttle.retryAfter)
+        }
+        let linked = try await linkedDevice(user: user, deviceID: deviceID)
+        switch try await store.reserveAttempt(userID: user.id, deviceID: linked, limits: issuer.attemptLimits) {
+        case .reserved: break
+        case .walletLocked: throw DomainError.walletDeactivated
+        case .deviceLocked: throw DomainError.deviceDeactivated
+        case .deviceSuspended: throw DomainError.deviceSuspended
+        case .exhausted: throw DomainError.attemptsInFlight
+        }
+        guard let hash, try await hasher.verify(secret, against: hash) else {
+            let outcome = try await store.recordFailure(userID: user.id, deviceID: linked, limits: issuer.attemptLimits, now: now())
+            if outcome.walletDeactivated { throw DomainError.walletDeactivated }
+            if outcome.deviceDeactivated { throw DomainError.deviceDeactivated }
+            throw wrong
+        }
+        try await store.releaseAttempt(userID: user.id, deviceID: linked)
+        if let credential, hasher.needsUpgrade(hash) {
+            try await store.upgradeHash(userID: user.id, credential: credential, hash: try await hasher.hash(secret))
+        }
+    }
+
+    /// The device id when the device is linked to the user; refuses a suspended or deactivated one.
+    func linkedDevice(user: UserRecord, deviceID: String?) async throws -> String? {
+        guard let deviceID, let device = try await store.device(userID: user.id, deviceID: deviceID) else { return nil }
+        try Self.requireUsable(device)
+        return deviceID
+    }
+
+    /// Refuses a suspended (503) or deactivated (423) device.
+    static func requireUsable(_ device: DeviceRecord) throws {
+        switch device.status {
+        case .suspended: throw DomainError.deviceSuspended
+        case .deactivated: throw DomainError.deviceDeactivated
+        default: break
+        }
+    }
+
+    /// The checks after a right credential: email verification (418), app-instance verification
+    /// (511) and password expiry (508).
+    /// A login by phone number (`byEmail` false) does not need the email verified.
+    func requireVerified(_ user: UserRecord, byEmail: Bool = true) throws {
+        if byEmail && issuer.emailVerificationRequired && !user.emailVerified { throw DomainError.emailNotVerified }
+        if !user.appInstanceVerified { throw DomainError.appInstanceNotVerified }
+        if let expiresAt = issuer.passwordExpiry(of: user), expiresAt <= now() { throw DomainError.passwordExpired }
+    }
+
+    /// Spends the time of a hash for an unknown user, so answers do not tell which users exist.
+    func burn(_ secret: String) async throws {
+        try await hasher.burn(secret)
+    }
+}
+
+extension IssuerSettings {
+    /// When the user's password expires; nil when passwords do not expire or the user has none (SSO).
+    func passwordExpiry(of user: UserRecord) -> Date? {
+        guard passwordExpiryDays > 0, user.passwordHash != nil else { return nil }
+        return (user.passwordUpdatedAt ?? user.createdAt).addingTimeInterval(TimeInterval(passwordExpiryDays) * 86_400)
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import LatchkeyCore
+
+/// Opens sessions: a random token whose digest is stored, the issuer's absolute lifetime, the
+/// failure counts reset and the login time recorded. Every login path ends here.
+public struct SessionIssuer: Sendable {
+    let store: any LatchkeyStore
+    let issuer: IssuerSettings
+    let now: @Sendable () -> Date
+
+    /// A new session token and its record (not stored yet), living the issuer's absolute timeout.
+    func newSession(userID: String, deviceID: String?, at time: Date) -> (token: String, session: SessionRecord) {
+        let token = SecureRandom.token()
+        return (token, SessionRecord(digest: SecureRandom.digest(token), userID: userID, deviceID: deviceID, createdAt: time,
+                                     lastSeenAt: time,
+                                     expiresAt: time.addingTimeInterval(TimeInterval(issuer.sessions.absoluteTimeoutSeconds))))
+    }
+
+    /// Completes a login: resets the failure counts, records the login time, stores a new session.
+    func open(_ user: UserRecord, deviceID: String?) async throws -> (token: String, session: SessionRecord) {
+        let time = now()
+        let opened = newSession(userID: user.id, deviceID: deviceID, at: time)
+        try await store.recordSuccess(userID: user.id, deviceID: deviceID, loginAt: time)
+        try await store.createSession(opened.session)
+        return opened
+    }
+
+    /// A new session on the device, with the attributes the spec mentions; records the login time.
+    func start(_ user: UserRecord, deviceID: String?) async throws -> LoginOutcome {
+        let token = try await open(user, deviceID: deviceID).token
+        var attributes: [String: String] = [:]
+        if user.passwordHash != nil { attributes["lastPasswordUpdate"] = Self.timestamp(user.passwordUpdatedAt ?? user.createdAt) }
+        if let last = user.lastLoginAt { attributes["lastLogin"] = Self.timestamp(last) }
+        if let expiry = issuer.passwordExpiry(of: user) { attributes["passwordExpiresAt"] = Self.timestamp(expiry) }
+        return .authenticated(sessionToken: token, customerUri: EnrollmentService.customerURI(user.id),
+                              additionalAttributes: attributes)
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+}
