@@ -26,6 +26,19 @@ public struct RetrieveCustomerProfileMetaDataRequest: Codable, Sendable, Hashabl
     }
 }
 
+extension RetrieveCustomerProfileMetaDataRequest {
+    private enum CodingKeys: String, CodingKey { case authorizationCode, identityProvider, additionalInformation }
+
+    /// `additionalInformation` is optional on the wire (no extra data asked for).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(authorizationCode: try container.decode(String.self, forKey: .authorizationCode),
+                  identityProvider: try container.decode(String.self, forKey: .identityProvider),
+                  additionalInformation: try container.decodeIfPresent([CustomerProfileMetaDataAdditionalData].self,
+                                                                       forKey: .additionalInformation) ?? [])
+    }
+}
+
 /// `PDRetrieveCustomerProfileMetaDataResponse`.
 public struct RetrieveCustomerProfileMetaDataResponse: Codable, Sendable, Hashable {
     public var authorizationCode: String

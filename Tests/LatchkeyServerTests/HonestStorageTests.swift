@@ -66,3 +66,34 @@ import Testing
         }
     }
 }
+
+/// Text the database cannot store is refused at the edge, naming the field, on every engine
+/// (PostgreSQL's text cannot hold NUL; schemathesis found it answering 500).
+@Suite struct NulCharacterTests {
+    @Test(arguments: TestEnvironment.engines)
+    func aNulCharacterInAnyFieldIsA400NamingIt(engine: String) async throws {
+        try await withServer(engine: engine) { _, client in
+            let expired = try await client.call(.post, "/v1/enrollment/expired-password", raw: #"""
+                {"email": "a\u0000@example.com", "expiredPassword": "x", "newPassword": "y", "confirmNewPassword": "y"}
+                """#)
+            #expect(expired.status == .badRequest)
+            #expect(expired.errorField == "email")
+            let login = try await client.call(.post, "/v1/auth/login/password", raw: #"{"username": "ada\u0000@example.com", "password": "pw"}"#)
+            #expect(login.status == .badRequest)
+            #expect(login.errorField == "username")
+            let nested = try await client.call(.post, "/v1/enrollment/users", raw: #"{"userProfile": {"firstName": "A\u0000"}}"#)
+            #expect(nested.status == .badRequest)
+            #expect(nested.errorField == "userProfile.firstName")
+            let answers = try await client.call(.post, "/v1/enrollment/users", raw: #"{"userProfile": {"mfaAnswers": {"Pet\u0000?": "x"}}}"#)
+            #expect(answers.errorField == "userProfile.mfaAnswers")
+            let kratos = try await client.call(.post, "/identity/verification/flow/phone", raw: #"""
+                {"phoneNumber": "+43\u000099999999", "phoneType": "PRIMARY", "flowId": "x", "flowType": "REGISTRATION"}
+                """#)
+            #expect(kratos.status == .badRequest)
+            #expect((kratos.error["reason"] as? String)?.hasPrefix("phoneNumber") == true)
+            // Secrets are only hashed: any character is theirs, and a wrong one is just wrong.
+            let secret = try await client.call(.post, "/v1/auth/login/password", raw: #"{"username": "ada@example.com", "password": "p\u0000w"}"#)
+            #expect(secret.status == .unauthorized)
+        }
+    }
+}

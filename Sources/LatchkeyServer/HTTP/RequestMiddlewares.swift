@@ -22,7 +22,8 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Refuses bodies over the limit with 413 before anything reads them.
+/// Refuses bodies over the limit with 413 before anything reads them, and JSON text that escapes
+/// a NUL character with 400 naming the field (`NulCharacterGuard`).
 struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     let maxBytes: Int
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -31,7 +32,8 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         var request = request
         if request.method != .get, request.method != .head {
-            _ = try await request.collectBody(upTo: maxBytes)
+            let body = try await request.collectBody(upTo: maxBytes)
+            if request.headers[.contentType]?.lowercased().contains("json") == true { try NulCharacterGuard.check(body) }
         }
         return try await next(request, context)
     }
