@@ -22,7 +22,7 @@ extension AuthenticationService {
         -> (token: String, expiresAt: Date) {
         guard issuer.deviceAuthentication.enabled else { throw DomainError.deviceTokensDisabled }
         guard let deviceID = device.deviceID, deviceID == principal.deviceID else { throw DomainError.notLoggedIn }
-        let user = principal.user
+        let user = try await principal.user()
         if EmailAddress.normalized(username) != user.emailNormalized {
             try await hasher.burn(password)
             throw DomainError.deviceTokenWrongCredentials

@@ -3,11 +3,20 @@ import LatchkeyCore
 
 /// Who a request is: resolved once at the edge from its session token (`IdentityMiddleware`) and
 /// handed to the services, which never see a token.
-public struct Principal: Sendable, Equatable {
-    /// The wallet the session belongs to, as read when the request arrived.
-    public let user: UserRecord
+public struct Principal: Sendable {
     /// The live session (its idle time already refreshed).
     public let session: SessionRecord
+    let store: any LatchkeyStore
+
+    /// The wallet the session belongs to.
+    public var userID: String { session.userID }
+
+    /// The wallet, read now: a call that needs it reads it once (a session check does not, and
+    /// stays as cheap as the session cache). `refusal` when the wallet is gone.
+    public func user(or refusal: DomainError = DomainError(.notLoggedIn)) async throws -> UserRecord {
+        guard let user = try await store.user(id: session.userID) else { throw refusal }
+        return user
+    }
 
     /// The device the session was opened on.
     public var deviceID: String? { session.deviceID }
@@ -16,10 +25,10 @@ public struct Principal: Sendable, Equatable {
 }
 
 /// What the edge found out about a request's identity.
-public enum Identity: Sendable, Equatable {
+public enum Identity: Sendable {
     /// No session token was sent.
     case anonymous
-    /// A token was sent but names no live session (unknown, expired, idle, revoked, or its wallet is gone).
+    /// A token was sent but names no live session (unknown, expired, idle or revoked).
     case invalidToken
     /// A live session.
     case authenticated(Principal)
@@ -32,13 +41,12 @@ public enum Identity: Sendable, Equatable {
 }
 
 extension AuthenticationService {
-    /// Resolves a session token: refreshes the session's idle time and reads its wallet.
+    /// Resolves a session token: refreshes the session's idle time (sessions are cached 1 s).
     public func identity(token: String?) async throws -> Identity {
         guard let token, !token.isEmpty else { return .anonymous }
         guard let session = try await store.touchSession(digest: SecureRandom.digest(token), now: now(),
-                                                          idle: TimeInterval(issuer.sessions.idleTimeoutSeconds)),
-              let user = try await store.user(id: session.userID)
+                                                          idle: TimeInterval(issuer.sessions.idleTimeoutSeconds))
         else { return .invalidToken }
-        return .authenticated(Principal(user: user, session: session))
+        return .authenticated(Principal(session: session, store: store))
     }
 }

@@ -44,7 +44,8 @@ extension APIHandler {
 
     func toSession(_ input: Operations.ToSession.Input) async throws -> Operations.ToSession.Output {
         let principal = try RequestIdentity.current.require(or: .sessionInactive)
-        return .ok(.init(body: .json(KratosWire.session(principal.session, of: principal.user, baseURL: baseURL))))
+        let user = try await principal.user(or: .sessionInactive)
+        return .ok(.init(body: .json(KratosWire.session(principal.session, of: user, baseURL: baseURL))))
     }
 
     func performNativeLogout(_ input: Operations.PerformNativeLogout.Input) async throws -> Operations.PerformNativeLogout.Output {

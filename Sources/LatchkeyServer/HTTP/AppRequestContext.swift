@@ -82,6 +82,10 @@ public struct ClientContext: Sendable {
 /// `APIProtocol` (which see no Hummingbird context): set by `EdgeMiddleware` from the group's
 /// typed context, read-only below it.
 public enum RequestIdentity {
-    @TaskLocal public static var current = Identity.anonymous
-    @TaskLocal public static var client = ClientContext()
+    /// Both values in one task-local, set once per request.
+    @TaskLocal static var edge = (identity: Identity.anonymous, client: ClientContext())
+    /// Who the caller is.
+    public static var current: Identity { edge.identity }
+    /// The app's context headers and the client's address.
+    public static var client: ClientContext { edge.client }
 }

@@ -70,9 +70,7 @@ struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
             }
         }
         context.identity = try await authentication.identity(token: sessionToken(request))
-        return try await RequestIdentity.$current.withValue(context.identity) {
-            try await RequestIdentity.$client.withValue(context.client) { try await next(request, context) }
-        }
+        return try await RequestIdentity.$edge.withValue((context.identity, context.client)) { try await next(request, context) }
     }
 
     /// `Authorization: Bearer …`; on Kratos's routes `X-Session-Token` first, as Kratos reads it.

@@ -6,7 +6,7 @@ extension ProfileService {
     /// 416 when a new email is taken; a new email gets a verification link and the old one a
     /// notice, and becomes the login once verified. `lastModifiedDate` moves on every update.
     public func updateProfile(_ principal: Principal, _ update: ProfileUpdate) async throws {
-        let current = principal.user
+        let current = try await principal.user()
         try issuer.enrollmentRules.validateUpdate(update)
         var user = current
         if let firstName = update.firstName { user.firstName = firstName }

@@ -26,7 +26,7 @@ public struct ProfileService: Sendable {
 
     /// The logged-in user (`PDCustomer`).
     public func customer(_ principal: Principal) async throws -> Customer {
-        let user = principal.user
+        let user = try await principal.user()
         let stored = try EnrollmentService.StoredProfile(of: user)
         return Customer(customerUri: EnrollmentService.customerURI(user.id), customerIdentification: user.id,
                         externalId: user.externalId, active: user.status == .active, firstName: user.firstName,
@@ -41,7 +41,7 @@ public struct ProfileService: Sendable {
     /// 419 rules, 416 wrong current (421 once the wallet threshold is reached), 406 history. The
     /// user's other sessions and device tokens are revoked.
     public func updatePassword(_ principal: Principal, old: String, new: String, confirm: String) async throws {
-        let (session, user) = (principal.session, principal.user)
+        let (session, user) = (principal.session, try await principal.user())
         try await changePassword(user, current: old, currentField: "oldPassword", new: new, confirm: confirm,
                                  deviceID: session.deviceID, keepSession: session.digest)
     }
@@ -59,7 +59,7 @@ public struct ProfileService: Sendable {
 
     /// `updateUserPasscode`: 403, 424, 400, 417, 420, 416 wrong current PIN (421 at the threshold).
     public func updatePasscode(_ principal: Principal, old: String, new: String, confirm: String) async throws {
-        let (session, user) = (principal.session, principal.user)
+        let (session, user) = (principal.session, try await principal.user())
         if user.locked { throw DomainError.accountLocked }
         if old.isEmpty { throw DomainError.invalidField("oldPasscode", "oldPasscode is required.") }
         if new != confirm { throw DomainError.confirmationMismatch(field: "confirmNewPasscode") }
@@ -72,7 +72,7 @@ public struct ProfileService: Sendable {
     /// `updateMFAAnswers`: exactly the issuer's number of answers to pool questions, no empty
     /// ones; the previous answers are gone afterwards.
     public func updateMFAAnswers(_ principal: Principal, answers: [String: String]) async throws {
-        let user = principal.user
+        let user = try await principal.user()
         if user.locked { throw DomainError.accountLocked }
         try issuer.enrollmentRules.validateMFAAnswers(answers, field: "mfaAnswers")
         try await store.replaceMFAAnswers(userID: user.id, answers: try await hashAnswers(answers), now: now())

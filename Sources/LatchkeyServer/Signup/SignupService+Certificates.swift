@@ -24,12 +24,12 @@ extension SignupService {
             throw DomainError.invalidField("publicKey", "Send a P-256 public key as PEM or base64 (DER SubjectPublicKeyInfo or X9.63).")
         }
         let time = now()
-        let certificate = try authority.issue(for: key, userID: principal.user.id, deviceID: device, organization: issuer.name,
+        let certificate = try authority.issue(for: key, userID: principal.userID, deviceID: device, organization: issuer.name,
                                               now: time, lifetimeDays: issuer.deviceAuthentication.lifetimeDays)
         let pem = try certificate.serializeAsPEM().pemString
         let serial = certificate.serialNumber.bytes.map { String(format: "%02x", $0) }.joined()
         try await store.createDeviceCertificate(DeviceCertificateRecord(
-            serial: serial, userID: principal.user.id, deviceID: device, publicKey: Data(key.derRepresentation).base64EncodedString(),
+            serial: serial, userID: principal.userID, deviceID: device, publicKey: Data(key.derRepresentation).base64EncodedString(),
             certificatePEM: pem, createdAt: time, expiresAt: certificate.notValidAfter))
         return IssuedCertificate(certificatePEM: pem, caCertificatePEM: try authority.certificate.serializeAsPEM().pemString,
                                  serialNumber: serial, notBefore: certificate.notValidBefore, notAfter: certificate.notValidAfter)
