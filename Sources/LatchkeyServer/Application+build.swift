@@ -100,7 +100,7 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let authority = try options.certificateAuthority
         ?? CertificateAuthority.load(settings: configuration.secrets, issuerName: configuration.issuer.name, logger: logger)
     let signup = SignupService(store: store, hasher: hasher, cipher: cipher, issuer: configuration.issuer,
-                               verifier: authentication.verifier, sessions: authentication.sessions, publicURL: publicURL,
+                               authentication: authentication, publicURL: publicURL,
                                pepper: pepper, authority: authority,
                                now: options.now)
     let federation = FederationService(

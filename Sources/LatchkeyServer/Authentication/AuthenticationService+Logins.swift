@@ -8,14 +8,10 @@ extension AuthenticationService {
         if username.isEmpty { throw DomainError.invalidField("username", "username is required.") }
         if password.isEmpty { throw DomainError.invalidField("password", "password is required.") }
         guard device.deviceID != nil else { throw DomainError.deviceIDRequired }
-        guard let user = try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(username)) else {
-            try await hasher.burn(password)
-            throw DomainError.wrongCredentials
+        switch try await passwordLogin(.email(username), password: password, device: device, unlinked: .prompt) {
+        case .session(let opened): return sessions.outcome(opened)
+        case .mfaRequired(let question, let token): return .mfaRequired(question: question, challengeToken: token)
         }
-        try await verifier.check(password, against: user.passwordHash, user: user, deviceID: device.deviceID,
-                                  credential: .password)
-        try verifier.requireVerified(user)
-        return try await finish(user, device: device)
     }
 
     /// `loginByPIN`: the user is the one the device (`X-Device-ID`) is linked to.

@@ -27,7 +27,14 @@ public struct SessionIssuer: Sendable {
 
     /// A new session on the device, with the attributes the spec mentions; records the login time.
     func start(_ user: UserRecord, deviceID: String?) async throws -> LoginOutcome {
-        let token = try await open(user, deviceID: deviceID).token
+        let opened = try await open(user, deviceID: deviceID)
+        return outcome(OpenedSession(token: opened.token, session: opened.session, user: user))
+    }
+
+    /// The wallet API's answer for an opened session, with the attributes the spec mentions (of
+    /// the wallet as read before the login: `lastLogin` is the previous one).
+    func outcome(_ opened: OpenedSession) -> LoginOutcome {
+        let (token, user) = (opened.token, opened.user)
         var attributes: [String: String] = [:]
         if user.passwordHash != nil { attributes["lastPasswordUpdate"] = Self.timestamp(user.passwordUpdatedAt ?? user.createdAt) }
         if let last = user.lastLoginAt { attributes["lastLogin"] = Self.timestamp(last) }

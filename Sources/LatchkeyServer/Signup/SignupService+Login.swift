@@ -16,34 +16,31 @@ extension SignupService {
         if password.isEmpty { missing.append(("password", FlowMessage.missing("password"))) }
         if !missing.isEmpty { throw FlowFormError(flow: flow, messages: missing) }
 
-        let byPhone = id.hasPrefix("+")
-        let user = byPhone ? try await store.user(issuer: issuer.id, phoneNormalized: id)
-            : try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(id))
-        guard let user else {
-            try await hasher.burn(password)
-            throw FlowFormError(flow: flow, messages: [(nil, FlowMessage.wrongCredentials)])
-        }
+        let identifier: LoginIdentifier = id.hasPrefix("+") ? .phone(id) : .email(id)
+        let result: PasswordLoginResult
         do {
-            try await verifier.check(password, against: user.passwordHash, user: user, deviceID: deviceID,
-                                                     credential: .password)
-        } catch let error as DomainError where error == .wrongCredentials {
-            throw FlowFormError(flow: flow, messages: [(nil, FlowMessage.wrongCredentials)])
-        }
-        do { try verifier.requireVerified(user, byEmail: !byPhone) } catch let error as DomainError {
-            let message = error == .emailNotVerified ? FlowMessage.emailNotVerified : FlowMessage.generic(error.message)
-            throw FlowFormError(flow: flow, messages: [(nil, message)])
-        }
-        let linked = try await verifier.linkedDevice(user: user, deviceID: deviceID)
-        if linked == nil, !(try await store.mfaAnswers(userID: user.id)).isEmpty {
+            result = try await authentication.passwordLogin(
+                identifier, password: password, device: DeviceContext(deviceID: deviceID), unlinked: .linkUnlessQuestions,
+                beforeSession: { guard try await store.useFlow(id: flow.id, kind: .login, now: now()) else { throw DomainError.flowUsed } })
+        } catch let error as DomainError where Self.formMessage(for: error) != nil {
+            throw FlowFormError(flow: flow, messages: [(nil, Self.formMessage(for: error)!)])
+        } catch PasswordLoginRefusal.deviceNotLinked {
             throw FlowFormError(flow: flow, messages: [(nil, FlowMessage.generic(
                 "This device is not linked to the wallet; log in from the app to answer a security question."))])
         }
-        guard try await store.useFlow(id: flow.id, kind: .login, now: now()) else { throw DomainError.flowUsed }
-        if linked == nil, let deviceID {
-            try await store.linkDevice(userID: user.id, deviceID: deviceID, deviceType: nil, now: now())
+        guard case .session(let opened) = result else { throw DomainError.wrongCredentials }
+        return FlowSession(token: opened.token, session: opened.session, user: opened.user)
+    }
+
+    /// The refusals Kratos shows on the form rather than as an error: wrong credentials (4000006),
+    /// an unverified email (4000010), an unverified app instance or an expired password.
+    static func formMessage(for error: DomainError) -> FlowMessage? {
+        switch error.kind {
+        case .wrongCredentials: FlowMessage.wrongCredentials
+        case .emailNotVerified: FlowMessage.emailNotVerified
+        case .appInstanceNotVerified, .passwordExpired: FlowMessage.generic(error.message)
+        default: nil
         }
-        let opened = try await sessions.open(user, deviceID: deviceID)
-        return FlowSession(token: opened.token, session: opened.session, user: user)
     }
 
     /// Revokes a session token (`DELETE /a/self-service/logout/api`): 204 for a live or already

@@ -10,7 +10,9 @@ public struct SignupService: Sendable {
     let hasher: SecretHasher
     let cipher: OutboxCipher
     let issuer: IssuerSettings
-    /// Checks passwords of the Kratos-compatible login (rate limit, lockout) and throttles codes.
+    /// The password login both APIs share.
+    let authentication: AuthenticationService
+    /// Throttles codes.
     let verifier: CredentialVerifier
     /// Opens the sessions of registrations and logins.
     let sessions: SessionIssuer
@@ -20,15 +22,16 @@ public struct SignupService: Sendable {
     let now: @Sendable () -> Date
 
     public init(store: any LatchkeyStore, hasher: SecretHasher, cipher: OutboxCipher, issuer: IssuerSettings,
-                verifier: CredentialVerifier, sessions: SessionIssuer, publicURL: PublicBaseURL, pepper: SymmetricKey,
+                authentication: AuthenticationService, publicURL: PublicBaseURL, pepper: SymmetricKey,
                 authority: CertificateAuthority, now: @escaping @Sendable () -> Date) {
         self.authority = authority
         self.store = store
         self.hasher = hasher
         self.cipher = cipher
         self.issuer = issuer
-        self.verifier = verifier
-        self.sessions = sessions
+        self.authentication = authentication
+        self.verifier = authentication.verifier
+        self.sessions = authentication.sessions
         self.publicURL = publicURL
         self.otpKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey otp v1".utf8), outputByteCount: 32)
         self.now = now

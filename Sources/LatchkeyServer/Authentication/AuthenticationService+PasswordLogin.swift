@@ -1,0 +1,81 @@
+import Foundation
+import LatchkeyCore
+
+/// How a password login names the wallet.
+public enum LoginIdentifier: Sendable, Equatable {
+    /// The registered email, compared case-insensitively (`loginByUsernamePassword`, Kratos).
+    case email(String)
+    /// The verified E.164 phone number of a phone sign-up (Kratos).
+    case phone(String)
+}
+
+/// What a login from a device not linked to the wallet does.
+public enum UnlinkedDevicePolicy: Sendable, Equatable {
+    /// The wallet API: the MFA prompt, which links the device once answered.
+    case prompt
+    /// The Kratos-compatible API, which has no prompt: the device is linked when the wallet has no
+    /// MFA answers, and the login is refused (`PasswordLoginRefusal.deviceNotLinked`) when it has.
+    case linkUnlessQuestions
+}
+
+/// A login completed: the session token (returned once), its record and the wallet as it was read
+/// before the login.
+public struct OpenedSession: Sendable, Equatable {
+    public var token: String
+    public var session: SessionRecord
+    public var user: UserRecord
+}
+
+/// What a password login ends in; each API renders it in its own shape.
+public enum PasswordLoginResult: Sendable, Equatable {
+    case session(OpenedSession)
+    case mfaRequired(question: String, challengeToken: String)
+}
+
+/// A password login the Kratos-compatible API refuses with a form message.
+public enum PasswordLoginRefusal: Error, Sendable, Equatable {
+    /// The device is not linked and the wallet has MFA questions the API cannot ask.
+    case deviceNotLinked
+}
+
+extension AuthenticationService {
+    /// The password login, one domain operation for both APIs: the wallet by email or phone (an
+    /// unknown one costs the same hash work as a wrong password), the password checked by the
+    /// `CredentialVerifier` (rate limit, lockout), the 418/511/508 checks (a login by phone does not
+    /// need the email verified), then the device: linked and usable, or `unlinked`'s policy.
+    /// `beforeSession` runs just before the session is opened (Kratos uses its flow there).
+    /// Throws the `DomainError`s of those steps, or `PasswordLoginRefusal`.
+    public func passwordLogin(_ identifier: LoginIdentifier, password: String, device: DeviceContext,
+                              unlinked: UnlinkedDevicePolicy,
+                              beforeSession: () async throws -> Void = {}) async throws -> PasswordLoginResult {
+        let found: UserRecord? = switch identifier {
+        case .email(let email): try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email))
+        case .phone(let phone): try await store.user(issuer: issuer.id, phoneNormalized: phone)
+        }
+        guard let user = found else {
+            try await hasher.burn(password)
+            throw DomainError.wrongCredentials
+        }
+        try await verifier.check(password, against: user.passwordHash, user: user, deviceID: device.deviceID, credential: .password)
+        if case .phone = identifier { try verifier.requireVerified(user, byEmail: false) } else { try verifier.requireVerified(user) }
+        let linked = try await verifier.linkedDevice(user: user, deviceID: device.deviceID)
+        if linked == nil {
+            switch unlinked {
+            case .prompt:
+                guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
+                guard case .mfaRequired(let question, let token) = try await prompt(user, deviceID: deviceID) else {
+                    throw DomainError.wrongCredentials
+                }
+                return .mfaRequired(question: question, challengeToken: token)
+            case .linkUnlessQuestions:
+                if !(try await store.mfaAnswers(userID: user.id)).isEmpty { throw PasswordLoginRefusal.deviceNotLinked }
+            }
+        }
+        try await beforeSession()
+        if linked == nil, let deviceID = device.deviceID {
+            try await store.linkDevice(userID: user.id, deviceID: deviceID, deviceType: device.deviceType, now: now())
+        }
+        let opened = try await sessions.open(user, deviceID: device.deviceID)
+        return .session(OpenedSession(token: opened.token, session: opened.session, user: user))
+    }
+}
