@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LatchkeyCore
 import Logging
+import NIOCore
 
 /// Gives each request an id (`X-Request-ID`, kept from the client when sane), logs one line per
 /// request with method, path (never the query string), status and duration, and no secrets.
@@ -53,7 +54,7 @@ struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
         let headers = request.headers
         context.client = ClientContext(applicationSignature: headers[.applicationSignature], deviceID: headers[.deviceID],
                                        deviceType: headers[.deviceType], appVersion: headers[.appVersion],
-                                       clientIP: clientIP(request, context))
+                                       clientIP: request.clientIP(peer: context.remoteAddress, trustForwardedFor: trustForwardedFor))
         if limits.enabled, !limiter.allow("ip:" + context.client.clientIP, limit: limits.requestsPerMinutePerIP) {
             var refusal = Context.rateLimited
             refusal.retryAfter = limiter.retryAfter
@@ -81,11 +82,15 @@ struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
         }
     }
 
-    private func clientIP(_ request: Request, _ context: Context) -> String {
-        if trustForwardedFor, let forwarded = request.headers[.xForwardedFor]?.split(separator: ",").first {
+}
+
+extension Request {
+    /// The client's IP address: the peer, or the first `X-Forwarded-For` entry when trusted.
+    func clientIP(peer: SocketAddress?, trustForwardedFor: Bool) -> String {
+        if trustForwardedFor, let forwarded = headers[.xForwardedFor]?.split(separator: ",").first {
             return forwarded.trimmingCharacters(in: .whitespaces)
         }
-        return context.remoteAddress?.ipAddress ?? "unknown"
+        return peer?.ipAddress ?? "unknown"
     }
 }
 
@@ -97,10 +102,7 @@ struct PortalLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddle
     let issuerName: String
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var ip = context.remoteAddress?.ipAddress ?? "unknown"
-        if trustForwardedFor, let forwarded = request.headers[.xForwardedFor]?.split(separator: ",").first {
-            ip = forwarded.trimmingCharacters(in: .whitespaces)
-        }
+        let ip = request.clientIP(peer: context.remoteAddress, trustForwardedFor: trustForwardedFor)
         if limits.enabled, !limiter.allow("ip:" + ip, limit: limits.requestsPerMinutePerIP) {
             var page = WebPage.message(.tooManyRequests, title: "Too many requests",
                                        text: "Wait a minute, then try again.", issuerName: issuerName).response()
