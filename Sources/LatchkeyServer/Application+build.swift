@@ -95,7 +95,7 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     PortalRoutes(profile: profile, issuer: configuration.issuer,
                  csrf: PortalCSRF(pepper: pepper, secureCookie: publicURL.value.hasPrefix("https:")),
                  maxBodyBytes: maxBody).add(to: router.group().add(middleware: PortalLimitMiddleware(
-                     limiter: limiter, limits: configuration.rateLimits, trustForwardedFor: configuration.http.trustForwardedFor,
+                     throttle: authentication.verifier.throttle, trustForwardedFor: configuration.http.trustForwardedFor,
                      issuerName: configuration.issuer.name)))
     let authority = try options.certificateAuthority
         ?? CertificateAuthority.load(settings: configuration.secrets, issuerName: configuration.issuer.name, logger: logger)
@@ -107,15 +107,15 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
         store: store, hasher: hasher, cipher: cipher, issuer: configuration.issuer, authentication: authentication,
         publicURL: publicURL, providers: configuration.issuer.identityProviders.map { OIDCProvider(settings: $0, now: options.now) },
         now: options.now)
-    let edge = (limiter: limiter, limits: configuration.rateLimits, trust: configuration.http.trustForwardedFor)
+    let edge = (throttle: authentication.verifier.throttle, trust: configuration.http.trustForwardedFor)
     let groups = APIRouteGroups(
         wallet: router.group(context: WalletRequestContext.self)
             .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet))
-            .add(middleware: EdgeMiddleware(limiter: edge.limiter, limits: edge.limits, trustForwardedFor: edge.trust,
+            .add(middleware: EdgeMiddleware(throttle: edge.throttle, trustForwardedFor: edge.trust,
                                             authentication: authentication)),
         kratos: router.group(context: KratosRequestContext.self)
             .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .kratos))
-            .add(middleware: EdgeMiddleware(limiter: edge.limiter, limits: edge.limits, trustForwardedFor: edge.trust,
+            .add(middleware: EdgeMiddleware(throttle: edge.throttle, trustForwardedFor: edge.trust,
                                             authentication: authentication)))
     try APIHandler(enrollment: enrollment, authentication: authentication, profile: profile, signup: signup,
                    federation: federation).registerHandlers(

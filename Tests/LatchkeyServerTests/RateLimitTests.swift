@@ -48,11 +48,10 @@ import Testing
             $0.issuer.lockout.walletThreshold = 10
         }) { app, client in
             _ = try await AuthFixture.enrolledSession(app, client)
-            var codes: [Int] = []
-            for index in 0..<4 {
-                codes.append(try await AuthFixture.passwordLogin(client, password: "wrong-password-\(index)").errorCode ?? 0)
-            }
-            #expect(codes == [401, 401, 401, 429])
+            var answers: [JSONAnswer] = []
+            for index in 0..<4 { answers.append(try await AuthFixture.passwordLogin(client, password: "wrong-password-\(index)")) }
+            #expect(answers.map { $0.errorCode ?? 0 } == [401, 401, 401, 429])
+            #expect(answers.last?.headers[.retryAfter] != nil, "the account limit says when to come back")
             #expect(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com")?.failedAttempts == 3,
                     "a limited request checks nothing and counts nothing")
             clock.advance(60)

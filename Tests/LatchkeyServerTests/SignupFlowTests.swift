@@ -123,6 +123,10 @@ import X509
             let user = try #require(try await app.store.user(issuer: "default", phoneNormalized: SignupFixture.phone))
             #expect(certificate.subject.description.contains(user.id))
             #expect(try await app.store.deviceCertificates(userID: user.id, deviceID: "phone-1").count == 1)
+            var kratosHeaders = SignupFixture.json
+            kratosHeaders[HTTPField.Name("X-Session-Token")!] = token
+            let bySessionToken = try await client.call(.put, "/identity/pki/client/certificates", headers: kratosHeaders, body: body)
+            #expect(bySessionToken.status == .ok, "Kratos's routes read X-Session-Token, as the contract declares")
 
             let forged = try CertificateAuthority.generate(issuerName: "Someone else")
             #expect(!forged.certificate.publicKey.isValidSignature(certificate.signature, for: certificate))

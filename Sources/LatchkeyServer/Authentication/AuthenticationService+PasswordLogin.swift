@@ -7,6 +7,9 @@ public enum LoginIdentifier: Sendable, Equatable {
     case email(String)
     /// The verified E.164 phone number of a phone sign-up (Kratos).
     case phone(String)
+
+    /// A login by phone number does not need the email verified.
+    var isEmail: Bool { if case .email = self { true } else { false } }
 }
 
 /// What a login from a device not linked to the wallet does.
@@ -57,16 +60,14 @@ extension AuthenticationService {
             throw DomainError.wrongCredentials
         }
         try await verifier.check(password, against: user.passwordHash, user: user, deviceID: device.deviceID, credential: .password)
-        if case .phone = identifier { try verifier.requireVerified(user, byEmail: false) } else { try verifier.requireVerified(user) }
+        try verifier.requireVerified(user, byEmail: identifier.isEmail)
         let linked = try await verifier.linkedDevice(user: user, deviceID: device.deviceID)
         if linked == nil {
             switch unlinked {
             case .prompt:
                 guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
-                guard case .mfaRequired(let question, let token) = try await prompt(user, deviceID: deviceID) else {
-                    throw DomainError.wrongCredentials
-                }
-                return .mfaRequired(question: question, challengeToken: token)
+                let challenge = try await prompt(user, deviceID: deviceID)
+                return .mfaRequired(question: challenge.question, challengeToken: challenge.token)
             case .linkUnlessQuestions:
                 if !(try await store.mfaAnswers(userID: user.id)).isEmpty { throw PasswordLoginRefusal.deviceNotLinked }
             }

@@ -35,13 +35,14 @@ public struct AuthenticationService: Sendable {
         } else if linkDevice {
             try await store.linkDevice(userID: user.id, deviceID: deviceID, deviceType: device.deviceType, now: now())
         } else {
-            return try await prompt(user, deviceID: deviceID)
+            let challenge = try await prompt(user, deviceID: deviceID)
+            return .mfaRequired(question: challenge.question, challengeToken: challenge.token)
         }
         return try await sessions.start(user, deviceID: deviceID)
     }
 
     /// Creates the MFA challenge for one of the user's questions, chosen at random.
-    func prompt(_ user: UserRecord, deviceID: String) async throws -> LoginOutcome {
+    func prompt(_ user: UserRecord, deviceID: String) async throws -> (question: String, token: String) {
         guard let question = try await store.mfaAnswers(userID: user.id).randomElement()?.question else {
             throw DomainError.wrongCredentials
         }
@@ -50,7 +51,7 @@ public struct AuthenticationService: Sendable {
         try await store.createToken(TokenRecord(digest: SecureRandom.digest(token), purpose: .mfaChallenge, userID: user.id,
                                                 deviceID: deviceID, createdAt: time,
                                                 expiresAt: time.addingTimeInterval(Self.challengeLifetime), data: question))
-        return .mfaRequired(question: question, challengeToken: token)
+        return (question, token)
     }
 
 }

@@ -68,11 +68,6 @@ public struct CredentialVerifier: Sendable {
         if !user.appInstanceVerified { throw DomainError.appInstanceNotVerified }
         if let expiresAt = issuer.passwordExpiry(of: user), expiresAt <= now() { throw DomainError.passwordExpired }
     }
-
-    /// Spends the time of a hash for an unknown user, so answers do not tell which users exist.
-    func burn(_ secret: String) async throws {
-        try await hasher.burn(secret)
-    }
 }
 
 extension IssuerSettings {

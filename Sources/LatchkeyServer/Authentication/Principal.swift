@@ -1,7 +1,7 @@
 import Foundation
 import LatchkeyCore
 
-/// Who a request is: resolved once at the edge from its session token (`IdentityMiddleware`) and
+/// Who a request is: resolved once at the edge from its session token (`EdgeMiddleware`) and
 /// handed to the services, which never see a token.
 public struct Principal: Sendable {
     /// The live session (its idle time already refreshed).

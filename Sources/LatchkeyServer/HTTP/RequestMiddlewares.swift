@@ -44,8 +44,7 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
 /// app context headers where the group does, and resolves the session token into the caller's
 /// `Identity`, which it puts in the typed context and exposes to the handlers (`RequestIdentity`).
 struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
-    let limiter: RateLimiter
-    let limits: RateLimitSettings
+    let throttle: Throttle
     let trustForwardedFor: Bool
     let authentication: AuthenticationService
 
@@ -55,9 +54,9 @@ struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
         context.client = ClientContext(applicationSignature: headers[.applicationSignature], deviceID: headers[.deviceID],
                                        deviceType: headers[.deviceType], appVersion: headers[.appVersion],
                                        clientIP: request.clientIP(peer: context.remoteAddress, trustForwardedFor: trustForwardedFor))
-        if limits.enabled, !limiter.allow("ip:" + context.client.clientIP, limit: limits.requestsPerMinutePerIP) {
+        if !throttle.allow("ip:" + context.client.clientIP, limit: throttle.settings.requestsPerMinutePerIP) {
             var refusal = Context.rateLimited
-            refusal.retryAfter = limiter.retryAfter
+            refusal.retryAfter = throttle.retryAfter
             throw refusal
         }
         if Context.requiresAppSignature {
@@ -96,17 +95,16 @@ extension Request {
 
 /// The portal's pages are limited per client IP too, answering a page rather than JSON.
 struct PortalLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
-    let limiter: RateLimiter
-    let limits: RateLimitSettings
+    let throttle: Throttle
     let trustForwardedFor: Bool
     let issuerName: String
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let ip = request.clientIP(peer: context.remoteAddress, trustForwardedFor: trustForwardedFor)
-        if limits.enabled, !limiter.allow("ip:" + ip, limit: limits.requestsPerMinutePerIP) {
+        if !throttle.allow("ip:" + ip, limit: throttle.settings.requestsPerMinutePerIP) {
             var page = WebPage.message(.tooManyRequests, title: "Too many requests",
                                        text: "Wait a minute, then try again.", issuerName: issuerName).response()
-            page.headers[.retryAfter] = String(limiter.retryAfter)
+            page.headers[.retryAfter] = String(throttle.retryAfter)
             return page
         }
         return try await next(request, context)
