@@ -76,10 +76,11 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let courier = CourierWorker(store: store, channel: channel, cipher: cipher, settings: configuration.courier,
                                 logger: logger, now: options.now, ready: storeService.ready)
     let publicURL = PublicBaseURL(configuration: configuration)
-    let enrollment = EnrollmentService(store: store, hasher: hasher, cipher: cipher, issuer: configuration.issuer,
-                                       publicURL: publicURL, now: options.now)
+    let throttle = Throttle(limiter: RateLimiter(now: options.now), settings: configuration.rateLimits)
+    let environment = ServiceEnvironment(issuer: configuration.issuer, hasher: hasher, cipher: cipher, publicURL: publicURL,
+                                         throttle: throttle, now: options.now)
+    let enrollment = EnrollmentService(store: store, environment: environment)
 
-    let limiter = RateLimiter(now: options.now)
     let router = Router(context: AppRequestContext.self)
     let maxBody = configuration.http.maxBodyBytes
     router.add(middleware: RequestLogMiddleware())
@@ -87,27 +88,22 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: BodyLimitMiddleware(maxBytes: maxBody))
     OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry())
-    let authentication = AuthenticationService(store: store, hasher: hasher, issuer: configuration.issuer,
-                                               limiter: limiter, rateLimits: configuration.rateLimits, now: options.now)
+    let authentication = AuthenticationService(store: store, environment: environment)
     WebRoutes.add(to: router, enrollment: enrollment, issuer: configuration.issuer)
-    let profile = ProfileService(store: store, hasher: hasher, issuer: configuration.issuer, verifier: authentication.verifier,
-                                 cipher: cipher, publicURL: publicURL, now: options.now)
+    let profile = ProfileService(store: store, environment: environment, verifier: authentication.verifier)
     PortalRoutes(profile: profile, issuer: configuration.issuer,
                  csrf: PortalCSRF(pepper: pepper, secureCookie: publicURL.value.hasPrefix("https:")),
                  maxBodyBytes: maxBody).add(to: router.group().add(middleware: PortalLimitMiddleware(
-                     throttle: authentication.verifier.throttle, trustForwardedFor: configuration.http.trustForwardedFor,
+                     throttle: throttle, trustForwardedFor: configuration.http.trustForwardedFor,
                      issuerName: configuration.issuer.name)))
     let authority = try options.certificateAuthority
         ?? CertificateAuthority.load(settings: configuration.secrets, issuerName: configuration.issuer.name, logger: logger)
-    let signup = SignupService(store: store, hasher: hasher, cipher: cipher, issuer: configuration.issuer,
-                               authentication: authentication, publicURL: publicURL,
-                               pepper: pepper, authority: authority,
-                               now: options.now)
+    let signup = SignupService(store: store, environment: environment, authentication: authentication,
+                               pepper: pepper, authority: authority)
     let federation = FederationService(
-        store: store, hasher: hasher, cipher: cipher, issuer: configuration.issuer, authentication: authentication,
-        publicURL: publicURL, providers: configuration.issuer.identityProviders.map { OIDCProvider(settings: $0, now: options.now) },
-        now: options.now)
-    let edge = (throttle: authentication.verifier.throttle, trust: configuration.http.trustForwardedFor)
+        store: store, environment: environment, authentication: authentication,
+        providers: configuration.issuer.identityProviders.map { OIDCProvider(settings: $0, now: options.now) })
+    let edge = (throttle: throttle, trust: configuration.http.trustForwardedFor)
     let groups = APIRouteGroups(
         wallet: router.group(context: WalletRequestContext.self)
             .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet))

@@ -3,28 +3,24 @@ import LatchkeyCore
 
 /// The authentication module: logins, MFA prompts, sessions, device tokens and lockout.
 /// Knows no HTTP; every refusal is a `DomainError` with the spec's code.
-public struct AuthenticationService: Sendable {
-    let store: any LatchkeyStore
-    let hasher: SecretHasher
-    let issuer: IssuerSettings
+public struct AuthenticationService: EnvironmentService, Sendable {
+    /// What logins read and write: users, lockout counters, devices, sessions, device tokens.
+    public typealias Store = UserStore & AttemptStore & DeviceStore & SessionStore & CredentialStore
+    let store: any Store
+    let environment: ServiceEnvironment
     /// Checks credentials under the rate limits and the lockout rules.
     public let verifier: CredentialVerifier
     /// Opens sessions.
     public let sessions: SessionIssuer
-    let now: @Sendable () -> Date
 
     /// How long an MFA challenge may be answered.
     static let challengeLifetime: TimeInterval = 300
 
-    public init(store: any LatchkeyStore, hasher: SecretHasher, issuer: IssuerSettings, limiter: RateLimiter,
-                rateLimits: RateLimitSettings, now: @escaping @Sendable () -> Date) {
+    public init(store: any Store, environment: ServiceEnvironment) {
         self.store = store
-        self.hasher = hasher
-        self.issuer = issuer
-        self.verifier = CredentialVerifier(store: store, hasher: hasher, issuer: issuer,
-                                           throttle: Throttle(limiter: limiter, settings: rateLimits), now: now)
-        self.sessions = SessionIssuer(store: store, issuer: issuer, now: now)
-        self.now = now
+        self.environment = environment
+        self.verifier = CredentialVerifier(store: store, environment: environment)
+        self.sessions = SessionIssuer(store: store, environment: environment)
     }
 
     /// Logs the user in on a linked device, or prompts for an MFA answer on an unlinked one.

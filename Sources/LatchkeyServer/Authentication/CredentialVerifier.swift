@@ -5,12 +5,13 @@ import LatchkeyCore
 /// reserved in the database before any hash runs, the lockout on failure, the attempt given back
 /// on success and the hash upgraded to the configured parameters. Logins, credential changes, the
 /// Kratos-compatible login and the reset portal all check through it.
-public struct CredentialVerifier: Sendable {
-    let store: any LatchkeyStore
-    let hasher: SecretHasher
-    let issuer: IssuerSettings
-    let throttle: Throttle
-    let now: @Sendable () -> Date
+public struct CredentialVerifier: EnvironmentService, Sendable {
+    /// The counters and credentials a check reads and moves.
+    public typealias Store = UserStore & AttemptStore & DeviceStore & CredentialStore
+    let store: any Store
+    let environment: ServiceEnvironment
+    /// The per-account rate limit (shared with the edge and the portal).
+    var throttle: Throttle { environment.throttle }
 
     /// Checks a secret against a hash under the lockout rules: an attempt is reserved before the
     /// hash is computed, a failure may deactivate the wallet (421) or the device (423), a success
@@ -42,6 +43,29 @@ public struct CredentialVerifier: Sendable {
         if let credential, hasher.needsUpgrade(hash) {
             try await store.upgradeHash(userID: user.id, credential: credential, hash: try await hasher.hash(secret))
         }
+    }
+
+    /// What a recovery answer was.
+    enum RecoveryAnswer { case right, wrong, questionGone }
+
+    /// Checks the answer to one of the user's MFA questions on the reset portal. Recovery must keep
+    /// working after a failure lockout (a completed reset lifts it), so a deactivated wallet or an
+    /// exhausted count does not refuse the check; a wrong answer still counts toward the lockout
+    /// whenever an attempt could be reserved. `questionGone` when the user no longer has the
+    /// question (the answers changed since the link was sent); it counts as wrong.
+    func checkRecoveryAnswer(_ answer: String, question: String, user: UserRecord) async throws -> RecoveryAnswer {
+        let reservation = try await store.reserveAttempt(userID: user.id, deviceID: nil, limits: issuer.attemptLimits)
+        let stored = try await store.mfaAnswers(userID: user.id).first { $0.question == question }
+        let verdict: RecoveryAnswer = if let stored {
+            try await hasher.verify(issuer.mfa.normalize(answer), against: stored.answerHash) ? .right : .wrong
+        } else { .questionGone }
+        guard reservation == .reserved else { return verdict }
+        if verdict == .right {
+            try await store.releaseAttempt(userID: user.id, deviceID: nil)
+        } else {
+            _ = try await store.recordFailure(userID: user.id, deviceID: nil, limits: issuer.attemptLimits, now: now())
+        }
+        return verdict
     }
 
     /// The device id when the device is linked to the user; refuses a suspended or deactivated one.

@@ -6,7 +6,7 @@ import LatchkeyCore
 public struct Principal: Sendable {
     /// The live session (its idle time already refreshed).
     public let session: SessionRecord
-    let store: any LatchkeyStore
+    let store: any UserStore
 
     /// The wallet the session belongs to.
     public var userID: String { session.userID }

@@ -3,10 +3,11 @@ import LatchkeyCore
 
 /// Opens sessions: a random token whose digest is stored, the issuer's absolute lifetime, the
 /// failure counts reset and the login time recorded. Every login path ends here.
-public struct SessionIssuer: Sendable {
-    let store: any LatchkeyStore
-    let issuer: IssuerSettings
-    let now: @Sendable () -> Date
+public struct SessionIssuer: EnvironmentService, Sendable {
+    /// Sessions, and the counters a completed login resets.
+    public typealias Store = AttemptStore & SessionStore
+    let store: any Store
+    let environment: ServiceEnvironment
 
     /// A new session token and its record (not stored yet), living the issuer's absolute timeout.
     func newSession(userID: String, deviceID: String?, at time: Date) -> (token: String, session: SessionRecord) {

@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// retrying failures with exponential backoff (1 s, 2 s, 4 s, … at most 1 h) up to `maxAttempts`.
 /// Messages stay in the database until delivered, so a restart loses none.
 public struct CourierWorker: Service {
-    let store: any LatchkeyStore
+    let store: any OutboxStore
     let channel: any MessageChannel
     let cipher: OutboxCipher
     let settings: CourierSettings
@@ -15,7 +15,7 @@ public struct CourierWorker: Service {
     /// The schema is current (the store service opens it); the courier starts after it.
     let ready: ReadinessGate?
 
-    public init(store: any LatchkeyStore, channel: any MessageChannel, cipher: OutboxCipher, settings: CourierSettings,
+    public init(store: any OutboxStore, channel: any MessageChannel, cipher: OutboxCipher, settings: CourierSettings,
                 logger: Logger, now: @escaping @Sendable () -> Date = Date.init, ready: ReadinessGate? = nil) {
         self.ready = ready
         self.store = store

@@ -3,22 +3,15 @@ import LatchkeyCore
 
 /// The enrollment calls that need no login: the issuer's configurations and `registerNewUser`.
 /// Knows no HTTP; throws `DomainError` for every refusal.
-public struct EnrollmentService: Sendable {
-    let store: any LatchkeyStore
-    let hasher: SecretHasher
-    let cipher: OutboxCipher
-    let issuer: IssuerSettings
-    let publicURL: PublicBaseURL
-    let now: @Sendable () -> Date
+public struct EnrollmentService: EnvironmentService, Sendable {
+    /// What enrollment reads and writes: users, their tokens, verification state.
+    public typealias Store = UserStore & CredentialStore
+    let store: any Store
+    let environment: ServiceEnvironment
 
-    public init(store: any LatchkeyStore, hasher: SecretHasher, cipher: OutboxCipher, issuer: IssuerSettings,
-                publicURL: PublicBaseURL, now: @escaping @Sendable () -> Date) {
+    public init(store: any Store, environment: ServiceEnvironment) {
         self.store = store
-        self.hasher = hasher
-        self.cipher = cipher
-        self.issuer = issuer
-        self.publicURL = publicURL
-        self.now = now
+        self.environment = environment
     }
 
     /// `retrieveMfaQuestionsWithMetadata`.
@@ -54,10 +47,9 @@ public struct EnrollmentService: Sendable {
                                   expiresAt: time.addingTimeInterval(TimeInterval(issuer.appInstanceVerificationSeconds)))]
         var messages: [OutboxMessage] = []
         if issuer.emailVerificationRequired {
-            let token = SecureRandom.token()
-            tokens.append(TokenRecord(digest: SecureRandom.digest(token), purpose: .emailVerification, userID: userID,
-                                      deviceID: nil, createdAt: time, expiresAt: time.addingTimeInterval(MessageTemplates.verificationLifetime)))
-            messages.append(try cipher.seal(verificationEmail(to: email, firstName: profile.firstName, token: token), now: time))
+            let link = try outbox.emailVerification(userID: userID, to: email, firstName: profile.firstName, at: time)
+            tokens.append(link.token)
+            messages.append(link.message)
         }
         let document = StoredProfile(addressInformation: profile.addressInformation,
                                      additionalCustomerInformation: profile.additionalCustomerInformation)
@@ -96,19 +88,10 @@ public struct EnrollmentService: Sendable {
         guard EmailAddress.isValid(trimmed) else { throw DomainError.invalidField("email", "The email address is not valid.") }
         if let user = try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(trimmed)),
            !user.emailVerified {
-            let token = SecureRandom.token()
-            let time = now()
-            let message = try cipher.seal(verificationEmail(to: user.email, firstName: user.firstName, token: token), now: time)
-            try await store.issueToken(TokenRecord(digest: SecureRandom.digest(token), purpose: .emailVerification,
-                                                   userID: user.id, deviceID: nil, createdAt: time,
-                                                   expiresAt: time.addingTimeInterval(MessageTemplates.verificationLifetime)), messages: [message])
+            let link = try outbox.emailVerification(userID: user.id, to: user.email, firstName: user.firstName, at: now())
+            try await store.issueToken(link.token, messages: [link.message])
         }
         return "If \(trimmed) is waiting for verification, a new link is on its way."
-    }
-
-    private func verificationEmail(to email: String, firstName: String?, token: String) -> OutgoingMessage {
-        MessageTemplates.verification(to: email, firstName: firstName, link: "\(publicURL.value)/verify-email?token=\(token)",
-                                      issuer: issuer)
     }
 }
 

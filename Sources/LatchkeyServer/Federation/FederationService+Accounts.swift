@@ -46,15 +46,8 @@ extension FederationService {
             try await store.markEmailVerified(userID: user.id)
             return
         }
-        let token = SecureRandom.token()
-        let time = now()
-        let message = try cipher.seal(MessageTemplates.verification(
-            to: user.email, firstName: user.firstName, link: "\(publicURL.value)/verify-email?token=\(token)", issuer: issuer),
-            now: time)
-        try await store.issueToken(TokenRecord(digest: SecureRandom.digest(token), purpose: .emailVerification, userID: user.id,
-                                               deviceID: nil, createdAt: time,
-                                               expiresAt: time.addingTimeInterval(MessageTemplates.verificationLifetime)),
-                                   messages: [message])
+        let link = try outbox.emailVerification(userID: user.id, to: user.email, firstName: user.firstName, at: now())
+        try await store.issueToken(link.token, messages: [link.message])
     }
 
     /// `loginByFederatedIdentity`: a fresh code logs in the wallet linked to its subject, under the

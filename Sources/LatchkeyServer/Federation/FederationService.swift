@@ -3,29 +3,22 @@ import LatchkeyCore
 
 /// SSO: `retrieveCustomerProfileMetaData`, `registerCustomer` and `loginByFederatedIdentity`
 /// against the issuer's OpenID Connect providers. Knows no HTTP; throws `DomainError`.
-public struct FederationService: Sendable {
-    let store: any LatchkeyStore
-    let hasher: SecretHasher
-    let cipher: OutboxCipher
-    let issuer: IssuerSettings
+public struct FederationService: EnvironmentService, Sendable {
+    /// Nonces, federated links and the users they create.
+    public typealias Store = UserStore & DeviceStore & CredentialStore & FederationStore
+    let store: any Store
+    let environment: ServiceEnvironment
     let authentication: AuthenticationService
-    let publicURL: PublicBaseURL
     let providers: [String: OIDCProvider]
-    let now: @Sendable () -> Date
     /// How long the nonce of `retrieveCustomerProfileMetaData` can be used.
     static let nonceLifetime: TimeInterval = 600
 
-    public init(store: any LatchkeyStore, hasher: SecretHasher, cipher: OutboxCipher, issuer: IssuerSettings,
-                authentication: AuthenticationService, publicURL: PublicBaseURL, providers: [OIDCProvider],
-                now: @escaping @Sendable () -> Date) {
+    public init(store: any Store, environment: ServiceEnvironment, authentication: AuthenticationService,
+                providers: [OIDCProvider]) {
         self.store = store
-        self.hasher = hasher
-        self.cipher = cipher
-        self.issuer = issuer
+        self.environment = environment
         self.authentication = authentication
-        self.publicURL = publicURL
         self.providers = Dictionary(providers.map { ($0.settings.id, $0) }, uniquingKeysWith: { first, _ in first })
-        self.now = now
     }
 
     /// The identity a code stands for at a provider; 401 for an unknown provider or a refused code,

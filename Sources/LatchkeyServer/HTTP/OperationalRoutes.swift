@@ -8,7 +8,7 @@ import Synchronization
 
 /// `/health` (liveness), `/ready` (database reachable) and `/metrics` (Prometheus text).
 enum OperationalRoutes {
-    static func add(to router: Router<AppRequestContext>, store: any LatchkeyStore, registry: PrometheusCollectorRegistry) {
+    static func add(to router: Router<AppRequestContext>, store: any StoreAdministration, registry: PrometheusCollectorRegistry) {
         router.get("/health") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"],
                      body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))

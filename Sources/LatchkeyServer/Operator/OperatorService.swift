@@ -5,11 +5,13 @@ import LatchkeyCore
 /// deactivate, suspend and reactivate wallets and devices, mark an address verified. Knows no
 /// terminal; refuses with `OperatorError`.
 public struct OperatorService: Sendable {
-    let store: any LatchkeyStore
+    /// Users, their devices and statuses.
+    public typealias Store = UserStore & DeviceStore & CredentialStore
+    let store: any Store
     let issuer: IssuerSettings
     let now: @Sendable () -> Date
 
-    public init(store: any LatchkeyStore, issuer: IssuerSettings, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(store: any Store, issuer: IssuerSettings, now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.issuer = issuer
         self.now = now

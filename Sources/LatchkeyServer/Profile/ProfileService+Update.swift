@@ -29,16 +29,10 @@ extension ProfileService {
             if try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)) != nil {
                 throw DomainError.emailInUse(field: "email")
             }
-            let secret = SecureRandom.token()
-            token = TokenRecord(digest: SecureRandom.digest(secret), purpose: .emailChange, userID: user.id, deviceID: nil,
-                                createdAt: time, expiresAt: time.addingTimeInterval(MessageTemplates.verificationLifetime),
-                                data: email)
-            let link = "\(publicURL.value)/verify-email?token=\(secret)"
-            messages = [
-                try cipher.seal(MessageTemplates.verification(to: email, firstName: user.firstName, link: link, issuer: issuer,
-                                                              template: "email_change_verification"), now: time),
-                try cipher.seal(MessageTemplates.emailChangeNotice(to: user.email, new: email, issuer: issuer), now: time),
-            ]
+            let link = try outbox.emailVerification(userID: user.id, to: email, firstName: user.firstName, at: time,
+                                                    purpose: .emailChange, data: email, template: "email_change_verification")
+            token = link.token
+            messages = [link.message, try outbox.emailChangeNotice(to: user.email, new: email, at: time)]
         }
         let answers: [MFAAnswerRecord]? = if let given = update.mfaAnswers { try await hashAnswers(given) } else { nil }
         try await store.applyProfileUpdate(user, answers: answers, token: token, messages: messages, now: time)

@@ -3,25 +3,18 @@ import LatchkeyCore
 
 /// The profile and credential calls of the enrollment module: the customer record, password,
 /// passcode and MFA-answer changes, and the expired-password change. Knows no HTTP.
-public struct ProfileService: Sendable {
-    let store: any LatchkeyStore
-    let hasher: SecretHasher
-    let issuer: IssuerSettings
+public struct ProfileService: EnvironmentService, Sendable {
+    /// What profile calls, credential changes and resets read and write.
+    public typealias Store = UserStore & AttemptStore & SessionStore & CredentialStore & ResetStore
+    let store: any Store
+    let environment: ServiceEnvironment
     /// Checks current credentials (rate limit, lockout) before a change.
     let verifier: CredentialVerifier
-    let cipher: OutboxCipher
-    let publicURL: PublicBaseURL
-    let now: @Sendable () -> Date
 
-    public init(store: any LatchkeyStore, hasher: SecretHasher, issuer: IssuerSettings, verifier: CredentialVerifier,
-                cipher: OutboxCipher, publicURL: PublicBaseURL, now: @escaping @Sendable () -> Date) {
+    public init(store: any Store, environment: ServiceEnvironment, verifier: CredentialVerifier) {
         self.store = store
-        self.hasher = hasher
-        self.issuer = issuer
+        self.environment = environment
         self.verifier = verifier
-        self.cipher = cipher
-        self.publicURL = publicURL
-        self.now = now
     }
 
     /// The logged-in user (`PDCustomer`).

@@ -14,8 +14,9 @@ extension ProfileService {
     }
 
     /// Checks the answer to the link's question. Each answer is counted on the link before it is
-    /// checked (atomically, so parallel answers cannot exceed the issuer's limit) and a wrong one
-    /// also counts toward the wallet's lockout. A right answer uses the link up and earns a grant.
+    /// checked (atomically, so parallel answers cannot exceed the issuer's limit), then checked by
+    /// the `CredentialVerifier` (a wrong one counts toward the wallet's lockout). A right answer
+    /// uses the link up and earns a grant.
     public func answerReset(token: String, answer: String) async throws -> ResetAnswerOutcome {
         guard let (record, kind, user) = try await liveToken(token, \.linkPurpose) else { return .invalid }
         if user.locked { return .locked }
@@ -24,20 +25,14 @@ extension ProfileService {
             let limit = issuer.reset.maxAnswerAttempts
             guard let counted = try await store.reserveTokenAttempt(digest: record.digest, purpose: record.purpose,
                                                                     now: time, limit: limit) else { return .invalid }
-            let reservation = try await store.reserveAttempt(userID: user.id, deviceID: nil, limits: issuer.attemptLimits)
-            let stored = try await store.mfaAnswers(userID: user.id).first { $0.question == question }
-            let right = try await stored.asyncMap { try await hasher.verify(issuer.mfa.normalize(answer), against: $0.answerHash) }
-            guard right == true else {
-                if reservation == .reserved {
-                    _ = try await store.recordFailure(userID: user.id, deviceID: nil, limits: issuer.attemptLimits, now: time)
-                }
-                if stored == nil || counted.attempts >= limit {
+            let verdict = try await verifier.checkRecoveryAnswer(answer, question: question, user: user)
+            if verdict != .right {
+                if verdict == .questionGone || counted.attempts >= limit {
                     _ = try await store.consumeToken(digest: record.digest, purpose: record.purpose, now: time)
                     return .spent
                 }
                 return .wrong(kind: kind, question: question, remaining: limit - counted.attempts)
             }
-            if reservation == .reserved { try await store.releaseAttempt(userID: user.id, deviceID: nil) }
         }
         guard try await store.consumeToken(digest: record.digest, purpose: record.purpose, now: time) != nil else {
             return .invalid
@@ -72,19 +67,11 @@ extension ProfileService {
                 ? "The two entries differ." : error.message)
         }
         let time = now()
-        let notice = try cipher.seal(MessageTemplates.resetNotice(kind, to: user.email, issuer: issuer), now: time)
+        let notice = try outbox.resetNotice(kind, to: user.email, at: time)
         guard try await store.completeReset(grant: record.digest, purpose: record.purpose, userID: user.id, change: change,
                                             limits: issuer.attemptLimits, messages: [notice], now: time) else {
             return .invalid
         }
         return .done(kind: kind)
-    }
-}
-
-extension Optional {
-    /// `map` with an async transform.
-    func asyncMap<U>(_ transform: (Wrapped) async throws -> U) async rethrows -> U? {
-        guard let value = self else { return nil }
-        return try await transform(value)
     }
 }

@@ -19,16 +19,8 @@ extension ProfileService {
             throw DomainError(.rateLimited, retryAfter: verifier.throttle.retryAfter)
         }
         let question = try await store.mfaAnswers(userID: user.id).map(\.question).randomElement()
-        let token = SecureRandom.token()
-        let time = now()
-        let lifetime = TimeInterval(issuer.reset.linkLifetimeMinutes * 60)
-        let link = "\(publicURL.value)/reset?token=\(token)"
-        let email = MessageTemplates.reset(kind, to: user.email, firstName: user.firstName, link: link,
-                                           minutes: issuer.reset.linkLifetimeMinutes, issuer: issuer)
-        try await store.issueToken(TokenRecord(digest: SecureRandom.digest(token), purpose: kind.linkPurpose, userID: user.id,
-                                               deviceID: nil, createdAt: time, expiresAt: time.addingTimeInterval(lifetime),
-                                               data: question),
-                                   messages: [try cipher.seal(email, now: time)])
+        let link = try outbox.resetLink(kind, for: user, question: question, at: now())
+        try await store.issueToken(link.token, messages: [link.message])
         return message
     }
 

@@ -74,12 +74,9 @@ extension SignupService {
         var messages: [OutboxMessage] = []
         var tokens: [TokenRecord] = []
         if !email.isEmpty {
-            let link = SecureRandom.token()
-            messages.append(try cipher.seal(MessageTemplates.verification(
-                to: email, firstName: first, link: "\(publicURL.value)/verify-email?token=\(link)", issuer: issuer), now: time))
-            tokens.append(TokenRecord(digest: SecureRandom.digest(link), purpose: .emailVerification, userID: user.id,
-                                      deviceID: nil, createdAt: time,
-                                      expiresAt: time.addingTimeInterval(MessageTemplates.verificationLifetime)))
+            let link = try outbox.emailVerification(userID: user.id, to: email, firstName: first, at: time)
+            messages.append(link.message)
+            tokens.append(link.token)
         }
         do {
             try await store.completeRegistration(flowID: flow.id, user: user, deviceID: deviceID, session: session,

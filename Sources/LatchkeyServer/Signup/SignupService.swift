@@ -5,36 +5,29 @@ import LatchkeyCore
 /// Phone sign-up (`spec/phone-signup-flow.txt`): Kratos-style registration flows whose phone is
 /// verified by a one-time code sent over the courier, then completed with names and a password.
 /// Knows no HTTP; refuses with `DomainError` (Kratos ids of the catalogue) or, for forms to correct, `FlowFormError`.
-public struct SignupService: Sendable {
-    let store: any LatchkeyStore
-    let hasher: SecretHasher
-    let cipher: OutboxCipher
-    let issuer: IssuerSettings
+public struct SignupService: EnvironmentService, Sendable {
+    /// Flows, codes, the users they create and the device certificates.
+    public typealias Store = UserStore & SessionStore & SignupStore
+    let store: any Store
+    let environment: ServiceEnvironment
     /// The password login both APIs share.
     let authentication: AuthenticationService
     /// Throttles codes.
     let verifier: CredentialVerifier
     /// Opens the sessions of registrations and logins.
     let sessions: SessionIssuer
-    let publicURL: PublicBaseURL
     let otpKey: SymmetricKey
     let authority: CertificateAuthority
-    let now: @Sendable () -> Date
 
-    public init(store: any LatchkeyStore, hasher: SecretHasher, cipher: OutboxCipher, issuer: IssuerSettings,
-                authentication: AuthenticationService, publicURL: PublicBaseURL, pepper: SymmetricKey,
-                authority: CertificateAuthority, now: @escaping @Sendable () -> Date) {
-        self.authority = authority
+    public init(store: any Store, environment: ServiceEnvironment, authentication: AuthenticationService,
+                pepper: SymmetricKey, authority: CertificateAuthority) {
         self.store = store
-        self.hasher = hasher
-        self.cipher = cipher
-        self.issuer = issuer
+        self.environment = environment
         self.authentication = authentication
         self.verifier = authentication.verifier
         self.sessions = authentication.sessions
-        self.publicURL = publicURL
         self.otpKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey otp v1".utf8), outputByteCount: 32)
-        self.now = now
+        self.authority = authority
     }
 
     /// A new native (API) flow of `kind`.
@@ -71,8 +64,7 @@ public struct SignupService: Sendable {
         }
         let code = Self.randomCode(length: issuer.otp.length)
         let time = now()
-        let message = try cipher.seal(MessageTemplates.otp(to: phone, code: code, minutes: max(1, issuer.otp.lifetimeSeconds / 60),
-                                                           issuer: issuer), now: time)
+        let message = try outbox.otp(to: phone, code: code, at: time)
         let sent = try await store.recordOTP(
             flowID: flow.id, phone: phone, digest: digest(code, flowID: flow.id),
             expiresAt: time.addingTimeInterval(TimeInterval(issuer.otp.lifetimeSeconds)),

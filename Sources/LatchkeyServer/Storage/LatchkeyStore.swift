@@ -3,7 +3,14 @@ import Logging
 
 /// Everything the server keeps. One protocol, two engines (SQLite, PostgreSQL); uniqueness and
 /// single use are enforced by the database so parallel requests on several replicas agree.
-public protocol LatchkeyStore: AuthenticationStore, CredentialStore, ResetStore, SignupStore, FederationStore {
+/// Services never see this whole protocol: each declares the narrow ones it uses
+/// (`StoreProtocols.swift`), so what a service can touch is in its type.
+public protocol LatchkeyStore: UserStore, AttemptStore, DeviceStore, SessionStore, OutboxStore, CredentialStore, ResetStore,
+    SignupStore, FederationStore, StoreAdministration {}
+
+/// The database itself: schema, health and the connection pool's lifetime. The application's
+/// lifecycle, `/ready` and the CLI's `migrate` use it; services never do.
+public protocol StoreAdministration: Sendable {
     /// The engine's name (`sqlite`, `postgres`).
     var engineName: String { get }
     /// Applies the schema versions not yet applied; answers the versions it applied.
@@ -12,33 +19,6 @@ public protocol LatchkeyStore: AuthenticationStore, CredentialStore, ResetStore,
     func appliedMigrations() async throws -> [Int]
     /// Succeeds when the database answers.
     func ping() async throws
-
-    /// Stores a new user with its MFA answers, tokens and outgoing messages in one transaction.
-    /// Throws `StoreError.emailInUse` when the issuer already has the address.
-    func createUser(_ user: UserRecord, answers: [MFAAnswerRecord], tokens: [TokenRecord],
-                    messages: [OutboxMessage]) async throws
-    /// The user of `issuer` with this (normalized) email address.
-    func user(issuer: String, emailNormalized: String) async throws -> UserRecord?
-    /// The user with this id.
-    func user(id: String) async throws -> UserRecord?
-    /// The hashes of a user's MFA answers.
-    func mfaAnswers(userID: String) async throws -> [MFAAnswerRecord]
-    /// Marks an unused, unexpired token of this purpose used and answers it; nil when it is
-    /// unknown, used or expired. Atomic: of parallel calls for one token, one succeeds.
-    func consumeToken(digest: String, purpose: TokenPurpose, now: Date) async throws -> TokenRecord?
-
-    /// Adds messages to the outbox.
-    func enqueue(_ messages: [OutboxMessage]) async throws
-    /// Leases up to `limit` due, undelivered messages for `lease` seconds, oldest first.
-    func claimMessages(now: Date, lease: TimeInterval, limit: Int) async throws -> [OutboxMessage]
-    /// Records a delivery and drops the sealed payload.
-    func markDelivered(id: String, at: Date) async throws
-    /// Records a failed attempt; `giveUp` stops further attempts.
-    func markFailed(id: String, attempts: Int, nextAttemptAt: Date, error: String, giveUp: Bool, now: Date) async throws
-    /// One outbox message.
-    func outboxMessage(id: String) async throws -> OutboxMessage?
-    /// Every outbox message, oldest first (operators and tests).
-    func outboxMessages() async throws -> [OutboxMessage]
 
     /// Runs the store's background work (PostgreSQL's connection pool) until a graceful shutdown
     /// or cancellation; queries wait for it. Run it through `StoreService` in an application, or

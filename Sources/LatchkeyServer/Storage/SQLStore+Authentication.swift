@@ -89,14 +89,13 @@ extension SQLStore {
         }
     }
 
-    public func setUserStatus(userID: String, status: UserStatus, now: Date) async throws {
+    public func setUserStatus(userID: String, change: UserStatusChange, now: Date) async throws {
         try await engine.transaction { db in
-            try await db.execute("""
-                UPDATE users SET status = $2, failed_attempts = CASE WHEN $2 = 'active' THEN 0 ELSE failed_attempts END WHERE id = $1
-                """, [.text(userID), .text(status.rawValue)])
-            if status != .active { try await Self.revokeSessions(userID: userID, except: nil, deviceID: nil, now: now, in: db) }
+            try await db.execute("UPDATE users SET status = $2\(change.clearsFailures ? ", failed_attempts = 0" : "") WHERE id = $1",
+                                 [.text(userID), .text(change.status.rawValue)])
+            if change.endsSessions { try await Self.revokeSessions(userID: userID, except: nil, deviceID: nil, now: now, in: db) }
         }
-        if status != .active { sessions.remove(userID: userID, deviceID: nil) }
+        if change.endsSessions { sessions.remove(userID: userID, deviceID: nil) }
     }
 
     public func markAppInstanceVerified(userID: String) async throws {
@@ -139,15 +138,17 @@ extension SQLStore {
             """, [.text(userID), .text(deviceID), deviceType.sql, now.epochSeconds])
     }
 
-    public func setDeviceStatus(userID: String, deviceID: String, status: DeviceStatus, now: Date) async throws {
+    public func setDeviceStatus(userID: String, deviceID: String, change: DeviceStatusChange, now: Date) async throws {
         try await engine.transaction { db in
             try await db.execute("""
-                UPDATE devices SET status = $3, failed_attempts = CASE WHEN $3 = 'active' THEN 0 ELSE failed_attempts END
+                UPDATE devices SET status = $3\(change.clearsFailures ? ", failed_attempts = 0" : "")
                 WHERE user_id = $1 AND device_id = $2
-                """, [.text(userID), .text(deviceID), .text(status.rawValue)])
-            if status != .active { try await Self.revokeSessions(userID: userID, except: nil, deviceID: deviceID, now: now, in: db) }
+                """, [.text(userID), .text(deviceID), .text(change.status.rawValue)])
+            if change.endsSessions {
+                try await Self.revokeSessions(userID: userID, except: nil, deviceID: deviceID, now: now, in: db)
+            }
         }
-        if status != .active { sessions.remove(userID: userID, deviceID: deviceID) }
+        if change.endsSessions { sessions.remove(userID: userID, deviceID: deviceID) }
     }
 
     public func createToken(_ token: TokenRecord) async throws {

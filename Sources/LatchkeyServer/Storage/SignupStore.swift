@@ -96,8 +96,6 @@ public protocol SignupStore: Sendable {
                               tokens: [TokenRecord], messages: [OutboxMessage], now: Date) async throws
     /// Uses a live login flow up; answers false when it is not live.
     func useFlow(id: String, kind: FlowRecord.Kind, now: Date) async throws -> Bool
-    /// The user of `issuer` who signed up with this phone number.
-    func user(issuer: String, phoneNormalized: String) async throws -> UserRecord?
     /// Whether a session with this digest exists, live or not.
     func sessionExists(digest: String) async throws -> Bool
     /// Stores an issued device certificate.

@@ -1,0 +1,102 @@
+import Foundation
+
+/// Users and their single-use tokens.
+public protocol UserStore: Sendable {
+    /// Stores a new user with its MFA answers, tokens and outgoing messages in one transaction.
+    /// Throws `StoreError.emailInUse` when the issuer already has the address.
+    func createUser(_ user: UserRecord, answers: [MFAAnswerRecord], tokens: [TokenRecord],
+                    messages: [OutboxMessage]) async throws
+    /// The user of `issuer` with this (normalized) email address.
+    func user(issuer: String, emailNormalized: String) async throws -> UserRecord?
+    /// The user of `issuer` who signed up with this phone number.
+    func user(issuer: String, phoneNormalized: String) async throws -> UserRecord?
+    /// The user with this id.
+    func user(id: String) async throws -> UserRecord?
+    /// Users of an issuer, newest first.
+    func users(issuer: String, limit: Int, offset: Int) async throws -> [UserRecord]
+    /// The hashes of a user's MFA answers.
+    func mfaAnswers(userID: String) async throws -> [MFAAnswerRecord]
+    /// Applies a status change the domain decided (`UserStatus.change(to:)`): the status, whether
+    /// the failure count is cleared, and whether the user's sessions end, in one transaction.
+    func setUserStatus(userID: String, change: UserStatusChange, now: Date) async throws
+    /// Marks the app instance verified (nonce login or email verification).
+    func markAppInstanceVerified(userID: String) async throws
+    /// Marks the user's email address verified.
+    func markEmailVerified(userID: String) async throws
+
+    /// Stores a single-use token with optional data (e.g. the question of an MFA challenge).
+    func createToken(_ token: TokenRecord) async throws
+    /// An unused, unexpired token, without consuming it.
+    func token(digest: String, purpose: TokenPurpose, now: Date) async throws -> TokenRecord?
+    /// Marks an unused, unexpired token of this purpose used and answers it; nil when it is
+    /// unknown, used or expired. Atomic: of parallel calls for one token, one succeeds.
+    func consumeToken(digest: String, purpose: TokenPurpose, now: Date) async throws -> TokenRecord?
+}
+
+/// The lockout counters, kept in the database so they hold across replicas.
+public protocol AttemptStore: Sendable {
+    /// Counts an attempt against the wallet (and the device, when it is linked) before the
+    /// credential is checked, atomically: once `limits` is reached no further attempt is reserved,
+    /// however many run in parallel.
+    func reserveAttempt(userID: String, deviceID: String?, limits: AttemptLimits) async throws -> AttemptReservation
+    /// After a wrong credential: deactivates the wallet or device whose count reached its limit.
+    func recordFailure(userID: String, deviceID: String?, limits: AttemptLimits, now: Date) async throws -> FailureOutcome
+    /// After a right credential: gives the reserved attempt back, leaving earlier failures counted
+    /// (a right password that only leads to an MFA prompt must not wipe wrong answers).
+    func releaseAttempt(userID: String, deviceID: String?) async throws
+    /// After a completed login: resets the consecutive counts and, when given, records the login time.
+    func recordSuccess(userID: String, deviceID: String?, loginAt: Date?) async throws
+}
+
+/// The devices linked to wallets.
+public protocol DeviceStore: Sendable {
+    /// The device link of a user, if any.
+    func device(userID: String, deviceID: String) async throws -> DeviceRecord?
+    /// The devices of a user.
+    func devices(userID: String) async throws -> [DeviceRecord]
+    /// The user most recently linked to a device (PIN login identifies the user by device).
+    func deviceOwner(deviceID: String) async throws -> DeviceRecord?
+    /// Links a device to a user (idempotent).
+    func linkDevice(userID: String, deviceID: String, deviceType: String?, now: Date) async throws
+    /// Applies a device status change the domain decided (`DeviceStatus.change(to:)`).
+    func setDeviceStatus(userID: String, deviceID: String, change: DeviceStatusChange, now: Date) async throws
+}
+
+/// Sessions and long-lived device tokens.
+public protocol SessionStore: Sendable {
+    /// Stores a new session.
+    func createSession(_ session: SessionRecord) async throws
+    /// The live session with this digest: not revoked, not past its absolute expiry, and seen
+    /// within `idle`; its last-seen time moves to `now` (recorded at most every 30 seconds).
+    func touchSession(digest: String, now: Date, idle: TimeInterval) async throws -> SessionRecord?
+    /// Revokes one session; answers whether it was live.
+    @discardableResult func revokeSession(digest: String, now: Date) async throws -> Bool
+    /// Revokes the user's sessions (all, or all but one; or those of one device).
+    func revokeSessions(userID: String, except: String?, deviceID: String?, now: Date) async throws
+
+    /// Stores a device token.
+    func createDeviceToken(_ token: DeviceTokenRecord) async throws
+    /// The device token with this digest, live or not.
+    func deviceToken(digest: String) async throws -> DeviceTokenRecord?
+    /// Revokes a device token; answers whether it was live at `now`.
+    @discardableResult func revokeDeviceToken(digest: String, now: Date) async throws -> Bool
+    /// Revokes every device token of a user.
+    func revokeDeviceTokens(userID: String, now: Date) async throws
+}
+
+/// The outbox: messages written in the transaction of the change they report, delivered by the
+/// courier at least once.
+public protocol OutboxStore: Sendable {
+    /// Adds messages to the outbox.
+    func enqueue(_ messages: [OutboxMessage]) async throws
+    /// Leases up to `limit` due, undelivered messages for `lease` seconds, oldest first.
+    func claimMessages(now: Date, lease: TimeInterval, limit: Int) async throws -> [OutboxMessage]
+    /// Records a delivery and drops the sealed payload.
+    func markDelivered(id: String, at: Date) async throws
+    /// Records a failed attempt; `giveUp` stops further attempts.
+    func markFailed(id: String, attempts: Int, nextAttemptAt: Date, error: String, giveUp: Bool, now: Date) async throws
+    /// One outbox message.
+    func outboxMessage(id: String) async throws -> OutboxMessage?
+    /// Every outbox message, oldest first (operators and tests).
+    func outboxMessages() async throws -> [OutboxMessage]
+}
