@@ -31,6 +31,11 @@ extension ErrorID {
     // Logins and sessions
     public static let invalidCredentials: ErrorID = "invalid_credentials"
     public static let notLoggedIn: ErrorID = "not_logged_in"
+    // Device binding: RFC 9449's error codes
+    public static let invalidDPoPProof: ErrorID = "invalid_dpop_proof"
+    public static let useDPoPNonce: ErrorID = "use_dpop_nonce"
+    public static let invalidToken: ErrorID = "invalid_token"
+    public static let deviceKeyInUse: ErrorID = "device_key_in_use"
     public static let emailNotVerified: ErrorID = "email_not_verified"
     public static let walletDeactivated: ErrorID = "wallet_deactivated"
     public static let deviceDeactivated: ErrorID = "device_deactivated"

@@ -14,6 +14,8 @@ public enum ErrorKind: String, CaseIterable, Sendable {
     case wrongCredentials, notLoggedIn, deviceTokenExpired, deviceTokenWalletDeactivated, emailNotVerified
     case deviceTokenWrongCredentials, walletDeactivated, deviceDeactivated, attemptsInFlight, deviceTokensDisabled
     case deviceSuspended, passwordExpired, appInstanceNotVerified
+    // Device binding (DPoP, RFC 9449)
+    case invalidDPoPProof, useDPoPNonce, boundTokenWithoutProof, deviceKeyInUse
     // Registration, profile and credentials
     case emailInUse, wrongCurrentCredential, confirmationMismatch, passwordReused, accountLocked
     case passwordRules, passcodeRules, unknownEmail
@@ -57,6 +59,16 @@ public enum ErrorKind: String, CaseIterable, Sendable {
         case .notReady: Entry(id: .notReady, code: 503, httpStatus: 503, message: "The database is not reachable.")
 
         case .wrongCredentials: Entry(id: .invalidCredentials, code: 401, httpStatus: 401, message: "The login credentials are not correct.")
+        case .invalidDPoPProof:
+            Entry(id: .invalidDPoPProof, code: 401, httpStatus: 401, message: "The DPoP proof is not valid for this request.")
+        case .useDPoPNonce:
+            Entry(id: .useDPoPNonce, code: 401, httpStatus: 401, message: "Sign the proof again with the nonce in the DPoP-Nonce header.")
+        case .boundTokenWithoutProof:
+            Entry(id: .invalidToken, code: 401, httpStatus: 401,
+                  message: "The token is bound to a device key: send it as Authorization: DPoP with a proof by that key.")
+        case .deviceKeyInUse:
+            Entry(id: .deviceKeyInUse, code: 409, httpStatus: 409,
+                  message: "This device key is linked to another wallet; a device key belongs to one wallet.")
         case .notLoggedIn: Entry(id: .notLoggedIn, code: 403, httpStatus: 401, message: "The user is not logged in.")
         case .deviceTokenExpired: Entry(id: .deviceTokenExpired, code: 403, httpStatus: 401, message: "The device token has already expired.")
         case .deviceTokenWalletDeactivated: Entry(id: .walletDeactivated, code: 412, httpStatus: 403, message: "The wallet is deactivated.")

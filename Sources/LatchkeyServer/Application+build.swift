@@ -104,15 +104,18 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
         store: store, environment: environment, authentication: authentication,
         providers: configuration.issuer.identityProviders.map { OIDCProvider(settings: $0, now: options.now) })
     let edge = (throttle: throttle, trust: configuration.http.trustForwardedFor)
+    let dpop = DPoPVerifier(publicURL: publicURL, nonces: DPoPNonces(pepper: pepper), now: options.now)
     let groups = APIRouteGroups(
         wallet: router.group(context: WalletRequestContext.self)
             .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet))
             .add(middleware: EdgeMiddleware(throttle: edge.throttle, trustForwardedFor: edge.trust,
-                                            authentication: authentication)),
+                                            authentication: authentication, dpop: dpop,
+                                            deviceBinding: configuration.issuer.deviceBinding)),
         kratos: router.group(context: KratosRequestContext.self)
             .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .kratos))
             .add(middleware: EdgeMiddleware(throttle: edge.throttle, trustForwardedFor: edge.trust,
-                                            authentication: authentication)))
+                                            authentication: authentication, dpop: dpop,
+                                            deviceBinding: configuration.issuer.deviceBinding)))
     try APIHandler(enrollment: enrollment, authentication: authentication, profile: profile, signup: signup,
                    federation: federation).registerHandlers(
         on: groups, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))

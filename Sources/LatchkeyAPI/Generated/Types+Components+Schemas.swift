@@ -1058,6 +1058,17 @@ extension Components {
         public struct LoginResponse: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/LoginResponse/sessionToken`.
             public var sessionToken: Swift.String?
+            /// How to send `sessionToken`: `DPoP` when the login carried a DPoP proof (the session is bound to that key; send `Authorization: DPoP <token>` with a proof by the same key), else `Bearer`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LoginResponse/tokenType`.
+            @frozen public enum TokenTypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case bearer = "Bearer"
+                case dPoP = "DPoP"
+            }
+            /// How to send `sessionToken`: `DPoP` when the login carried a DPoP proof (the session is bound to that key; send `Authorization: DPoP <token>` with a proof by the same key), else `Bearer`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LoginResponse/tokenType`.
+            public var tokenType: Components.Schemas.LoginResponse.TokenTypePayload?
             /// - Remark: Generated from `#/components/schemas/LoginResponse/customerUri`.
             public var customerUri: Swift.String?
             /// - Remark: Generated from `#/components/schemas/LoginResponse/additionalAttributes`.
@@ -1090,18 +1101,21 @@ extension Components {
             ///
             /// - Parameters:
             ///   - sessionToken:
+            ///   - tokenType: How to send `sessionToken`: `DPoP` when the login carried a DPoP proof (the session is bound to that key; send `Authorization: DPoP <token>` with a proof by the same key), else `Bearer`.
             ///   - customerUri:
             ///   - additionalAttributes:
             ///   - code: 412 with the MFA prompt.
             ///   - mfaToken:
             public init(
                 sessionToken: Swift.String? = nil,
+                tokenType: Components.Schemas.LoginResponse.TokenTypePayload? = nil,
                 customerUri: Swift.String? = nil,
                 additionalAttributes: Components.Schemas.LoginResponse.AdditionalAttributesPayload? = nil,
                 code: Swift.Int? = nil,
                 mfaToken: Components.Schemas.MFAToken? = nil
             ) {
                 self.sessionToken = sessionToken
+                self.tokenType = tokenType
                 self.customerUri = customerUri
                 self.additionalAttributes = additionalAttributes
                 self.code = code
@@ -1109,6 +1123,7 @@ extension Components {
             }
             public enum CodingKeys: String, CodingKey {
                 case sessionToken
+                case tokenType
                 case customerUri
                 case additionalAttributes
                 case code

@@ -74,7 +74,7 @@ extension AuthenticationService {
         }
         try await beforeSession()
         if linked == nil, let deviceID = device.deviceID {
-            try await store.linkDevice(userID: user.id, deviceID: deviceID, deviceType: device.deviceType, now: now())
+            try await link(user, deviceID: deviceID, device: device)
         }
         let opened = try await sessions.open(user, deviceID: device.deviceID)
         return .session(OpenedSession(token: opened.token, session: opened.session, user: user))

@@ -23,13 +23,22 @@ public struct AuthenticationService: EnvironmentService, Sendable {
         self.sessions = SessionIssuer(store: store, environment: environment)
     }
 
+    /// Links a device to the wallet; a device key linked to another wallet is refused (409).
+    func link(_ user: UserRecord, deviceID: String, device: DeviceContext) async throws {
+        do {
+            try await store.linkDevice(userID: user.id, deviceID: deviceID, deviceType: device.deviceType, now: now())
+        } catch StoreError.deviceKeyInUse {
+            throw DomainError(.deviceKeyInUse, field: "DPoP")
+        }
+    }
+
     /// Logs the user in on a linked device, or prompts for an MFA answer on an unlinked one.
     func finish(_ user: UserRecord, device: DeviceContext, linkDevice: Bool = false) async throws -> LoginOutcome {
         guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
         if let linked = try await store.device(userID: user.id, deviceID: deviceID) {
             try CredentialVerifier.requireUsable(linked)
         } else if linkDevice {
-            try await store.linkDevice(userID: user.id, deviceID: deviceID, deviceType: device.deviceType, now: now())
+            try await link(user, deviceID: deviceID, device: device)
         } else {
             let challenge = try await prompt(user, deviceID: deviceID)
             return .mfaRequired(question: challenge.question, challengeToken: challenge.token)

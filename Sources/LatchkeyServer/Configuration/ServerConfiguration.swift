@@ -87,6 +87,10 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
     public var passwordHistory = 5
     public var lockout = LockoutSettings()
     public var deviceAuthentication = DeviceAuthenticationSettings()
+    /// How the wallet API knows a device: by the key of its DPoP proof (`required`), or, for
+    /// requests without a proof, by the `X-Device-ID` header as before (`optional`, weaker, for
+    /// migrating apps). A request with a proof is always bound to its key.
+    public var deviceBinding = DeviceBindingMode.optional
     public var otp = OTPSettings()
     public var sessions = SessionSettings()
     public var reset = ResetSettings()
@@ -157,6 +161,11 @@ public struct SessionSettings: Codable, Sendable, Equatable {
 }
 
 /// Long-lived device tokens.
+/// `issuer.deviceBinding`.
+public enum DeviceBindingMode: String, Codable, Sendable, Equatable {
+    case required, optional
+}
+
 public struct DeviceAuthenticationSettings: Codable, Sendable, Equatable {
     public var enabled = true
     public var lifetimeDays = 90

@@ -10,7 +10,8 @@ extension APIHandler {
     static func wire(_ outcome: LoginOutcome) -> Components.Schemas.LoginResponse {
         switch outcome {
         case .authenticated(let token, let customerUri, let attributes):
-            .init(sessionToken: token, customerUri: customerUri, additionalAttributes: .init(additionalProperties: attributes))
+            .init(sessionToken: token, tokenType: DeviceBinding.provenKey == nil ? .bearer : .dPoP, customerUri: customerUri,
+                  additionalAttributes: .init(additionalProperties: attributes))
         case .mfaRequired(let question, let challenge):
             .init(code: StatusCode.mfaRequired.rawValue, mfaToken: .init(mfaSecretQuestion: question, challengeToken: challenge))
         }

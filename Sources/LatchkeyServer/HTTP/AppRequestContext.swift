@@ -71,11 +71,18 @@ public struct KratosRequestContext: APIRequestContext {
 /// The app context headers of the spec's `PDPaydiantContext` and the client's address.
 public struct ClientContext: Sendable {
     public var applicationSignature: String?
+    /// The device as the server knows it: `jkt:` and the RFC 7638 thumbprint of the key the
+    /// request's DPoP proof proved; without a proof, the `X-Device-ID` header when
+    /// `issuer.deviceBinding` is `optional`, else nil.
     public var deviceID: String?
+    /// The app's own name for the device (`X-Device-ID`), which decides nothing.
+    public var deviceLabel: String?
     public var deviceType: String?
     public var appVersion: String?
     /// The client's IP address (the peer, or the first `X-Forwarded-For` entry when trusted).
     public var clientIP = "unknown"
+    /// The RFC 7638 thumbprint of the device key the request's DPoP proof proved, if it sent one.
+    public var keyThumbprint: String?
 }
 
 /// What the edge resolved for the request being handled, for the handlers of the generated

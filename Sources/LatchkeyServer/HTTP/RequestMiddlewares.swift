@@ -47,12 +47,14 @@ struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
     let throttle: Throttle
     let trustForwardedFor: Bool
     let authentication: AuthenticationService
+    let dpop: DPoPVerifier
+    let deviceBinding: DeviceBindingMode
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         let headers = request.headers
         context.client = ClientContext(applicationSignature: headers[.applicationSignature], deviceID: headers[.deviceID],
-                                       deviceType: headers[.deviceType], appVersion: headers[.appVersion],
+                                       deviceLabel: headers[.deviceID], deviceType: headers[.deviceType], appVersion: headers[.appVersion],
                                        clientIP: request.clientIP(peer: context.remoteAddress, trustForwardedFor: trustForwardedFor))
         if !throttle.allow("ip:" + context.client.clientIP, limit: throttle.settings.requestsPerMinutePerIP) {
             var refusal = Context.rateLimited
@@ -69,18 +71,32 @@ struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
                 throw DomainError.invalidField("X-Device-ID", "X-Device-ID must have 1 to 128 characters.")
             }
         }
-        context.identity = try await authentication.identity(token: sessionToken(request))
-        return try await RequestIdentity.$edge.withValue((context.identity, context.client)) { try await next(request, context) }
-    }
-
-    /// `Authorization: Bearer …`; on Kratos's routes `X-Session-Token` first, as Kratos reads it.
-    private func sessionToken(_ request: Request) -> String? {
-        if Context.dialect == .kratos, let token = request.headers[.sessionToken], !token.isEmpty { return token }
-        return request.headers[.authorization].flatMap { value in
-            value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
+        if context.client.deviceID?.hasPrefix(DeviceKeyID.prefix) == true {
+            // Only a proof names a device by its key; a header that looks like one would impersonate it.
+            throw DomainError.invalidField("X-Device-ID", "X-Device-ID must not start with \"\(DeviceKeyID.prefix)\".")
         }
+        let credential = SessionCredential(request, dialect: Context.dialect)
+        var proof: DPoPProof?
+        do {
+            proof = try await verifyProof(request, credential: credential)
+            context.identity = try bind(try await authentication.identity(token: credential?.token), credential, proof)
+        } catch let error as DomainError where error.kind.isDeviceBinding {
+            return dpopRefusal(error)
+        }
+        context.client.keyThumbprint = proof?.thumbprint
+        if let proof {
+            context.client.deviceID = DeviceKeyID.prefix + proof.thumbprint
+        } else if deviceBinding == .required {
+            context.client.deviceID = nil
+            if Self.deviceRequiredPaths.contains(request.uri.path) { return dpopRefusal(DPoPVerifier.invalid("This call needs a DPoP proof by the device key.")) }
+        }
+        var response = try await RequestIdentity.$edge.withValue((context.identity, context.client)) {
+            try await DeviceBinding.$provenKey.withValue(proof?.thumbprint) { try await next(request, context) }
+        }
+        // A client that proves its key learns the current nonce with every answer (RFC 9449 §8.2).
+        if proof != nil { response.headers[.dpopNonce] = dpop.nonces.current(at: dpop.now()) }
+        return response
     }
-
 }
 
 extension Request {
@@ -119,4 +135,6 @@ extension HTTPField.Name {
     static let appVersion = Self("X-App-Version")!
     static let xForwardedFor = Self("X-Forwarded-For")!
     static let sessionToken = Self("X-Session-Token")!
+    static let dpop = Self("DPoP")!
+    static let dpopNonce = Self("DPoP-Nonce")!
 }

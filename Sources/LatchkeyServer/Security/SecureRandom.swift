@@ -12,9 +12,7 @@ public enum SecureRandom {
 
     /// A URL-safe token of 256 bits.
     public static func token() -> String {
-        Data(bytes(32)).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Data(bytes(32)).base64URL
     }
 
     /// A random identifier (UUID v4, lower case).
@@ -30,5 +28,13 @@ public enum SecureRandom {
             characters.append(hex[Int(byte & 0x0f)])
         }
         return String(decoding: characters, as: UTF8.self)
+    }
+}
+
+extension Data {
+    /// Base64url without padding (RFC 4648 §5), as tokens and JOSE use it.
+    var base64URL: String {
+        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
     }
 }

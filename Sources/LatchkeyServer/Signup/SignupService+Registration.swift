@@ -83,6 +83,8 @@ extension SignupService {
                                                  tokens: tokens, messages: messages, now: time)
         } catch StoreError.phoneInUse, StoreError.emailInUse {
             throw FlowFormError(flow: flow, messages: [(nil, FlowMessage.duplicate)])
+        } catch StoreError.deviceKeyInUse {
+            throw DomainError(.deviceKeyInUse, field: "DPoP")
         } catch StoreError.flowNotUsable {
             _ = try await liveFlow(flowID, .registration)
             throw FlowFormError(flow: flow, messages: [("traits.phone", FlowMessage.generic("The phone number is not verified for this flow."))])

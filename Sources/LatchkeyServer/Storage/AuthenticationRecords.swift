@@ -31,9 +31,13 @@ public struct SessionRecord: Sendable, Equatable {
     public var lastSeenAt: Date
     public var expiresAt: Date
     public var revokedAt: Date?
+    /// The RFC 7638 thumbprint of the device key the session is bound to (RFC 9449 `cnf.jkt`):
+    /// set when the login carried a DPoP proof; the token then works only with proofs by that key.
+    public var keyThumbprint: String?
 
     public init(digest: String, userID: String, deviceID: String?, createdAt: Date, lastSeenAt: Date, expiresAt: Date,
-                revokedAt: Date? = nil) {
+                revokedAt: Date? = nil, keyThumbprint: String? = nil) {
+        self.keyThumbprint = keyThumbprint
         self.digest = digest
         self.userID = userID
         self.deviceID = deviceID

@@ -104,6 +104,11 @@ enum Migrations {
                 email_verified BIGINT NOT NULL DEFAULT 0, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT)
             """,
         ]),
+        (7, [
+            "ALTER TABLE sessions ADD COLUMN key_thumbprint TEXT",
+            // A device key (`jkt:` + its RFC 7638 thumbprint) is linked to one wallet at most.
+            "CREATE UNIQUE INDEX devices_key ON devices (device_id) WHERE device_id LIKE 'jkt:%'",
+        ]),
     ]
 
     /// The newest schema version.

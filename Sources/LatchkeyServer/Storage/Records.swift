@@ -173,6 +173,8 @@ public enum StoreError: Error, Sendable, Equatable {
     case nonceNotUsable
     /// Another wallet is already linked to this provider subject.
     case subjectLinked
+    /// Another wallet is already linked to this device key.
+    case deviceKeyInUse
     /// A stored row cannot be read as its record: a missing column, a NULL where a value is
     /// required, a value of the wrong type or an unknown enum value.
     case undecodableRow(column: String, reason: String)

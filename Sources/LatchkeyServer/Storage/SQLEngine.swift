@@ -52,6 +52,8 @@ public enum UniqueConstraint: Sendable, Equatable {
     case userPhone
     /// The primary key of `federated_identities`: one wallet per provider subject.
     case federatedSubject
+    /// `devices_key`: a device key is linked to one wallet at most.
+    case deviceKey
     /// Any other unique index or primary key, as the engine names it.
     case other(String)
 
@@ -61,6 +63,7 @@ public enum UniqueConstraint: Sendable, Equatable {
         case "users_issuer_email": self = .userEmail
         case "users_issuer_phone": self = .userPhone
         case "federated_identities_pkey": self = .federatedSubject
+        case "devices_key": self = .deviceKey
         default: self = .other(name)
         }
     }
@@ -71,6 +74,7 @@ public enum UniqueConstraint: Sendable, Equatable {
         case "users.issuer, users.email_normalized": self = .userEmail
         case "users.issuer, users.phone_normalized": self = .userPhone
         case "federated_identities.provider_id, federated_identities.subject": self = .federatedSubject
+        case "devices.device_id": self = .deviceKey
         default: self = .other(columns)
         }
     }

@@ -131,11 +131,16 @@ extension SQLStore {
     }
 
     /// Links a device to a user (idempotent) with `db`, e.g. inside a transaction.
+    /// Throws `StoreError.deviceKeyInUse` when the device is a key linked to another wallet.
     static func linkDevice(userID: String, deviceID: String, deviceType: String?, now: Date, in db: any SQLExecutor) async throws {
-        try await db.execute("""
-            INSERT INTO devices (user_id, device_id, device_type, linked_at) VALUES ($1, $2, $3, $4)
-            ON CONFLICT (user_id, device_id) DO NOTHING
-            """, [.text(userID), .text(deviceID), deviceType.sql, now.epochSeconds])
+        do {
+            try await db.execute("""
+                INSERT INTO devices (user_id, device_id, device_type, linked_at) VALUES ($1, $2, $3, $4)
+                ON CONFLICT (user_id, device_id) DO NOTHING
+                """, [.text(userID), .text(deviceID), deviceType.sql, now.epochSeconds])
+        } catch SQLEngineError.uniqueViolation(.deviceKey) {
+            throw StoreError.deviceKeyInUse
+        }
     }
 
     public func setDeviceStatus(userID: String, deviceID: String, change: DeviceStatusChange, now: Date) async throws {
@@ -166,9 +171,10 @@ extension SQLStore {
 
     static func insert(_ session: SessionRecord, into db: any SQLExecutor) async throws {
         try await db.execute("""
-            INSERT INTO sessions (digest, user_id, device_id, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
+            INSERT INTO sessions (digest, user_id, device_id, created_at, last_seen_at, expires_at, key_thumbprint)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
             """, [.text(session.digest), .text(session.userID), session.deviceID.sql, session.createdAt.epochSeconds,
-                  session.lastSeenAt.epochSeconds, session.expiresAt.epochSeconds])
+                  session.lastSeenAt.epochSeconds, session.expiresAt.epochSeconds, session.keyThumbprint.sql])
     }
 
     public func touchSession(digest: String, now: Date, idle: TimeInterval) async throws -> SessionRecord? {

@@ -1,0 +1,122 @@
+import Crypto
+import Foundation
+import JWTKit
+import LatchkeyCore
+
+/// A verified DPoP proof (RFC 9449): the request was signed by the holder of a device key.
+public struct DPoPProof: Sendable, Equatable {
+    /// The RFC 7638 thumbprint of the proof's public key (base64url SHA-256): the device's identity
+    /// and a bound token's `cnf.jkt`.
+    public let thumbprint: String
+    /// The proof's unique id.
+    public let jti: String
+}
+
+/// The claims of a DPoP proof.
+struct DPoPClaims: JWTPayload {
+    let jti: String
+    let htm: String
+    let htu: String
+    let iat: Int
+    let ath: String?
+    let nonce: String?
+
+    // The checks need the request, so `DPoPVerifier.verify` makes them; jwt-kit only checks the signature.
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// Verifies the `DPoP` header of a request: a compact JWS with `typ: dpop+jwt`, `alg: ES256`, the
+/// device's P-256 public key as `jwk`, signed by that key (jwt-kit over swift-crypto), whose
+/// claims name this request (`htm`, `htu` as seen through the public base URL), were issued within
+/// `window` seconds, hash the access token sent with it (`ath`), carry the server's nonce when the
+/// call asks for one, and were not seen before (`jti`). Every refusal is `invalid_dpop_proof` or
+/// `use_dpop_nonce` (HTTP 401); nothing about a proof is logged but its thumbprint.
+public struct DPoPVerifier: Sendable {
+    let publicURL: PublicBaseURL
+    let nonces: DPoPNonces
+    let replay: ReplayCache
+    let now: @Sendable () -> Date
+    /// How far `iat` may be from the server's clock, in seconds, either way.
+    static let window: TimeInterval = 60
+    /// The longest proof accepted (a P-256 proof is about 600 bytes).
+    static let maxLength = 4096
+
+    public init(publicURL: PublicBaseURL, nonces: DPoPNonces, now: @escaping @Sendable () -> Date) {
+        self.publicURL = publicURL
+        self.nonces = nonces
+        self.replay = ReplayCache(lifetime: 2 * Self.window)
+        self.now = now
+    }
+
+    /// The proof of a request, verified. `accessToken` is the token sent with it, if any.
+    /// Throws `DomainError(.invalidDPoPProof)`, or `.useDPoPNonce` when `requireNonce` and the proof
+    /// lacks the current nonce.
+    public func verify(_ proof: String, method: String, path: String, accessToken: String?,
+                       requireNonce: Bool) async throws -> DPoPProof {
+        guard proof.utf8.count <= Self.maxLength else { throw Self.invalid("The DPoP proof is too long.") }
+        let header: JWTHeader
+        do {
+            header = try DefaultJWTParser().parse(Array(proof.utf8), as: DPoPClaims.self).header
+        } catch {
+            throw Self.invalid("The DPoP proof is not a JWS with the claims jti, htm, htu and iat.")
+        }
+        guard header.typ == "dpop+jwt" else { throw Self.invalid("The DPoP proof's typ must be dpop+jwt.") }
+        guard header.alg == "ES256" else { throw Self.invalid("The DPoP proof must be signed with ES256.") }
+        let key = try Self.publicKey(header.jwk)
+        let claims: DPoPClaims
+        do {
+            claims = try await JWTKeyCollection().add(ecdsa: key.key).verify(proof, as: DPoPClaims.self)
+        } catch {
+            throw Self.invalid("The DPoP proof's signature does not verify with its jwk.")
+        }
+        guard claims.htm == method else { throw Self.invalid("The DPoP proof's htm is not this request's method.") }
+        guard Self.stripped(claims.htu) == publicURL.value + path else {
+            throw Self.invalid("The DPoP proof's htu is not this request's URL.")
+        }
+        let time = now()
+        guard abs(time.timeIntervalSince1970 - Double(claims.iat)) <= Self.window else {
+            throw Self.invalid("The DPoP proof's iat is outside the accepted window.")
+        }
+        if let accessToken {
+            guard claims.ath == Self.base64URL(SHA256.hash(data: Data(accessToken.utf8))) else {
+                throw Self.invalid("The DPoP proof's ath is not the hash of the access token.")
+            }
+        }
+        if requireNonce {
+            guard let nonce = claims.nonce, nonces.isValid(nonce, at: time) else {
+                throw DomainError(.useDPoPNonce)
+            }
+        }
+        guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256, replay.insert(key.thumbprint + "." + claims.jti, at: time) else {
+            throw Self.invalid("The DPoP proof was used before.")
+        }
+        return DPoPProof(thumbprint: key.thumbprint, jti: claims.jti)
+    }
+
+    /// The proof's public key and its RFC 7638 thumbprint; refuses anything but a public P-256 key.
+    static func publicKey(_ jwk: [String: JWTHeaderField]?) throws -> (key: ES256PublicKey, thumbprint: String) {
+        guard let jwk, jwk["kty"]?.asString == "EC", jwk["crv"]?.asString == "P-256",
+              let x = jwk["x"]?.asString, let y = jwk["y"]?.asString else {
+            throw invalid("The DPoP proof's jwk must be a P-256 public key.")
+        }
+        guard jwk["d"] == nil else { throw invalid("The DPoP proof's jwk must not contain a private key.") }
+        let key: ES256PublicKey
+        do { key = try ES256PublicKey(parameters: (x: x, y: y)) } catch {
+            throw invalid("The DPoP proof's jwk is not a point on P-256.")
+        }
+        // RFC 7638 §3.2: the required members in lexicographic order, no whitespace.
+        let canonical = #"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#
+        return (key, base64URL(SHA256.hash(data: Data(canonical.utf8))))
+    }
+
+    /// `htu` without query or fragment (RFC 9449 §4.3).
+    static func stripped(_ url: String) -> String {
+        String(url.prefix { $0 != "?" && $0 != "#" })
+    }
+
+    static func base64URL(_ digest: some Sequence<UInt8>) -> String { Data(digest).base64URL }
+
+    static func invalid(_ message: String) -> DomainError {
+        DomainError(.invalidDPoPProof, message: message, field: "DPoP")
+    }
+}

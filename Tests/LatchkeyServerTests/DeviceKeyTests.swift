@@ -1,0 +1,109 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import LatchkeyServer
+import LatchkeyTestSupport
+import Testing
+
+/// The device is its key: the attacks of the device-binding review that a device id header allowed.
+@Suite struct DeviceKeyTests {
+    func withKeyServer(engine: String = "sqlite", binding: DeviceBindingMode = .optional,
+                       _ body: @escaping @Sendable (LatchkeyApplication, any TestClientProtocol) async throws -> Void) async throws {
+        try await withServer(engine: engine, configure: {
+            $0.publicURL = TestDeviceKey.base
+            $0.issuer.deviceBinding = binding
+        }, body)
+    }
+
+    /// Attack 1: a wallet registered with another user's device id took that id over, and the
+    /// owner's right PIN then answered 401.
+    @Test(arguments: TestEnvironment.engines)
+    func anotherWalletCannotTakeOverADeviceByItsLabel(engine: String) async throws {
+        try await withKeyServer(engine: engine) { app, client in
+            let owner = TestDeviceKey()
+            _ = try await AuthFixture.keyEnrolledSession(app, client, key: owner, email: "owner@example.com", label: "phone-1")
+            let attacker = TestDeviceKey()
+            _ = try await AuthFixture.keyEnrolledSession(app, client, key: attacker, email: "mallory@example.com", label: "phone-1")
+            let pin = try await client.dpopCall(owner, .post, "/v1/auth/login/pin", device: "phone-1", body: ["pin": AuthFixture.pin])
+            #expect(pin.status == .ok, "\(pin.json)")
+            #expect(pin.json["tokenType"] as? String == "DPoP")
+            let ownerID = try #require(try await app.store.user(issuer: "default", emailNormalized: "owner@example.com")).id
+            #expect((pin.json["customerUri"] as? String)?.hasSuffix(ownerID) == true)
+        }
+    }
+
+    /// Attack 2: anyone who knew a device id could try PINs against its wallet; 5 wrong ones
+    /// deactivated the wallet and ended its sessions.
+    @Test(arguments: TestEnvironment.engines)
+    func pinGuessesFromAnotherKeyTouchNoWallet(engine: String) async throws {
+        try await withKeyServer(engine: engine) { app, client in
+            let owner = TestDeviceKey()
+            let session = try await AuthFixture.keyEnrolledSession(app, client, key: owner, label: "phone-1")
+            let attacker = TestDeviceKey()
+            for guess in 0..<7 {
+                let answer = try await client.dpopCall(attacker, .post, "/v1/auth/login/pin", device: "phone-1",
+                                                       body: ["pin": String(format: "%06d", guess)])
+                #expect(answer.status == .unauthorized)
+                #expect(answer.errorCode == 401)
+            }
+            let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
+            #expect(user.status == .active)
+            #expect(user.failedAttempts == 0)
+            #expect(try await client.dpopCall(owner, .get, "/v1/auth/session", token: session).status == .ok)
+            #expect(try await client.dpopCall(owner, .post, "/v1/auth/login/pin", device: "phone-1",
+                                              body: ["pin": AuthFixture.pin]).status == .ok)
+        }
+    }
+
+    /// A password login from a key the wallet has not linked gets the MFA prompt, whatever
+    /// device id it claims; a key linked to one wallet cannot be linked to another.
+    @Test(arguments: TestEnvironment.engines)
+    func anUnlinkedKeyIsPromptedAndAKeyBelongsToOneWallet(engine: String) async throws {
+        try await withKeyServer(engine: engine) { app, client in
+            let owner = TestDeviceKey()
+            _ = try await AuthFixture.keyEnrolledSession(app, client, key: owner, label: "phone-1")
+            let other = TestDeviceKey()
+            let login = try await client.dpopCall(other, .post, "/v1/auth/login/password", device: "phone-1",
+                                                  body: ["username": "ada@example.com", "password": AuthFixture.password])
+            #expect(login.status == .ok)
+            #expect(login.json["code"] as? Int == 412, "\(login.json)")
+            let own = try await client.dpopCall(owner, .post, "/v1/auth/login/password", device: "another-label",
+                                                body: ["username": "ada@example.com", "password": AuthFixture.password])
+            #expect(own.json["sessionToken"] != nil, "\(own.json)")
+
+            let second = try await client.dpopCall(owner, .post, "/v1/enrollment/users", body: registrationBody(email: "bob@example.com"))
+            let nonce = try #require(second.json["nonce"] as? String)
+            try await AuthFixture.verifyEmail(app, client, email: "bob@example.com")
+            let taken = try await client.dpopCall(owner, .post, "/v1/auth/login/nonce", body: ["nonce": nonce])
+            #expect(taken.status == .conflict, "\(taken.json)")
+            #expect(taken.error["id"] as? String == "device_key_in_use")
+            // A header cannot name a key device.
+            let forged = try await client.call(.post, "/v1/auth/login/pin", headers: appHeaders(device: "jkt:" + owner.thumbprint),
+                                               body: ["pin": AuthFixture.pin])
+            #expect(forged.status == .badRequest)
+            #expect(forged.errorField == "X-Device-ID")
+        }
+    }
+
+    /// With `deviceBinding: required`, a PIN login without a proof is refused before any wallet is
+    /// looked at, and the header decides nothing.
+    @Test(arguments: TestEnvironment.engines)
+    func requiredBindingRefusesDeviceCallsWithoutAProof(engine: String) async throws {
+        try await withKeyServer(engine: engine, binding: .required) { app, client in
+            let owner = TestDeviceKey()
+            _ = try await AuthFixture.keyEnrolledSession(app, client, key: owner, label: "phone-1")
+            for _ in 0..<6 {
+                let answer = try await client.call(.post, "/v1/auth/login/pin", headers: appHeaders(device: "phone-1"), body: ["pin": "000000"])
+                #expect(answer.status == .unauthorized)
+                #expect(answer.error["id"] as? String == "invalid_dpop_proof")
+                #expect(answer.headers[.wwwAuthenticate]?.hasPrefix("DPoP") == true)
+            }
+            let register = try await client.call(.post, "/v1/enrollment/users", body: registrationBody(email: "bob@example.com"))
+            #expect(register.error["id"] as? String == "invalid_dpop_proof")
+            let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
+            #expect(user.failedAttempts == 0)
+            #expect(try await client.dpopCall(owner, .post, "/v1/auth/login/pin", device: "phone-1",
+                                              body: ["pin": AuthFixture.pin]).status == .ok)
+        }
+    }
+}
