@@ -4,26 +4,81 @@ import Foundation
 import CryptoKit
 #endif
 
-/// The device's P-256 key pair: in the Secure Enclave where there is one, else a swift-crypto key.
-/// Its private part (or the enclave's handle to it) is kept in the SDK's `CredentialStorage`.
+/// The device's P-256 key pair: in the Secure Enclave where there is one (iPhone, iPad, Macs with
+/// a Secure Enclave), else a swift-crypto key. Its private part (or the enclave's handle to it) is
+/// kept in the SDK's `CredentialStorage` and restored at the next launch; it never leaves the SDK.
+/// The server knows the device by this key (DPoP, RFC 9449).
 struct DeviceKey: Sendable {
     static let storageKey = "latchkey.deviceKey"
     static let certificateKey = "latchkey.deviceCertificate"
 
-    /// The public key as DER SubjectPublicKeyInfo, base64 — what the server takes.
+    /// The public key as DER SubjectPublicKeyInfo, base64 — what the certificate call takes.
     let publicKeyBase64: String
+    /// The public point's coordinates, base64url (the proof's `jwk`).
+    let x: String
+    let y: String
+    /// Signs with the private key; answers the raw `r || s` signature JOSE uses.
+    let sign: @Sendable (Data) throws -> Data
 
-    /// Makes a new key pair and keeps it in `storage`.
-    static func create(in storage: any CredentialStorage) async throws -> DeviceKey {
-        #if canImport(CryptoKit) && !os(macOS)
-        if SecureEnclave.isAvailable {
-            let key = try SecureEnclave.P256.Signing.PrivateKey()
-            try await storage.set(Data("enclave:".utf8) + key.dataRepresentation, for: storageKey)
-            return DeviceKey(publicKeyBase64: key.publicKey.derRepresentation.base64EncodedString())
+    /// The RFC 7638 thumbprint: how the server names this device.
+    var thumbprint: String {
+        Data(SHA256.hash(data: Data(#"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#.utf8))).base64URL
+    }
+
+    /// The stored key, or a new one kept in `storage`. A stored key that cannot be restored is an
+    /// error, never silently replaced (the server would no longer know the device).
+    static func loadOrCreate(in storage: any CredentialStorage) async throws -> DeviceKey {
+        if let stored = try await storage.data(for: storageKey) { return try restore(stored) }
+        let (key, stored) = try create()
+        try await storage.set(stored, for: storageKey)
+        return key
+    }
+
+    private static func create() throws -> (DeviceKey, Data) {
+        #if canImport(CryptoKit)
+        if SecureEnclave.isAvailable, let key = try? SecureEnclave.P256.Signing.PrivateKey() {
+            return (enclave(key), Data("enclave:".utf8) + key.dataRepresentation)
         }
         #endif
         let key = Crypto.P256.Signing.PrivateKey()
-        try await storage.set(Data("software:".utf8) + key.rawRepresentation, for: storageKey)
-        return DeviceKey(publicKeyBase64: key.publicKey.derRepresentation.base64EncodedString())
+        return (software(key), Data("software:".utf8) + key.rawRepresentation)
+    }
+
+    private static func restore(_ stored: Data) throws -> DeviceKey {
+        let text = Data("software:".utf8)
+        if stored.starts(with: text) {
+            return software(try Crypto.P256.Signing.PrivateKey(rawRepresentation: stored.dropFirst(text.count)))
+        }
+        #if canImport(CryptoKit)
+        let enclaveTag = Data("enclave:".utf8)
+        if stored.starts(with: enclaveTag) {
+            return enclave(try SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: stored.dropFirst(enclaveTag.count)))
+        }
+        #endif
+        throw CocoaError(.coderReadCorrupt)
+    }
+
+    private static func software(_ key: Crypto.P256.Signing.PrivateKey) -> DeviceKey {
+        let point = key.publicKey.rawRepresentation
+        return DeviceKey(publicKeyBase64: key.publicKey.derRepresentation.base64EncodedString(),
+                         x: Data(point.prefix(32)).base64URL, y: Data(point.suffix(32)).base64URL,
+                         sign: { try key.signature(for: $0).rawRepresentation })
+    }
+
+    #if canImport(CryptoKit)
+    private static func enclave(_ key: SecureEnclave.P256.Signing.PrivateKey) -> DeviceKey {
+        let point = key.publicKey.rawRepresentation
+        return DeviceKey(publicKeyBase64: key.publicKey.derRepresentation.base64EncodedString(),
+                         x: Data(point.prefix(32)).base64URL, y: Data(point.suffix(32)).base64URL,
+                         sign: { try key.signature(for: $0).rawRepresentation })
+    }
+    #endif
+}
+
+extension Data {
+    /// Base64url without padding (RFC 4648 §5).
+    var base64URL: String {
+        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -22,6 +22,7 @@ public final class LatchkeyClient: Sendable {
     /// Phone sign-up (`spec/phone-signup-flow.txt`).
     public let signup: SignupClient
     let api: Client
+    let signer: DPoPSigner
 
     /// - Parameters:
     ///   - transport: how requests reach the server (URLSession by default; inject any
@@ -32,13 +33,25 @@ public final class LatchkeyClient: Sendable {
                 storage: any CredentialStorage = MemoryCredentialStorage(), now: @escaping @Sendable () -> Date = Date.init) {
         self.context = context
         let vault = SessionVault(storage: storage)
+        let signer = DPoPSigner(storage: storage, now: now)
+        self.signer = signer
+        // Outermost first: the session middleware sets the token the DPoP middleware then proves.
         let api = Client(serverURL: context.serverURL, transport: transport,
                          middlewares: [AppContextMiddleware(context: context), ErrorEnvelopeMiddleware(),
-                                       SessionMiddleware(vault: vault)])
+                                       SessionMiddleware(vault: vault), DPoPMiddleware(signer: signer)])
         self.api = api
         self.enrollment = EnrollmentClient(context: context, api: api)
         self.authentication = AuthenticationClient(context: context, api: api, vault: vault, now: now)
-        self.signup = SignupClient(context: context, api: api, vault: vault, storage: storage)
+        self.signup = SignupClient(context: context, api: api, vault: vault, signer: signer, storage: storage)
+    }
+}
+
+extension LatchkeyClient {
+    /// The RFC 7638 thumbprint of this installation's device key: how the server knows the device
+    /// (device lists show it; the server names the device `jkt:<thumbprint>`). Creates the key on
+    /// first use. Throws when the stored key cannot be read.
+    public func deviceThumbprint() async throws -> String {
+        try await signer.deviceKey().thumbprint
     }
 }
 

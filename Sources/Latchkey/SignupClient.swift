@@ -11,6 +11,8 @@ public struct SignupClient: Sendable {
     let context: LatchkeyContext
     let api: Client
     let vault: SessionVault
+    /// Holds the device key the certificate is issued for (the key every request proves).
+    let signer: DPoPSigner
     let storage: any CredentialStorage
 
     /// `startSignupFlow`: fetches a registration flow and sends the code to the number.
@@ -73,7 +75,7 @@ public struct SignupClient: Sendable {
                                            customerUri: "urn:latchkey:customer:\(response.identity.id)")
         }
         do {
-            let key = try await DeviceKey.create(in: storage)
+            let key = try await signer.deviceKey()
             let certificate: Components.Schemas.DeviceCertificate = try await context.call(.finishSignupFlow) {
                 try await api.uploadDevicePublicKey(body: .json(.init(publicKey: key.publicKeyBase64))).ok.body.json
             }

@@ -42,7 +42,7 @@ final class RecordingDelegate: AuthenticationDelegate, @unchecked Sendable {
             #expect(await auth.state == .authenticated(customerUri: registered.customerUri))
             let session = try await auth.currentSession()
             #expect(session.customerUri == registered.customerUri)
-            #expect(session.deviceId == "sdk-device")
+            #expect(session.deviceId == "jkt:" + (try await sdk.deviceThumbprint()))
             try await auth.logout()
             #expect(await auth.state == .loggedOut)
 
@@ -150,9 +150,10 @@ final class RecordingDelegate: AuthenticationDelegate, @unchecked Sendable {
     @Test func theSessionSurvivesARestartOfTheAppInItsStorage() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("sdk-\(UUID().uuidString)/credentials.json")
         try await withLiveServer { sdk, app in
-            let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
-            try await Self.verifyEmail(app, server: sdk.context.serverURL)
+            // The app registers and logs in on one installation: its device key is in `file` too.
             let first = LatchkeyClient(context: sdk.context, storage: FileCredentialStorage(url: file))
+            let registered = try await first.enrollment.registerNewUser(sampleProfile())
+            try await Self.verifyEmail(app, server: sdk.context.serverURL)
             _ = try await first.authentication.loginByNonce(registered.nonce)
             try await first.authentication.generateDeviceAuthenticationToken(username: "grace@example.com",
                                                                              password: "cobol-rules-1959")

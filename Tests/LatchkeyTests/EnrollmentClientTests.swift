@@ -26,7 +26,7 @@ import Testing
             #expect(response.nonce.count >= 43)
             let token = try await app.store.consumeToken(digest: SecureRandom.digest(response.nonce), purpose: .registrationNonce,
                                                          now: Date())
-            #expect(token?.deviceID == "sdk-device", "the SDK sends its device id")
+            #expect(token?.deviceID == "jkt:" + (try await sdk.deviceThumbprint()), "the SDK proves its device key")
         }
     }
 

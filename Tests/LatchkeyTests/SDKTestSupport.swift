@@ -11,6 +11,8 @@ func withLiveServer(messages: [String: String] = [:], now: @escaping @Sendable (
                     configure: (inout ServerConfiguration) -> Void = { _ in },
                     _ body: @escaping @Sendable (LatchkeyClient, LatchkeyApplication) async throws -> Void) async throws {
     var configuration = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase("sqlite"))
+    // The SDK proves its device key on every call, so its suite runs with binding required.
+    configuration.issuer.deviceBinding = .required
     configure(&configuration)
     let app = try await TestEnvironment.application(configuration)
     try await app.application.test(.live) { client in
@@ -18,7 +20,10 @@ func withLiveServer(messages: [String: String] = [:], now: @escaping @Sendable (
         let sdk = LatchkeyClient(context: LatchkeyContext(
             serverURL: URL(string: "http://127.0.0.1:\(port)")!, applicationSignature: signature,
             deviceID: "sdk-device", userErrorMessages: messages), now: now)
-        try await body(sdk, app)
+        do { try await body(sdk, app) } catch {
+            try? await app.store.close()
+            throw error
+        }
     }
     try await app.store.close()
 }

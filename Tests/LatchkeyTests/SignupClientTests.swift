@@ -45,7 +45,7 @@ import X509
             let pem = try #require(await signup.deviceCertificate())
             let certificate = try Certificate(pemEncoded: pem)
             #expect(app.certificateAuthority.certificate.publicKey.isValidSignature(certificate.signature, for: certificate))
-            #expect(try await app.store.deviceCertificates(userID: user.id, deviceID: "sdk-device").count == 1)
+            #expect(try await app.store.deviceCertificates(userID: user.id, deviceID: "jkt:" + (try await sdk.deviceThumbprint())).count == 1)
 
             let customer = try await sdk.enrollment.retrieveCustomer()
             #expect(customer.firstName == "Pay User" && customer.username == Self.phone)
