@@ -34,6 +34,8 @@ public struct ErrorDomain: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let retrieveCustomer = ErrorDomain(rawValue: "kUserErrorRetrieveCustomerDomain")
     /// Reading the current session (Latchkey's addition).
     public static let session = ErrorDomain(rawValue: "kLatchkeySessionDomain")
+    /// Listing and unlinking the wallet's devices (Latchkey's additions).
+    public static let devices = ErrorDomain(rawValue: "kLatchkeyDevicesDomain")
     /// Errors that belong to no call: configuration of the SDK itself.
     public static let configuration = ErrorDomain(rawValue: "kLatchkeyConfigurationDomain")
 }

@@ -44,7 +44,10 @@ struct Users: AsyncParsableCommand {
                     last login:       \(user.lastLoginAt?.formatted(.iso8601) ?? "never")
                     """)
                 for device in try await service.devices(of: user) {
-                    print("device \(device.deviceID)\t\(device.deviceType ?? "-")\t\(device.status.rawValue)\tfailures=\(device.failedAttempts)")
+                    // A device key shows its thumbprint; the label is the app's name for it.
+                    print("device \(device.keyThumbprint.map { "key \($0)" } ?? device.deviceID)\t"
+                        + "label=\(device.label ?? "-")\t\(device.deviceType ?? "-")\t\(device.status.rawValue)\t"
+                        + "failures=\(device.failedAttempts)\tlinked=\(device.linkedAt.formatted(.iso8601))")
                 }
             }
         }

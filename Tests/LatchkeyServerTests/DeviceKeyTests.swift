@@ -107,3 +107,53 @@ import Testing
         }
     }
 }
+
+/// `GET /v1/devices` and `DELETE /v1/devices/{id}`.
+@Suite struct DeviceListTests {
+    @Test(arguments: TestEnvironment.engines)
+    func devicesAreListedAndUnlinkingEndsTheirSessions(engine: String) async throws {
+        try await withServer(engine: engine, configure: { $0.publicURL = TestDeviceKey.base }) { app, client in
+            let phone = TestDeviceKey()
+            let phoneSession = try await AuthFixture.keyEnrolledSession(app, client, key: phone, label: "Ada's phone")
+            let tablet = TestDeviceKey()
+            let prompt = try await client.dpopCall(tablet, .post, "/v1/auth/login/password", device: "tablet",
+                                                   body: ["username": "ada@example.com", "password": AuthFixture.password])
+            let challenge = try #require((prompt.json["mfaToken"] as? [String: Any]))
+            let question = try #require(challenge["mfaSecretQuestion"] as? String)
+            let answers = ["What was the name of your first pet?": "Rex", "In what city were you born?": "London",
+                           "What is your mother's maiden name?": "Byron"]
+            let linked = try await client.dpopCall(tablet, .post, "/v1/auth/mfa", device: "tablet",
+                                                   body: ["challengeToken": challenge["challengeToken"]!, "mfaSecretAnswer": answers[question]!])
+            let tabletSession = try #require(linked.json["sessionToken"] as? String, "\(linked.json)")
+
+            let list = try await client.dpopCall(phone, .get, "/v1/devices", token: phoneSession)
+            #expect(list.status == .ok, "\(list.json)")
+            let devices = try #require(list.json["devices"] as? [[String: Any]])
+            // Both were linked within one second; the list is by link time, then id.
+            let byID = Dictionary(uniqueKeysWithValues: devices.map { ($0["id"] as? String ?? "", $0) })
+            #expect(Set(byID.keys) == ["jkt:" + phone.thumbprint, "jkt:" + tablet.thumbprint])
+            let mine = try #require(byID["jkt:" + phone.thumbprint])
+            let other = try #require(byID["jkt:" + tablet.thumbprint])
+            #expect(mine["label"] as? String == "Ada's phone")
+            #expect(other["label"] as? String == "tablet")
+            #expect(mine["thumbprint"] as? String == phone.thumbprint)
+            #expect(other["thumbprint"] as? String == tablet.thumbprint)
+            #expect(mine["current"] as? Bool == true)
+            #expect(other["current"] as? Bool == false)
+            #expect(devices.allSatisfy { $0["status"] as? String == "active" && $0["linkedAt"] != nil })
+
+            let path = "/v1/devices/jkt:" + tablet.thumbprint
+            #expect(try await client.dpopCall(phone, .delete, path, token: phoneSession).status == .noContent)
+            #expect(try await client.dpopCall(tablet, .get, "/v1/auth/session", token: tabletSession).status == .unauthorized)
+            #expect(try await client.dpopCall(phone, .get, "/v1/auth/session", token: phoneSession).status == .ok)
+            let again = try await client.dpopCall(phone, .delete, path, token: phoneSession)
+            #expect(again.status == .notFound)
+            #expect(again.errorField == "deviceId")
+            // The unlinked key is a stranger again: its password login is prompted.
+            let stranger = try await client.dpopCall(tablet, .post, "/v1/auth/login/password", device: "tablet",
+                                                     body: ["username": "ada@example.com", "password": AuthFixture.password])
+            #expect(stranger.json["code"] as? Int == 412)
+            #expect(try await client.call(.get, "/v1/devices").status == .unauthorized)
+        }
+    }
+}

@@ -167,6 +167,24 @@ final class RecordingDelegate: AuthenticationDelegate, @unchecked Sendable {
         }
     }
 
+    @Test func listsAndUnlinksItsDevice() async throws {
+        try await withLiveServer { sdk, app in
+            let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
+            try await Self.verifyEmail(app, server: sdk.context.serverURL)
+            _ = try await sdk.authentication.loginByNonce(registered.nonce)
+            let devices = try await sdk.authentication.devices()
+            let thumbprint = try await sdk.deviceThumbprint()
+            #expect(devices.map(\.thumbprint) == [thumbprint])
+            #expect(devices.first?.isCurrent == true)
+            #expect(devices.first?.label == "sdk-device")
+            let missing = await failure { try await sdk.authentication.unlinkDevice("jkt:unknown") }
+            #expect(missing?.code.rawValue == 404)
+            #expect(missing?.domain == .devices)
+            try await sdk.authentication.unlinkDevice("jkt:" + thumbprint)
+            #expect(await sdk.authentication.state == .loggedOut)
+        }
+    }
+
     @Test func wrongPasswordDoesNotEndTheSession() async throws {
         try await withLiveServer { sdk, app in
             let registered = try await sdk.enrollment.registerNewUser(sampleProfile())

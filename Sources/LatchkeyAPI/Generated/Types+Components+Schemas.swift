@@ -1130,6 +1130,94 @@ extension Components {
                 case mfaToken
             }
         }
+        /// - Remark: Generated from `#/components/schemas/LinkedDevice`.
+        public struct LinkedDevice: Codable, Hashable, Sendable {
+            /// How the server names the device: `jkt:<thumbprint>` for a device key.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LinkedDevice/id`.
+            public var id: Swift.String
+            /// The app's name for the device (`X-Device-ID` when it was linked).
+            ///
+            /// - Remark: Generated from `#/components/schemas/LinkedDevice/label`.
+            public var label: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/LinkedDevice/deviceType`.
+            public var deviceType: Swift.String?
+            /// RFC 7638 thumbprint of the device key, for a device key.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LinkedDevice/thumbprint`.
+            public var thumbprint: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/LinkedDevice/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case active = "active"
+                case deactivated = "deactivated"
+                case suspended = "suspended"
+            }
+            /// - Remark: Generated from `#/components/schemas/LinkedDevice/status`.
+            public var status: Components.Schemas.LinkedDevice.StatusPayload
+            /// - Remark: Generated from `#/components/schemas/LinkedDevice/linkedAt`.
+            public var linkedAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/LinkedDevice/lastUsedAt`.
+            public var lastUsedAt: Foundation.Date?
+            /// Whether this is the device of the calling session.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LinkedDevice/current`.
+            public var current: Swift.Bool
+            /// Creates a new `LinkedDevice`.
+            ///
+            /// - Parameters:
+            ///   - id: How the server names the device: `jkt:<thumbprint>` for a device key.
+            ///   - label: The app's name for the device (`X-Device-ID` when it was linked).
+            ///   - deviceType:
+            ///   - thumbprint: RFC 7638 thumbprint of the device key, for a device key.
+            ///   - status:
+            ///   - linkedAt:
+            ///   - lastUsedAt:
+            ///   - current: Whether this is the device of the calling session.
+            public init(
+                id: Swift.String,
+                label: Swift.String? = nil,
+                deviceType: Swift.String? = nil,
+                thumbprint: Swift.String? = nil,
+                status: Components.Schemas.LinkedDevice.StatusPayload,
+                linkedAt: Foundation.Date,
+                lastUsedAt: Foundation.Date? = nil,
+                current: Swift.Bool
+            ) {
+                self.id = id
+                self.label = label
+                self.deviceType = deviceType
+                self.thumbprint = thumbprint
+                self.status = status
+                self.linkedAt = linkedAt
+                self.lastUsedAt = lastUsedAt
+                self.current = current
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case label
+                case deviceType
+                case thumbprint
+                case status
+                case linkedAt
+                case lastUsedAt
+                case current
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/DeviceList`.
+        public struct DeviceList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DeviceList/devices`.
+            public var devices: [Components.Schemas.LinkedDevice]
+            /// Creates a new `DeviceList`.
+            ///
+            /// - Parameters:
+            ///   - devices:
+            public init(devices: [Components.Schemas.LinkedDevice]) {
+                self.devices = devices
+            }
+            public enum CodingKeys: String, CodingKey {
+                case devices
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/SessionResponse`.
         public struct SessionResponse: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/SessionResponse/customerUri`.

@@ -4695,6 +4695,400 @@ public enum Operations {
             }
         }
     }
+    /// The devices linked to the logged-in wallet, oldest link first.
+    ///
+    /// - Remark: HTTP `GET /v1/devices`.
+    /// - Remark: Generated from `#/paths//v1/devices/get(listDevices)`.
+    public enum ListDevices {
+        public static let id: Swift.String = "listDevices"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/devices/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListDevices.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListDevices.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ListDevices.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.ListDevices.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/devices/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/devices/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.DeviceList)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.DeviceList {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ListDevices.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ListDevices.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The linked devices.
+            ///
+            /// - Remark: Generated from `#/paths//v1/devices/get(listDevices)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListDevices.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ListDevices.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/devices/get(listDevices)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/devices/get(listDevices)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Unlinks a device of the wallet; its sessions, device tokens and certificates end.
+    ///
+    /// - Remark: HTTP `DELETE /v1/devices/{deviceId}`.
+    /// - Remark: Generated from `#/paths//v1/devices/{deviceId}/delete(unlinkDevice)`.
+    public enum UnlinkDevice {
+        public static let id: Swift.String = "unlinkDevice"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/devices/{deviceId}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// The device's `id` from the device list (`jkt:<thumbprint>` for a device key).
+                ///
+                /// - Remark: Generated from `#/paths/v1/devices/{deviceId}/DELETE/path/deviceId`.
+                public var deviceId: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - deviceId: The device's `id` from the device list (`jkt:<thumbprint>` for a device key).
+                public init(deviceId: Swift.String) {
+                    self.deviceId = deviceId
+                }
+            }
+            public var path: Operations.UnlinkDevice.Input.Path
+            /// - Remark: Generated from `#/paths/v1/devices/{deviceId}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnlinkDevice.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnlinkDevice.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.UnlinkDevice.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.UnlinkDevice.Input.Path,
+                headers: Operations.UnlinkDevice.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Unlinked.
+            ///
+            /// - Remark: Generated from `#/paths//v1/devices/{deviceId}/delete(unlinkDevice)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.UnlinkDevice.Output.NoContent)
+            /// Unlinked.
+            ///
+            /// - Remark: Generated from `#/paths//v1/devices/{deviceId}/delete(unlinkDevice)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.UnlinkDevice.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/devices/{deviceId}/delete(unlinkDevice)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/devices/{deviceId}/delete(unlinkDevice)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/devices/{deviceId}/delete(unlinkDevice)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// The logged-in user's PDCustomer.
     ///
     /// - Remark: HTTP `GET /v1/profile`.

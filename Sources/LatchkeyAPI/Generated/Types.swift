@@ -143,6 +143,16 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/enrollment/expired-password`.
     /// - Remark: Generated from `#/paths//v1/enrollment/expired-password/post(changeExpiredPassword)`.
     func changeExpiredPassword(_ input: Operations.ChangeExpiredPassword.Input) async throws -> Operations.ChangeExpiredPassword.Output
+    /// The devices linked to the logged-in wallet, oldest link first.
+    ///
+    /// - Remark: HTTP `GET /v1/devices`.
+    /// - Remark: Generated from `#/paths//v1/devices/get(listDevices)`.
+    func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output
+    /// Unlinks a device of the wallet; its sessions, device tokens and certificates end.
+    ///
+    /// - Remark: HTTP `DELETE /v1/devices/{deviceId}`.
+    /// - Remark: Generated from `#/paths//v1/devices/{deviceId}/delete(unlinkDevice)`.
+    func unlinkDevice(_ input: Operations.UnlinkDevice.Input) async throws -> Operations.UnlinkDevice.Output
     /// The logged-in user's PDCustomer.
     ///
     /// - Remark: HTTP `GET /v1/profile`.
@@ -480,6 +490,26 @@ extension APIProtocol {
         try await changeExpiredPassword(Operations.ChangeExpiredPassword.Input(
             headers: headers,
             body: body
+        ))
+    }
+    /// The devices linked to the logged-in wallet, oldest link first.
+    ///
+    /// - Remark: HTTP `GET /v1/devices`.
+    /// - Remark: Generated from `#/paths//v1/devices/get(listDevices)`.
+    public func listDevices(headers: Operations.ListDevices.Input.Headers = .init()) async throws -> Operations.ListDevices.Output {
+        try await listDevices(Operations.ListDevices.Input(headers: headers))
+    }
+    /// Unlinks a device of the wallet; its sessions, device tokens and certificates end.
+    ///
+    /// - Remark: HTTP `DELETE /v1/devices/{deviceId}`.
+    /// - Remark: Generated from `#/paths//v1/devices/{deviceId}/delete(unlinkDevice)`.
+    public func unlinkDevice(
+        path: Operations.UnlinkDevice.Input.Path,
+        headers: Operations.UnlinkDevice.Input.Headers = .init()
+    ) async throws -> Operations.UnlinkDevice.Output {
+        try await unlinkDevice(Operations.UnlinkDevice.Input(
+            path: path,
+            headers: headers
         ))
     }
     /// The logged-in user's PDCustomer.

@@ -26,7 +26,8 @@ public struct AuthenticationService: EnvironmentService, Sendable {
     /// Links a device to the wallet; a device key linked to another wallet is refused (409).
     func link(_ user: UserRecord, deviceID: String, device: DeviceContext) async throws {
         do {
-            try await store.linkDevice(userID: user.id, deviceID: deviceID, deviceType: device.deviceType, now: now())
+            try await store.linkDevice(userID: user.id, deviceID: deviceID, deviceType: device.deviceType, label: device.label,
+                                       now: now())
         } catch StoreError.deviceKeyInUse {
             throw DomainError(.deviceKeyInUse, field: "DPoP")
         }

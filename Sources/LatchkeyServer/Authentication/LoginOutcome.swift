@@ -4,9 +4,12 @@ import Foundation
 public struct DeviceContext: Sendable, Equatable {
     public var deviceID: String?
     public var deviceType: String?
-    public init(deviceID: String?, deviceType: String? = nil) {
+    /// The app's name for the device (`X-Device-ID`), kept with a new link.
+    public var label: String?
+    public init(deviceID: String?, deviceType: String? = nil, label: String? = nil) {
         self.deviceID = deviceID
         self.deviceType = deviceType
+        self.label = label
     }
 }
 

@@ -4,7 +4,8 @@ import LatchkeyCore
 
 extension APIHandler {
     var device: DeviceContext {
-        DeviceContext(deviceID: RequestIdentity.client.deviceID, deviceType: RequestIdentity.client.deviceType)
+        DeviceContext(deviceID: RequestIdentity.client.deviceID, deviceType: RequestIdentity.client.deviceType,
+                      label: RequestIdentity.client.deviceLabel)
     }
 
     static func wire(_ outcome: LoginOutcome) -> Components.Schemas.LoginResponse {
@@ -72,5 +73,23 @@ extension APIHandler {
         return .ok(.init(body: .json(.init(
             customerUri: description.customerUri, deviceId: description.deviceID, createdAt: description.createdAt,
             lastSeenAt: description.lastSeenAt, idleExpiresAt: description.idleExpiresAt, expiresAt: description.expiresAt))))
+    }
+}
+
+extension APIHandler {
+    func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output {
+        let principal = try RequestIdentity.current.require()
+        let devices = try await authentication.devices(of: principal).map { device in
+            Components.Schemas.LinkedDevice(
+                id: device.deviceID, label: device.label, deviceType: device.deviceType, thumbprint: device.keyThumbprint,
+                status: .init(rawValue: device.status.rawValue) ?? .active, linkedAt: device.linkedAt,
+                lastUsedAt: device.lastLoginAt, current: device.deviceID == principal.deviceID)
+        }
+        return .ok(.init(body: .json(.init(devices: devices))))
+    }
+
+    func unlinkDevice(_ input: Operations.UnlinkDevice.Input) async throws -> Operations.UnlinkDevice.Output {
+        try await authentication.unlink(deviceID: input.path.deviceId, of: try RequestIdentity.current.require())
+        return .noContent(.init())
     }
 }

@@ -24,6 +24,8 @@ public enum ApplicationRoutes {
         }
         table.add(.delete, "/v1/auth/device-token")
         table.add(.get, "/v1/auth/session")
+        table.add(.get, "/v1/devices")
+        table.add(.delete, "/v1/devices/{deviceId}")
         for path in ["/a/self-service/registration/api", "/a/self-service/login/api", "/a/sessions/whoami"] { table.add(.get, path) }
         for path in ["/a/self-service/registration", "/a/self-service/login", "/identity/verification/flow/phone"] {
             table.add(.post, path)

@@ -9,9 +9,17 @@ public struct DeviceRecord: Sendable, Equatable {
     public var failedAttempts: Int
     public var linkedAt: Date
     public var lastLoginAt: Date?
+    /// The app's name for the device (`X-Device-ID` when it was linked).
+    public var label: String?
+
+    /// The thumbprint of the device's key, when the device is a key (`jkt:` + thumbprint).
+    public var keyThumbprint: String? {
+        deviceID.hasPrefix(DeviceKeyID.prefix) ? String(deviceID.dropFirst(DeviceKeyID.prefix.count)) : nil
+    }
 
     public init(userID: String, deviceID: String, deviceType: String?, status: DeviceStatus = .active, failedAttempts: Int = 0,
-                linkedAt: Date, lastLoginAt: Date? = nil) {
+                linkedAt: Date, lastLoginAt: Date? = nil, label: String? = nil) {
+        self.label = label
         self.userID = userID
         self.deviceID = deviceID
         self.deviceType = deviceType

@@ -108,6 +108,9 @@ enum Migrations {
             "ALTER TABLE sessions ADD COLUMN key_thumbprint TEXT",
             // A device key (`jkt:` + its RFC 7638 thumbprint) is linked to one wallet at most.
             "CREATE UNIQUE INDEX devices_key ON devices (device_id) WHERE device_id LIKE 'jkt:%'",
+            // The app's name for a device (`X-Device-ID`), shown in device lists.
+            "ALTER TABLE devices ADD COLUMN label TEXT",
+            "ALTER TABLE device_certificates ADD COLUMN revoked_at BIGINT",
         ]),
     ]
 

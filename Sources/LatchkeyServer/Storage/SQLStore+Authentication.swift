@@ -126,18 +126,37 @@ extension SQLStore {
             .first.map { try DeviceRecord(row: $0) }
     }
 
-    public func linkDevice(userID: String, deviceID: String, deviceType: String?, now: Date) async throws {
-        try await Self.linkDevice(userID: userID, deviceID: deviceID, deviceType: deviceType, now: now, in: engine)
+    public func linkDevice(userID: String, deviceID: String, deviceType: String?, label: String?, now: Date) async throws {
+        try await Self.linkDevice(userID: userID, deviceID: deviceID, deviceType: deviceType, label: label, now: now, in: engine)
+    }
+
+    public func unlinkDevice(userID: String, deviceID: String, now: Date) async throws -> Bool {
+        let removed = try await engine.transaction { db in
+            let gone = try await db.query("DELETE FROM devices WHERE user_id = $1 AND device_id = $2 RETURNING device_id",
+                                          [.text(userID), .text(deviceID)])
+            guard !gone.isEmpty else { return false }
+            try await Self.revokeSessions(userID: userID, except: nil, deviceID: deviceID, now: now, in: db)
+            try await db.execute("""
+                UPDATE device_tokens SET revoked_at = $3 WHERE user_id = $1 AND device_id = $2 AND revoked_at IS NULL
+                """, [.text(userID), .text(deviceID), now.epochSeconds])
+            try await db.execute("""
+                UPDATE device_certificates SET revoked_at = $3 WHERE user_id = $1 AND device_id = $2 AND revoked_at IS NULL
+                """, [.text(userID), .text(deviceID), now.epochSeconds])
+            return true
+        }
+        if removed { sessions.remove(userID: userID, deviceID: deviceID) }
+        return removed
     }
 
     /// Links a device to a user (idempotent) with `db`, e.g. inside a transaction.
     /// Throws `StoreError.deviceKeyInUse` when the device is a key linked to another wallet.
-    static func linkDevice(userID: String, deviceID: String, deviceType: String?, now: Date, in db: any SQLExecutor) async throws {
+    static func linkDevice(userID: String, deviceID: String, deviceType: String?, label: String?, now: Date,
+                           in db: any SQLExecutor) async throws {
         do {
             try await db.execute("""
-                INSERT INTO devices (user_id, device_id, device_type, linked_at) VALUES ($1, $2, $3, $4)
+                INSERT INTO devices (user_id, device_id, device_type, linked_at, label) VALUES ($1, $2, $3, $4, $5)
                 ON CONFLICT (user_id, device_id) DO NOTHING
-                """, [.text(userID), .text(deviceID), deviceType.sql, now.epochSeconds])
+                """, [.text(userID), .text(deviceID), deviceType.sql, now.epochSeconds, label.sql])
         } catch SQLEngineError.uniqueViolation(.deviceKey) {
             throw StoreError.deviceKeyInUse
         }

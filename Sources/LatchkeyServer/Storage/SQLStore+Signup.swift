@@ -55,7 +55,7 @@ extension SQLStore {
                 if used.isEmpty { throw StoreError.flowNotUsable }
                 try await Self.insert(user, into: db)
                 if let deviceID {
-                    try await Self.linkDevice(userID: user.id, deviceID: deviceID, deviceType: nil, now: now, in: db)
+                    try await Self.linkDevice(userID: user.id, deviceID: deviceID, deviceType: nil, label: nil, now: now, in: db)
                 }
                 try await Self.insert(session, into: db)
                 for token in tokens { try await Self.insert(token, into: db) }

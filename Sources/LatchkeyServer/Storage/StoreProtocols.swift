@@ -56,8 +56,12 @@ public protocol DeviceStore: Sendable {
     func devices(userID: String) async throws -> [DeviceRecord]
     /// The user most recently linked to a device (PIN login identifies the user by device).
     func deviceOwner(deviceID: String) async throws -> DeviceRecord?
-    /// Links a device to a user (idempotent).
-    func linkDevice(userID: String, deviceID: String, deviceType: String?, now: Date) async throws
+    /// Links a device to a user (idempotent), with the app's label for it.
+    /// Throws `StoreError.deviceKeyInUse` when the device is a key another wallet has linked.
+    func linkDevice(userID: String, deviceID: String, deviceType: String?, label: String?, now: Date) async throws
+    /// Unlinks a device in one transaction: the link goes, the device's sessions and device tokens
+    /// are revoked and its certificates too. Answers whether the device was linked.
+    func unlinkDevice(userID: String, deviceID: String, now: Date) async throws -> Bool
     /// Applies a device status change the domain decided (`DeviceStatus.change(to:)`).
     func setDeviceStatus(userID: String, deviceID: String, change: DeviceStatusChange, now: Date) async throws
 }
@@ -99,4 +103,11 @@ public protocol OutboxStore: Sendable {
     func outboxMessage(id: String) async throws -> OutboxMessage?
     /// Every outbox message, oldest first (operators and tests).
     func outboxMessages() async throws -> [OutboxMessage]
+}
+
+extension DeviceStore {
+    /// Links a device without a label (operators, tests, the benchmark).
+    public func linkDevice(userID: String, deviceID: String, deviceType: String?, now: Date) async throws {
+        try await linkDevice(userID: userID, deviceID: deviceID, deviceType: deviceType, label: nil, now: now)
+    }
 }

@@ -1,0 +1,39 @@
+import Foundation
+import LatchkeyAPI
+
+/// A device linked to the wallet, as `devices()` lists it.
+public struct LinkedDevice: Sendable, Equatable, Identifiable {
+    /// How the server names the device: `jkt:<thumbprint>` for a device key.
+    public let id: String
+    /// The app's name for the device (its `deviceID` when it was linked).
+    public let label: String?
+    public let deviceType: String?
+    /// The RFC 7638 thumbprint of the device key (compare with `LatchkeyClient.deviceThumbprint()`).
+    public let thumbprint: String?
+    /// `active`, `deactivated` or `suspended`.
+    public let status: String
+    public let linkedAt: Date
+    public let lastUsedAt: Date?
+    /// Whether this is the device the SDK runs on.
+    public let isCurrent: Bool
+
+    init(_ wire: Components.Schemas.LinkedDevice) {
+        (id, label, deviceType, thumbprint) = (wire.id, wire.label, wire.deviceType, wire.thumbprint)
+        (status, linkedAt, lastUsedAt, isCurrent) = (wire.status.rawValue, wire.linkedAt, wire.lastUsedAt, wire.current)
+    }
+}
+
+extension AuthenticationClient {
+    /// The devices linked to the logged-in wallet, oldest link first.
+    /// Throws `LatchkeyError` (`.devices`): 401 when not logged in.
+    public func devices() async throws(LatchkeyError) -> [LinkedDevice] {
+        try await context.call(.devices) { try await api.listDevices().ok.body.json.devices.map(LinkedDevice.init) }
+    }
+
+    /// Unlinks one of the wallet's devices: its sessions, device tokens and certificate end. Unlinking
+    /// this device logs the SDK out. Throws `LatchkeyError` (`.devices`): 404 when no such device is linked.
+    public func unlinkDevice(_ id: String) async throws(LatchkeyError) {
+        try await context.call(.devices) { _ = try await api.unlinkDevice(path: .init(deviceId: id)).noContent }
+        if let current = try? await devices(), !current.contains(where: \.isCurrent) { await vault.signOut() }
+    }
+}
