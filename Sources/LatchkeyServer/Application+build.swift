@@ -110,12 +110,12 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
             .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet))
             .add(middleware: EdgeMiddleware(throttle: edge.throttle, trustForwardedFor: edge.trust,
                                             authentication: authentication, dpop: dpop,
-                                            deviceBinding: configuration.issuer.deviceBinding)),
+                                            deviceBinding: configuration.issuer.deviceBinding, proofs: store)),
         kratos: router.group(context: KratosRequestContext.self)
             .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .kratos))
             .add(middleware: EdgeMiddleware(throttle: edge.throttle, trustForwardedFor: edge.trust,
                                             authentication: authentication, dpop: dpop,
-                                            deviceBinding: configuration.issuer.deviceBinding)))
+                                            deviceBinding: configuration.issuer.deviceBinding, proofs: store)))
     try APIHandler(enrollment: enrollment, authentication: authentication, profile: profile, signup: signup,
                    federation: federation).registerHandlers(
         on: groups, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))

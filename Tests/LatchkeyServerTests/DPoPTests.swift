@@ -128,4 +128,35 @@ import Testing
             #expect(asDPoP.error["id"] as? String == "invalid_token")
         }
     }
+
+    /// A proof of a credential call is accepted once across replicas: replayed to a second server
+    /// on the same database (same pepper, so the same nonces), it is refused.
+    @Test(arguments: TestEnvironment.engines)
+    func aCredentialCallsProofIsRefusedOnAnotherReplica(engine: String) async throws {
+        let database = try await TestEnvironment.freshDatabase(engine)
+        var configuration = try TestEnvironment.configuration(database: database)
+        configuration.publicURL = TestDeviceKey.base
+        let second = try await TestEnvironment.application(configuration)
+        try await withServer(configure: { $0.database = database; $0.publicURL = TestDeviceKey.base }) { app, client in
+            let device = TestDeviceKey()
+            _ = try await AuthFixture.keyEnrolledSession(app, client, key: device)
+            let path = "/v1/auth/login/pin"
+            let first = try await client.call(.post, path, headers: appHeaders().with(proof: device.proof("POST", path)),
+                                              body: ["pin": AuthFixture.pin])
+            let nonce = try #require(first.headers[Self.nonceHeader])
+            let proof = device.proof("POST", path, nonce: nonce)
+            let login = try await client.call(.post, path, headers: appHeaders().with(proof: proof), body: ["pin": AuthFixture.pin])
+            #expect(login.status == .ok, "\(login.json)")
+            try await second.application.test(.router) { otherClient in
+                let replayed = try await otherClient.call(.post, path, headers: appHeaders().with(proof: proof),
+                                                          body: ["pin": AuthFixture.pin])
+                #expect(replayed.status == .unauthorized)
+                #expect(replayed.error["id"] as? String == "invalid_dpop_proof")
+                let fresh = try await otherClient.call(.post, path, headers: appHeaders().with(proof: device.proof("POST", path, nonce: nonce)),
+                                                       body: ["pin": AuthFixture.pin])
+                #expect(fresh.status == .ok, "the other replica accepts the shared nonce: \(fresh.json)")
+            }
+        }
+        try await second.store.close()
+    }
 }

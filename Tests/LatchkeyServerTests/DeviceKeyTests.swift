@@ -157,3 +157,34 @@ import Testing
         }
     }
 }
+
+/// The phone sign-up's key registration proves possession of the key it registers.
+@Suite struct CertificateProofTests {
+    @Test(arguments: TestEnvironment.engines)
+    func aCertificateIsIssuedOnlyForTheProvenKey(engine: String) async throws {
+        try await withServer(engine: engine, configure: {
+            SignupFixture.configure(&$0)
+            $0.publicURL = TestDeviceKey.base
+        }) { app, client in
+            let device = TestDeviceKey()
+            let flow = try await SignupFixture.verifiedFlow(app, client)
+            let registered = try await SignupFixture.finish(client, flow: flow,
+                                                            headers: appHeaders(device: "phone-1").with(proof: device.proof(
+                                                                "POST", "/a/self-service/registration")))
+            let token = try #require(registered.json["session_token"] as? String, "\(registered.json)")
+            let path = "/identity/pki/client/certificates"
+            let other = TestDeviceKey()
+            let wrongKey = try await client.call(.put, path, headers: appHeaders().with(proof: device.proof("PUT", path, token: token),
+                                                                                       dpopToken: token),
+                                                 body: ["publicKey": other.key.publicKey.pemRepresentation])
+            #expect(wrongKey.status == .badRequest, "\(wrongKey.json)")
+            #expect((wrongKey.error["reason"] as? String)?.hasPrefix("publicKey") == true, "\(wrongKey.json)")
+            let issued = try await client.call(.put, path, headers: appHeaders().with(proof: device.proof("PUT", path, token: token),
+                                                                                     dpopToken: token),
+                                               body: ["publicKey": device.key.publicKey.pemRepresentation])
+            #expect(issued.status == .ok, "\(issued.json)")
+            let user = try #require(try await app.store.user(issuer: "default", phoneNormalized: SignupFixture.phone))
+            #expect(try await app.store.deviceCertificates(userID: user.id, deviceID: "jkt:" + device.thumbprint).count == 1)
+        }
+    }
+}

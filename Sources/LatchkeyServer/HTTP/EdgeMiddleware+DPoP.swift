@@ -55,9 +55,19 @@ extension EdgeMiddleware {
         }
         guard values.count == 1 else { throw DomainError(.invalidDPoPProof, message: "Send one DPoP proof.", field: "DPoP") }
         let path = request.uri.path
-        return try await dpop.verify(proof, method: request.method.rawValue, path: path,
-                                     accessToken: credential?.scheme == .dpop ? credential?.token : nil,
-                                     requireNonce: Self.nonceRequiredPaths.contains(path))
+        let credentialCall = Self.nonceRequiredPaths.contains(path)
+        let verified = try await dpop.verify(proof, method: request.method.rawValue, path: path,
+                                             accessToken: credential?.scheme == .dpop ? credential?.token : nil,
+                                             requireNonce: credentialCall)
+        // The in-memory replay cache is per process; a credential call's proof is recorded in the
+        // database too, so another replica refuses it as well.
+        if credentialCall {
+            let time = dpop.now()
+            guard try await proofs.recordProof(digest: SecureRandom.digest(verified.thumbprint + "." + verified.jti),
+                                               expiresAt: time.addingTimeInterval(2 * DPoPVerifier.window), now: time)
+            else { throw DPoPVerifier.invalid("The DPoP proof was used before.") }
+        }
+        return verified
     }
 
     /// Holds a bound session to its key (RFC 9449 §7): it works only as `Authorization: DPoP` (or

@@ -49,6 +49,8 @@ struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
     let authentication: AuthenticationService
     let dpop: DPoPVerifier
     let deviceBinding: DeviceBindingMode
+    /// Where credential calls' proofs are recorded across replicas.
+    let proofs: any ProofStore
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context

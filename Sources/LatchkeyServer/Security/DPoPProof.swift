@@ -104,9 +104,19 @@ public struct DPoPVerifier: Sendable {
         do { key = try ES256PublicKey(parameters: (x: x, y: y)) } catch {
             throw invalid("The DPoP proof's jwk is not a point on P-256.")
         }
-        // RFC 7638 §3.2: the required members in lexicographic order, no whitespace.
-        let canonical = #"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#
-        return (key, base64URL(SHA256.hash(data: Data(canonical.utf8))))
+        return (key, thumbprint(x: x, y: y))
+    }
+
+    /// The RFC 7638 thumbprint of a P-256 key given by its base64url coordinates: the required
+    /// members in lexicographic order, no whitespace, hashed with SHA-256.
+    static func thumbprint(x: String, y: String) -> String {
+        base64URL(SHA256.hash(data: Data(#"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#.utf8)))
+    }
+
+    /// The RFC 7638 thumbprint of a P-256 public key.
+    static func thumbprint(of key: P256.Signing.PublicKey) -> String {
+        let point = key.rawRepresentation
+        return thumbprint(x: base64URL(point.prefix(32)), y: base64URL(point.suffix(32)))
     }
 
     /// `htu` without query or fragment (RFC 9449 §4.3).

@@ -23,6 +23,11 @@ extension SignupService {
         guard let key = Self.parsePublicKey(publicKey) else {
             throw DomainError.invalidField("publicKey", "Send a P-256 public key as PEM or base64 (DER SubjectPublicKeyInfo or X9.63).")
         }
+        // A request that proves a device key (DPoP) is the proof of possession: the certificate is
+        // issued only for that key.
+        if let proven = DeviceBinding.provenKey, DPoPVerifier.thumbprint(of: key) != proven {
+            throw DomainError.invalidField("publicKey", "The public key is not the key that signed the request's DPoP proof.")
+        }
         let time = now()
         let certificate = try authority.issue(for: key, userID: principal.userID, deviceID: device, organization: issuer.name,
                                               now: time, lifetimeDays: issuer.deviceAuthentication.lifetimeDays)

@@ -6,7 +6,7 @@ import Logging
 /// Services never see this whole protocol: each declares the narrow ones it uses
 /// (`StoreProtocols.swift`), so what a service can touch is in its type.
 public protocol LatchkeyStore: UserStore, AttemptStore, DeviceStore, SessionStore, OutboxStore, CredentialStore, ResetStore,
-    SignupStore, FederationStore, StoreAdministration {}
+    SignupStore, FederationStore, ProofStore, StoreAdministration {}
 
 /// The database itself: schema, health and the connection pool's lifetime. The application's
 /// lifecycle, `/ready` and the CLI's `migrate` use it; services never do.

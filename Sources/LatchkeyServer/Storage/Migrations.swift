@@ -111,6 +111,9 @@ enum Migrations {
             // The app's name for a device (`X-Device-ID`), shown in device lists.
             "ALTER TABLE devices ADD COLUMN label TEXT",
             "ALTER TABLE device_certificates ADD COLUMN revoked_at BIGINT",
+            // DPoP proofs of credential calls, so a replay is refused on every replica.
+            "CREATE TABLE dpop_proofs (digest TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
+            "CREATE INDEX dpop_proofs_expiry ON dpop_proofs (expires_at)",
         ]),
     ]
 

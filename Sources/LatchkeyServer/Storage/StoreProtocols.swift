@@ -111,3 +111,11 @@ extension DeviceStore {
         try await linkDevice(userID: userID, deviceID: deviceID, deviceType: deviceType, label: nil, now: now)
     }
 }
+
+/// The DPoP proofs of the calls that check credentials or open sessions, so a proof is accepted
+/// once across replicas.
+public protocol ProofStore: Sendable {
+    /// Records a proof (the digest of its key thumbprint and `jti`) until `expiresAt`; false when it
+    /// was recorded before and has not expired (a replay). Also drops expired records now and then.
+    func recordProof(digest: String, expiresAt: Date, now: Date) async throws -> Bool
+}
