@@ -37,7 +37,8 @@ struct BenchmarkUser {
     }
 
     /// Login and session operations, each measured like the others.
-    func measure(driver: LoadDriver, seconds: Double, health: LoadDriver.Result, hashRate: Double) async throws {
+    func measure(driver: LoadDriver, seconds: Double, health: LoadDriver.Result, hashRate: Double,
+                 app: LatchkeyApplication) async throws {
         let password = try await driver.measure("POST /v1/auth/login/password", seconds: seconds) { _ in
             .init(path: "/v1/auth/login/password", method: .POST,
                   body: #"{"username": "\#(Self.email)", "password": "\#(Self.password)"}"#)
@@ -52,13 +53,22 @@ struct BenchmarkUser {
         try await driver.measure("POST /v1/auth/login/device-token", seconds: seconds) { _ in
             .init(path: "/v1/auth/login/device-token", method: .POST, body: #"{"deviceToken": "\#(token)"}"#)
         }.print(baseline: health)
-        try await measureSession(driver: driver, seconds: seconds, health: health)
+        try await measureSession(driver: driver, seconds: seconds, health: health, app: app)
     }
 
-    func measureSession(driver: LoadDriver, seconds: Double, health: LoadDriver.Result) async throws {
+    func measureSession(driver: LoadDriver, seconds: Double, health: LoadDriver.Result, app: LatchkeyApplication) async throws {
         let session = self.session
         try await driver.measure("GET /v1/auth/session", seconds: seconds) { _ in
             .init(path: "/v1/auth/session", session: session)
+        }.print(baseline: health)
+        // Enough proofs for 40,000 checks a second; each is used once.
+        guard let user = try await app.store.user(issuer: app.configuration.issuer.id, emailNormalized: Self.email) else { return }
+        let bound = try await BoundSession.prepare(app: app, userID: user.id,
+                                                   url: driver.base.absoluteString + "/v1/auth/session",
+                                                   count: Int(seconds * 40_000))
+        try await driver.measure("GET /v1/auth/session (DPoP-bound)", seconds: seconds) { index in
+            .init(path: "/v1/auth/session",
+                  headers: [("Authorization", "DPoP \(bound.token)"), ("DPoP", bound.proofs[index % bound.proofs.count])])
         }.print(baseline: health)
     }
 }

@@ -53,7 +53,7 @@ struct Benchmark: AsyncParsableCommand {
         let questions = configuration.issuer.mfa.questions.prefix(configuration.issuer.mfa.numberOfRequiredQuestions)
         if sessionOnly, let app = served?.application {
             let user = try await BenchmarkUser.prepare(app: app, driver: driver, questions: questions.map(\.mfaQuestion))
-            try await user.measureSession(driver: driver, seconds: duration, health: health)
+            try await user.measureSession(driver: driver, seconds: duration, health: health, app: app)
             try await driver.shutdown()
             try await served?.stop()
             return
@@ -79,7 +79,7 @@ struct Benchmark: AsyncParsableCommand {
                      hashesPerRegistration, ratio * 100))
         if let app = served?.application {
             let user = try await BenchmarkUser.prepare(app: app, driver: driver, questions: questions.map(\.mfaQuestion))
-            try await user.measure(driver: driver, seconds: duration, health: health, hashRate: hashRate)
+            try await user.measure(driver: driver, seconds: duration, health: health, hashRate: hashRate, app: app)
             try await Self.measureSignup(driver: driver, capture: capture, seconds: registrationDuration, hashRate: hashRate)
         } else {
             print("login and sign-up operations: run without --url (they need the in-process server's store and courier)")
