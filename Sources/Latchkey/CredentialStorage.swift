@@ -36,10 +36,23 @@ public actor FileCredentialStorage: CredentialStorage {
     }
 }
 
+/// The storage `LatchkeyClient` uses when the app names none: the Keychain where the `Security`
+/// framework exists (what survives a relaunch: session, device token, device key), memory elsewhere.
+public func defaultCredentialStorage() -> any CredentialStorage {
+    #if canImport(Security)
+    let storage = KeychainCredentialStorage()
+    storage.clearIfNewInstallation()
+    return storage
+    #else
+    return MemoryCredentialStorage()
+    #endif
+}
+
 #if canImport(Security)
 import Security
 
-/// Keeps values in the Keychain as generic passwords of one service, this device only.
+/// Keeps values in the Keychain as generic passwords of one service, on this device only, readable
+/// after the first unlock (background refresh, push and prewarming run while the phone is locked).
 public struct KeychainCredentialStorage: CredentialStorage {
     let service: String
     public init(service: String = "latchkey") { self.service = service }
@@ -55,18 +68,47 @@ public struct KeychainCredentialStorage: CredentialStorage {
         return result as? Data
     }
 
+    /// Updates the item in place and adds it only when there is none, so a failed write never
+    /// loses the value it was replacing.
     public func set(_ data: Data?, for key: String) throws {
-        SecItemDelete(base(key) as CFDictionary)
-        guard let data else { return }
+        guard let data else {
+            let status = SecItemDelete(base(key) as CFDictionary)
+            guard status == errSecSuccess || status == errSecItemNotFound else { throw KeychainError(status: status) }
+            return
+        }
+        let update: [String: Any] = [kSecValueData as String: data,
+                                     kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly]
+        let updated = SecItemUpdate(base(key) as CFDictionary, update as CFDictionary)
+        if updated == errSecSuccess { return }
+        guard updated == errSecItemNotFound else { throw KeychainError(status: updated) }
         var item = base(key)
-        item[kSecValueData as String] = data
-        item[kSecAttrAccessible as String] = kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+        item.merge(update) { $1 }
         let status = SecItemAdd(item as CFDictionary, nil)
         guard status == errSecSuccess else { throw KeychainError(status: status) }
     }
 
+    /// Keychain items outlive an app's deletion; a new installation must not inherit the previous
+    /// one's session or device key. A marker in the app's defaults (which deletion does remove)
+    /// tells a first launch.
+    func clearIfNewInstallation() {
+        let marker = "latchkey.installed.\(service)"
+        guard !UserDefaults.standard.bool(forKey: marker) else { return }
+        var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service]
+        #if os(macOS)
+        query[kSecUseDataProtectionKeychain as String] = true
+        #endif
+        SecItemDelete(query as CFDictionary)
+        UserDefaults.standard.set(true, forKey: marker)
+    }
+
     private func base(_ key: String) -> [String: Any] {
-        [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: key]
+        var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+                                    kSecAttrAccount as String: key]
+        #if os(macOS)
+        // The iOS-style keychain on macOS: access control like iOS, no login-keychain prompts.
+        query[kSecUseDataProtectionKeychain as String] = true
+        #endif
+        return query
     }
 
     /// A Keychain call failed with this `OSStatus`.

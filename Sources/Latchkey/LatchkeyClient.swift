@@ -27,10 +27,11 @@ public final class LatchkeyClient: Sendable {
     /// - Parameters:
     ///   - transport: how requests reach the server (URLSession by default; inject any
     ///     `ClientTransport`, e.g. for tests).
-    ///   - storage: where session, device token and device key are kept.
+    ///   - storage: where session, device token and device key are kept: by default the Keychain
+    ///     where there is one (`defaultCredentialStorage()`), memory elsewhere.
     ///   - now: the clock (e.g. whether the stored device token has expired).
     public init(context: LatchkeyContext, transport: any ClientTransport = URLSessionTransport(),
-                storage: any CredentialStorage = MemoryCredentialStorage(), now: @escaping @Sendable () -> Date = Date.init) {
+                storage: any CredentialStorage = defaultCredentialStorage(), now: @escaping @Sendable () -> Date = Date.init) {
         self.context = context
         let vault = SessionVault(storage: storage)
         let signer = DPoPSigner(storage: storage, now: now)

@@ -19,12 +19,18 @@ actor SessionVault {
 
     init(storage: any CredentialStorage) { self.storage = storage }
 
+    /// Reads the stored session once. A read that fails (a Keychain locked before the first unlock)
+    /// is not remembered as "no session": the next call reads again.
     func load() async {
         guard !loaded else { return }
-        loaded = true
-        session = try? await storage.data(for: Self.sessionKey).map { String(decoding: $0, as: UTF8.self) }
-        if session != nil, let customer = try? await storage.data(for: Self.customerKey) {
-            state = .authenticated(customerUri: String(decoding: customer, as: UTF8.self))
+        do {
+            session = try await storage.data(for: Self.sessionKey).map { String(decoding: $0, as: UTF8.self) }
+            if session != nil, let customer = try await storage.data(for: Self.customerKey) {
+                state = .authenticated(customerUri: String(decoding: customer, as: UTF8.self))
+            }
+            loaded = true
+        } catch {
+            session = nil
         }
     }
 

@@ -208,3 +208,35 @@ final class ClockOffset: @unchecked Sendable {
         set { lock.withLock { value = newValue } }
     }
 }
+
+/// A storage whose first reads fail, as the Keychain does before the first unlock after a reboot.
+actor LockedUntilUnlockStorage: CredentialStorage {
+    private var values: [String: Data]
+    private var failingReads: Int
+    init(values: [String: Data], failingReads: Int) {
+        self.values = values
+        self.failingReads = failingReads
+    }
+    func data(for key: String) throws -> Data? {
+        if failingReads > 0 {
+            failingReads -= 1
+            throw CocoaError(.fileReadNoPermission)
+        }
+        return values[key]
+    }
+    func set(_ data: Data?, for key: String) { values[key] = data }
+}
+
+@Suite struct CredentialStorageTests {
+    /// A read that fails while the device is locked is not remembered as "logged out".
+    @Test func aFailedReadIsTriedAgain() async throws {
+        let storage = LockedUntilUnlockStorage(values: ["latchkey.session": Data("token".utf8),
+                                                        "latchkey.customerUri": Data("urn:latchkey:customer:1".utf8)],
+                                               failingReads: 1)
+        let client = LatchkeyClient(context: LatchkeyContext(serverURL: URL(string: "http://127.0.0.1:9")!,
+                                                             applicationSignature: signature, deviceID: "d"),
+                                    storage: storage)
+        #expect(await client.authentication.state == .loggedOut)
+        #expect(await client.authentication.state == .authenticated(customerUri: "urn:latchkey:customer:1"))
+    }
+}

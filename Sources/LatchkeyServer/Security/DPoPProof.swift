@@ -54,21 +54,25 @@ public struct DPoPVerifier: Sendable {
     public func verify(_ proof: String, method: String, path: String, accessToken: String?,
                        requireNonce: Bool) async throws -> DPoPProof {
         guard proof.utf8.count <= Self.maxLength else { throw Self.invalid("The DPoP proof is too long.") }
-        let header: JWTHeader
+        let parsed: (header: JWTHeader, payload: DPoPClaims, signature: Data)
         do {
-            header = try DefaultJWTParser().parse(Array(proof.utf8), as: DPoPClaims.self).header
+            parsed = try DefaultJWTParser().parse(Array(proof.utf8), as: DPoPClaims.self)
         } catch {
             throw Self.invalid("The DPoP proof is not a JWS with the claims jti, htm, htu and iat.")
         }
+        let header = parsed.header
         guard header.typ == "dpop+jwt" else { throw Self.invalid("The DPoP proof's typ must be dpop+jwt.") }
         guard header.alg == "ES256" else { throw Self.invalid("The DPoP proof must be signed with ES256.") }
         let key = try Self.publicKey(header.jwk)
-        let claims: DPoPClaims
-        do {
-            claims = try await JWTKeyCollection().add(ecdsa: key.key).verify(proof, as: DPoPClaims.self)
-        } catch {
+        // jwt-kit parsed the JWS; the one ES256 verification is swift-crypto's, over the signing
+        // input as sent (a key collection per request would parse the token a second time).
+        guard let lastDot = proof.utf8.lastIndex(of: UInt8(ascii: ".")) else { throw Self.invalid("The DPoP proof is not a JWS.") }
+        let signingInput = Data(proof.utf8[..<lastDot])
+        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: parsed.signature),
+              key.key.isValidSignature(signature, for: signingInput) else {
             throw Self.invalid("The DPoP proof's signature does not verify with its jwk.")
         }
+        let claims = parsed.payload
         guard claims.htm == method else { throw Self.invalid("The DPoP proof's htm is not this request's method.") }
         guard Self.stripped(claims.htu) == publicURL.value + path else {
             throw Self.invalid("The DPoP proof's htu is not this request's URL.")
@@ -94,14 +98,14 @@ public struct DPoPVerifier: Sendable {
     }
 
     /// The proof's public key and its RFC 7638 thumbprint; refuses anything but a public P-256 key.
-    static func publicKey(_ jwk: [String: JWTHeaderField]?) throws -> (key: ES256PublicKey, thumbprint: String) {
+    static func publicKey(_ jwk: [String: JWTHeaderField]?) throws -> (key: P256.Signing.PublicKey, thumbprint: String) {
         guard let jwk, jwk["kty"]?.asString == "EC", jwk["crv"]?.asString == "P-256",
               let x = jwk["x"]?.asString, let y = jwk["y"]?.asString else {
             throw invalid("The DPoP proof's jwk must be a P-256 public key.")
         }
         guard jwk["d"] == nil else { throw invalid("The DPoP proof's jwk must not contain a private key.") }
-        let key: ES256PublicKey
-        do { key = try ES256PublicKey(parameters: (x: x, y: y)) } catch {
+        guard let xBytes = Data(base64URL: x), let yBytes = Data(base64URL: y), xBytes.count == 32, yBytes.count == 32,
+              let key = try? P256.Signing.PublicKey(x963Representation: [0x04] + xBytes + yBytes) else {
             throw invalid("The DPoP proof's jwk is not a point on P-256.")
         }
         return (key, thumbprint(x: x, y: y))

@@ -32,6 +32,13 @@ public enum SecureRandom {
 }
 
 extension Data {
+    /// Decodes base64url with or without padding; nil for anything else.
+    init?(base64URL text: String) {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        self.init(base64Encoded: base64)
+    }
+
     /// Base64url without padding (RFC 4648 §5), as tokens and JOSE use it.
     var base64URL: String {
         base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
