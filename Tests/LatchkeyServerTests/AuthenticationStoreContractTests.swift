@@ -96,4 +96,45 @@ import Testing
             #expect(try await store.token(digest: "c1", purpose: .mfaChallenge, now: now) == nil)
         }
     }
+
+    /// One live certificate per device; deactivating or unlinking the device revokes it, and a
+    /// suspension does not. A device key is linked to one wallet.
+    @Test(arguments: TestEnvironment.engines)
+    func certificatesFollowTheirDevice(engine: String) async throws {
+        try await TestEnvironment.withFreshStore(engine) { store in
+            let user = try await open(store)
+            try await store.linkDevice(userID: user.id, deviceID: "jkt:abc", deviceType: nil, label: "phone", now: now)
+            func certificate(_ serial: String, at offset: TimeInterval) -> DeviceCertificateRecord {
+                DeviceCertificateRecord(serial: serial, userID: user.id, deviceID: "jkt:abc", publicKey: "k", certificatePEM: "pem",
+                                        createdAt: now.addingTimeInterval(offset), expiresAt: now.addingTimeInterval(86_400))
+            }
+            func live() async throws -> [String] {
+                try await store.deviceCertificates(userID: user.id, deviceID: "jkt:abc").filter { $0.revokedAt == nil }.map(\.serial)
+            }
+            try await store.createDeviceCertificate(certificate("01", at: 0))
+            try await store.createDeviceCertificate(certificate("02", at: 1))
+            #expect(try await live() == ["02"], "registering again replaces the certificate")
+            try await store.setDeviceStatus(userID: user.id, deviceID: "jkt:abc", status: .suspended, now: now)
+            #expect(try await live() == ["02"])
+            try await store.setDeviceStatus(userID: user.id, deviceID: "jkt:abc", status: .deactivated, now: now)
+            #expect(try await live().isEmpty)
+            try await store.setDeviceStatus(userID: user.id, deviceID: "jkt:abc", status: .active, now: now)
+            try await store.createDeviceCertificate(certificate("03", at: 2))
+            #expect(try await store.unlinkDevice(userID: user.id, deviceID: "jkt:abc", now: now))
+            #expect(try await live().isEmpty)
+            #expect(try await store.devices(userID: user.id).isEmpty)
+            #expect(try await !store.unlinkDevice(userID: user.id, deviceID: "jkt:abc", now: now))
+
+            let other = UserRecord(id: SecureRandom.identifier(), issuer: "default", email: "o@x.io", emailNormalized: "o@x.io",
+                                   firstName: nil, lastName: nil, phone: nil, externalId: nil, passwordHash: "h", passcodeHash: "p",
+                                   emailVerified: false, createdAt: now, updatedAt: now)
+            try await store.createUser(other, answers: [], tokens: [], messages: [])
+            try await store.linkDevice(userID: user.id, deviceID: "jkt:key", deviceType: nil, now: now)
+            await #expect(throws: StoreError.deviceKeyInUse) {
+                try await store.linkDevice(userID: other.id, deviceID: "jkt:key", deviceType: nil, now: now)
+            }
+            try await store.linkDevice(userID: other.id, deviceID: "label-1", deviceType: nil, now: now)
+            try await store.linkDevice(userID: user.id, deviceID: "label-1", deviceType: nil, now: now)
+        }
+    }
 }

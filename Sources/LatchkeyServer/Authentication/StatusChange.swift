@@ -18,6 +18,8 @@ public struct DeviceStatusChange: Sendable, Equatable {
     public let clearsFailures: Bool
     /// A deactivated or suspended device keeps no live session.
     public let endsSessions: Bool
+    /// A deactivated device's certificates are revoked (a suspension is temporary and keeps them).
+    public let revokesCertificates: Bool
 }
 
 extension UserStatus {
@@ -30,7 +32,8 @@ extension UserStatus {
 extension DeviceStatus {
     /// The change that moves a device to this status.
     public var change: DeviceStatusChange {
-        DeviceStatusChange(status: self, clearsFailures: self == .active, endsSessions: self != .active)
+        DeviceStatusChange(status: self, clearsFailures: self == .active, endsSessions: self != .active,
+                           revokesCertificates: self == .deactivated)
     }
 }
 

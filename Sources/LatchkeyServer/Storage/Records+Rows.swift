@@ -137,7 +137,8 @@ extension DeviceCertificateRecord {
     init(row: SQLRow) throws {
         self.init(serial: try row.string("serial"), userID: try row.string("user_id"), deviceID: try row.string("device_id"),
                   publicKey: try row.string("public_key"), certificatePEM: try row.string("certificate"),
-                  createdAt: try row.date("created_at"), expiresAt: try row.date("expires_at"))
+                  createdAt: try row.date("created_at"), expiresAt: try row.date("expires_at"),
+                  revokedAt: try row.optionalDate("revoked_at"))
     }
 }
 

@@ -139,9 +139,7 @@ extension SQLStore {
             try await db.execute("""
                 UPDATE device_tokens SET revoked_at = $3 WHERE user_id = $1 AND device_id = $2 AND revoked_at IS NULL
                 """, [.text(userID), .text(deviceID), now.epochSeconds])
-            try await db.execute("""
-                UPDATE device_certificates SET revoked_at = $3 WHERE user_id = $1 AND device_id = $2 AND revoked_at IS NULL
-                """, [.text(userID), .text(deviceID), now.epochSeconds])
+            try await Self.revokeCertificates(userID: userID, deviceID: deviceID, now: now, in: db)
             return true
         }
         if removed { sessions.remove(userID: userID, deviceID: deviceID) }
@@ -170,6 +168,9 @@ extension SQLStore {
                 """, [.text(userID), .text(deviceID), .text(change.status.rawValue)])
             if change.endsSessions {
                 try await Self.revokeSessions(userID: userID, except: nil, deviceID: deviceID, now: now, in: db)
+            }
+            if change.revokesCertificates {
+                try await Self.revokeCertificates(userID: userID, deviceID: deviceID, now: now, in: db)
             }
         }
         if change.endsSessions { sessions.remove(userID: userID, deviceID: deviceID) }

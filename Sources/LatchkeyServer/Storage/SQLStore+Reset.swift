@@ -32,6 +32,7 @@ extension SQLStore {
                 try await Self.replacePassword(userID: userID, hash: hash, keep: keep, now: now, in: db)
                 try await Self.revokeSessions(userID: userID, except: nil, deviceID: nil, now: now, in: db)
                 try await Self.revokeDeviceTokens(userID: userID, now: now, in: db)
+                try await Self.revokeCertificates(userID: userID, deviceID: nil, now: now, in: db)
             case .passcode(let hash):
                 try await db.execute("UPDATE users SET passcode_hash = $2 WHERE id = $1", [.text(userID), .text(hash)])
             }

@@ -83,13 +83,26 @@ extension SQLStore {
         !(try await engine.read("SELECT digest FROM sessions WHERE digest = $1", [.text(digest)]).isEmpty)
     }
 
+    /// One active certificate per device: the device's earlier ones are revoked in the same transaction.
     public func createDeviceCertificate(_ certificate: DeviceCertificateRecord) async throws {
-        try await engine.execute("""
-            INSERT INTO device_certificates (serial, user_id, device_id, public_key, certificate, created_at, expires_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7)
-            """, [.text(certificate.serial), .text(certificate.userID), .text(certificate.deviceID),
-                  .text(certificate.publicKey), .text(certificate.certificatePEM), certificate.createdAt.epochSeconds,
-                  certificate.expiresAt.epochSeconds])
+        try await engine.transaction { db in
+            try await Self.revokeCertificates(userID: certificate.userID, deviceID: certificate.deviceID,
+                                              now: certificate.createdAt, in: db)
+            try await db.execute("""
+                INSERT INTO device_certificates (serial, user_id, device_id, public_key, certificate, created_at, expires_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7)
+                """, [.text(certificate.serial), .text(certificate.userID), .text(certificate.deviceID),
+                      .text(certificate.publicKey), .text(certificate.certificatePEM), certificate.createdAt.epochSeconds,
+                      certificate.expiresAt.epochSeconds])
+        }
+    }
+
+    /// Revokes the live certificates of a user's device, or of all its devices when `deviceID` is nil.
+    static func revokeCertificates(userID: String, deviceID: String?, now: Date, in db: any SQLExecutor) async throws {
+        try await db.execute("""
+            UPDATE device_certificates SET revoked_at = $2
+            WHERE user_id = $1 AND revoked_at IS NULL AND ($3 = '' OR device_id = $3)
+            """, [.text(userID), now.epochSeconds, .text(deviceID ?? "")])
     }
 
     public func deviceCertificates(userID: String, deviceID: String) async throws -> [DeviceCertificateRecord] {

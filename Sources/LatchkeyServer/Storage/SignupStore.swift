@@ -48,9 +48,13 @@ public struct DeviceCertificateRecord: Sendable, Equatable {
     public var certificatePEM: String
     public var createdAt: Date
     public var expiresAt: Date
+    /// When the certificate was revoked (replaced, or its device unlinked or deactivated, or the
+    /// wallet's password reset).
+    public var revokedAt: Date?
 
     public init(serial: String, userID: String, deviceID: String, publicKey: String, certificatePEM: String,
-                createdAt: Date, expiresAt: Date) {
+                createdAt: Date, expiresAt: Date, revokedAt: Date? = nil) {
+        self.revokedAt = revokedAt
         self.serial = serial
         self.userID = userID
         self.deviceID = deviceID
