@@ -34,6 +34,7 @@ extension AuthenticationClient {
     /// this device logs the SDK out. Throws `LatchkeyError` (`.devices`): 404 when no such device is linked.
     public func unlinkDevice(_ id: String) async throws(LatchkeyError) {
         try await context.call(.devices) { _ = try await api.unlinkDevice(path: .init(deviceId: id)).noContent }
-        if let current = try? await devices(), !current.contains(where: \.isCurrent) { await vault.signOut() }
+        // The server ended this device's sessions with its link.
+        if let own = try? await signer.deviceKey().thumbprint, id == "jkt:" + own { await vault.signOut() }
     }
 }

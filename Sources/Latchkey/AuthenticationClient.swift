@@ -9,6 +9,8 @@ public struct AuthenticationClient: Sendable {
     let context: LatchkeyContext
     let api: Client
     let vault: SessionVault
+    /// Holds the device key (to tell this device in the device list).
+    let signer: DPoPSigner
     let now: @Sendable () -> Date
 
     /// The current state.

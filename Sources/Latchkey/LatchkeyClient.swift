@@ -42,7 +42,7 @@ public final class LatchkeyClient: Sendable {
                                        SessionMiddleware(vault: vault), DPoPMiddleware(signer: signer)])
         self.api = api
         self.enrollment = EnrollmentClient(context: context, api: api)
-        self.authentication = AuthenticationClient(context: context, api: api, vault: vault, now: now)
+        self.authentication = AuthenticationClient(context: context, api: api, vault: vault, signer: signer, now: now)
         self.signup = SignupClient(context: context, api: api, vault: vault, signer: signer, storage: storage)
     }
 }

@@ -15,7 +15,7 @@ struct BoundSession {
         let key = P256.Signing.PrivateKey()
         let point = key.publicKey.rawRepresentation
         let (x, y) = (Data(point.prefix(32)).base64URL, Data(point.suffix(32)).base64URL)
-        let thumbprint = Data(SHA256.hash(data: Data(#"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#.utf8))).base64URL
+        let thumbprint = DPoPVerifier.thumbprint(of: key.publicKey)
         let token = UUID().uuidString + UUID().uuidString
         let now = Date()
         try await app.store.createSession(SessionRecord(digest: SecureRandom.digest(token), userID: userID,
@@ -30,12 +30,5 @@ struct BoundSession {
             return input + "." + Data(try key.signature(for: Data(input.utf8)).rawRepresentation).base64URL
         }
         return BoundSession(token: token, proofs: proofs)
-    }
-}
-
-extension Data {
-    var base64URL: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -160,12 +160,18 @@ import Testing
 
 /// The phone sign-up's key registration proves possession of the key it registers.
 @Suite struct CertificateProofTests {
-    @Test(arguments: TestEnvironment.engines)
-    func aCertificateIsIssuedOnlyForTheProvenKey(engine: String) async throws {
+    /// A server with phone sign-up on whose public URL proofs can name their `htu`.
+    func withSignupServer(engine: String,
+                          _ body: @escaping @Sendable (LatchkeyApplication, any TestClientProtocol) async throws -> Void) async throws {
         try await withServer(engine: engine, configure: {
             SignupFixture.configure(&$0)
             $0.publicURL = TestDeviceKey.base
-        }) { app, client in
+        }, body)
+    }
+
+    @Test(arguments: TestEnvironment.engines)
+    func aCertificateIsIssuedOnlyForTheProvenKey(engine: String) async throws {
+        try await withSignupServer(engine: engine) { app, client in
             let device = TestDeviceKey()
             let flow = try await SignupFixture.verifiedFlow(app, client)
             let registered = try await SignupFixture.finish(client, flow: flow,
@@ -185,6 +191,32 @@ import Testing
             #expect(issued.status == .ok, "\(issued.json)")
             let user = try #require(try await app.store.user(issuer: "default", phoneNormalized: SignupFixture.phone))
             #expect(try await app.store.deviceCertificates(userID: user.id, deviceID: "jkt:" + device.thumbprint).count == 1)
+
+            // The bound session in Kratos's header: the proof must hash this token (`ath`), so a
+            // proof made for another request or token cannot carry it.
+            let whoami = "/a/sessions/whoami"
+            var kratos = HTTPFields()
+            kratos[HTTPField.Name("X-Session-Token")!] = token
+            let unbound = try await client.call(.get, whoami, headers: kratos.with(proof: device.proof("GET", whoami)))
+            #expect(unbound.status == .unauthorized, "a proof without ath: \(unbound.json)")
+            let hashed = try await client.call(.get, whoami, headers: kratos.with(proof: device.proof("GET", whoami, token: token)))
+            #expect(hashed.status == .ok, "\(hashed.json)")
+        }
+    }
+
+    /// A phone sign-up from a key that another wallet has linked is refused (409), in the
+    /// transaction that would have created the user.
+    @Test(arguments: TestEnvironment.engines)
+    func aSignupCannotTakeAnotherWalletsKey(engine: String) async throws {
+        try await withSignupServer(engine: engine) { app, client in
+            let device = TestDeviceKey()
+            _ = try await AuthFixture.keyEnrolledSession(app, client, key: device)
+            let flow = try await SignupFixture.verifiedFlow(app, client)
+            let taken = try await SignupFixture.finish(client, flow: flow, headers: appHeaders().with(proof: device.proof(
+                "POST", "/a/self-service/registration")))
+            #expect(taken.status == .conflict, "\(taken.json)")
+            #expect(taken.error["id"] as? String == "device_key_in_use")
+            #expect(try await app.store.user(issuer: "default", phoneNormalized: SignupFixture.phone) == nil)
         }
     }
 }

@@ -3613,6 +3613,40 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/federated/post(loginByFederatedIdentity)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// A session (`sessionToken`, `customerUri`, `additionalAttributes`), or — from a device not
             /// linked to the user — the MFA prompt `{"code": 412, "mfaToken": {"mfaSecretQuestion", "challengeToken"}}`.
             ///
@@ -6252,6 +6286,31 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
+            /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//a/self-service/registration/api/get(createNativeRegistrationFlow)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.KratosError)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.KratosError {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/a/self-service/registration/api/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -6389,6 +6448,56 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
+            /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//a/self-service/registration/post(updateRegistrationFlow)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.KratosError)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.KratosError {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
+            /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//a/self-service/registration/post(updateRegistrationFlow)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.KratosError)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.KratosError {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/a/self-service/registration/POST/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -6636,6 +6745,31 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
+            /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//a/self-service/login/api/get(createNativeLoginFlow)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.KratosError)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.KratosError {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/a/self-service/login/api/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -6773,6 +6907,56 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
+            /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//a/self-service/login/post(updateLoginFlow)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.KratosError)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.KratosError {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
+            /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//a/self-service/login/post(updateLoginFlow)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.KratosError)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.KratosError {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/a/self-service/login/POST/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -7223,6 +7407,31 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
+            /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//a/self-service/logout/api/delete(performNativeLogout)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.KratosError)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.KratosError {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct NoContent: Sendable, Hashable {
                 /// Creates a new `NoContent`.
                 public init() {}
@@ -7382,6 +7591,31 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
+            /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//identity/verification/flow/phone/post(sendPhoneVerificationCode)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.KratosError)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.KratosError {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Created: Sendable, Hashable {
                 /// Creates a new `Created`.
                 public init() {}
@@ -7587,6 +7821,31 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
+            /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//identity/verification/flow/phone/patch(verifyPhoneNumber)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.KratosError)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.KratosError {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/identity/verification/flow/phone/PATCH/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {

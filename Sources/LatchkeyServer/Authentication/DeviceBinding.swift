@@ -6,9 +6,6 @@ import Foundation
 /// open an unbound session for a request that proved a key.
 public enum DeviceBinding {
     @TaskLocal public static var provenKey: String?
-
-    /// The token type a session opened now gets: `DPoP` when bound, `Bearer` otherwise.
-    public static var tokenType: String { provenKey == nil ? "Bearer" : "DPoP" }
 }
 
 /// How a device known by its key is named in device links, sessions and tokens.

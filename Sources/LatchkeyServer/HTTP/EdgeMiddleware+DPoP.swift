@@ -31,21 +31,22 @@ struct SessionCredential {
     }
 }
 
-extension EdgeMiddleware {
+/// Which calls ask more of a proof. Stored once (the edge is generic, so they cannot live on it).
+enum DPoPPolicy {
     /// The calls that check a credential or open a session: a proof sent with one must carry the
-    /// server's nonce, which bounds how long a captured proof could be replayed on another replica.
-    static var nonceRequiredPaths: Set<String> {
-        ["/v1/auth/login/password", "/v1/auth/login/pin", "/v1/auth/login/nonce", "/v1/auth/mfa",
-         "/v1/auth/login/device-token", "/v1/auth/login/federated", "/v1/auth/device-token",
-         "/v1/profile/password", "/v1/profile/passcode"]
-    }
+    /// server's nonce and is recorded in the database, so no replica accepts it twice.
+    static let nonceRequiredPaths: Set<String> = [
+        "/v1/auth/login/password", "/v1/auth/login/pin", "/v1/auth/login/nonce", "/v1/auth/mfa",
+        "/v1/auth/login/device-token", "/v1/auth/login/federated", "/v1/auth/device-token",
+        "/v1/profile/password", "/v1/profile/passcode",
+    ]
 
     /// The calls that act for a device (logins, registrations): with `deviceBinding: required` they
     /// need a proof.
-    static var deviceRequiredPaths: Set<String> {
-        nonceRequiredPaths.union(["/v1/enrollment/users", "/v1/enrollment/customers"])
-    }
+    static let deviceRequiredPaths = nonceRequiredPaths.union(["/v1/enrollment/users", "/v1/enrollment/customers"])
+}
 
+extension EdgeMiddleware {
     /// The request's DPoP proof, verified; nil when it sends none.
     func verifyProof(_ request: Request, credential: SessionCredential?) async throws -> DPoPProof? {
         let values = request.headers[values: .dpop]
@@ -55,9 +56,11 @@ extension EdgeMiddleware {
         }
         guard values.count == 1 else { throw DomainError(.invalidDPoPProof, message: "Send one DPoP proof.", field: "DPoP") }
         let path = request.uri.path
-        let credentialCall = Self.nonceRequiredPaths.contains(path)
+        let credentialCall = DPoPPolicy.nonceRequiredPaths.contains(path)
+        // A token sent as DPoP or in Kratos's header with a proof must be the one the proof hashes
+        // (`ath`); only a bearer token, which a proof does not bind, is left out.
         let verified = try await dpop.verify(proof, method: request.method.rawValue, path: path,
-                                             accessToken: credential?.scheme == .dpop ? credential?.token : nil,
+                                             accessToken: credential.flatMap { $0.scheme == .bearer ? nil : $0.token },
                                              requireNonce: credentialCall)
         // The in-memory replay cache is per process; a credential call's proof is recorded in the
         // database too, so another replica refuses it as well.

@@ -90,7 +90,7 @@ struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
             context.client.deviceID = DeviceKeyID.prefix + proof.thumbprint
         } else if deviceBinding == .required {
             context.client.deviceID = nil
-            if Self.deviceRequiredPaths.contains(request.uri.path) { return dpopRefusal(DPoPVerifier.invalid("This call needs a DPoP proof by the device key.")) }
+            if DPoPPolicy.deviceRequiredPaths.contains(request.uri.path) { return dpopRefusal(DPoPVerifier.invalid("This call needs a DPoP proof by the device key.")) }
         }
         var response = try await RequestIdentity.$edge.withValue((context.identity, context.client)) {
             try await DeviceBinding.$provenKey.withValue(proof?.thumbprint) { try await next(request, context) }

@@ -27,6 +27,6 @@ public struct DPoPNonces: Sendable {
     private func nonce(window: Int64) -> String {
         let message = withUnsafeBytes(of: window.bigEndian) { Data($0) }
         let mac = HMAC<SHA256>.authenticationCode(for: message, using: key)
-        return String(window, radix: 36) + "." + DPoPVerifier.base64URL(Data(mac).prefix(16))
+        return String(window, radix: 36) + "." + Data(mac).prefix(16).base64URL
     }
 }

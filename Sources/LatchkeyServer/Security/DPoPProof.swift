@@ -21,12 +21,12 @@ struct DPoPClaims: JWTPayload {
     let ath: String?
     let nonce: String?
 
-    // The checks need the request, so `DPoPVerifier.verify` makes them; jwt-kit only checks the signature.
+    // jwt-kit only parses the proof; `DPoPVerifier.verify` checks the signature and the claims.
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
 /// Verifies the `DPoP` header of a request: a compact JWS with `typ: dpop+jwt`, `alg: ES256`, the
-/// device's P-256 public key as `jwk`, signed by that key (jwt-kit over swift-crypto), whose
+/// device's P-256 public key as `jwk`, signed by that key (parsed by jwt-kit, verified by swift-crypto), whose
 /// claims name this request (`htm`, `htu` as seen through the public base URL), were issued within
 /// `window` seconds, hash the access token sent with it (`ath`), carry the server's nonce when the
 /// call asks for one, and were not seen before (`jti`). Every refusal is `invalid_dpop_proof` or
@@ -82,7 +82,7 @@ public struct DPoPVerifier: Sendable {
             throw Self.invalid("The DPoP proof's iat is outside the accepted window.")
         }
         if let accessToken {
-            guard claims.ath == Self.base64URL(SHA256.hash(data: Data(accessToken.utf8))) else {
+            guard claims.ath == Data(SHA256.hash(data: Data(accessToken.utf8))).base64URL else {
                 throw Self.invalid("The DPoP proof's ath is not the hash of the access token.")
             }
         }
@@ -114,13 +114,13 @@ public struct DPoPVerifier: Sendable {
     /// The RFC 7638 thumbprint of a P-256 key given by its base64url coordinates: the required
     /// members in lexicographic order, no whitespace, hashed with SHA-256.
     static func thumbprint(x: String, y: String) -> String {
-        base64URL(SHA256.hash(data: Data(#"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#.utf8)))
+        Data(SHA256.hash(data: Data(#"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#.utf8))).base64URL
     }
 
     /// The RFC 7638 thumbprint of a P-256 public key.
-    static func thumbprint(of key: P256.Signing.PublicKey) -> String {
+    public static func thumbprint(of key: P256.Signing.PublicKey) -> String {
         let point = key.rawRepresentation
-        return thumbprint(x: base64URL(point.prefix(32)), y: base64URL(point.suffix(32)))
+        return thumbprint(x: Data(point.prefix(32)).base64URL, y: Data(point.suffix(32)).base64URL)
     }
 
     /// `htu` without query or fragment (RFC 9449 §4.3).
@@ -128,7 +128,6 @@ public struct DPoPVerifier: Sendable {
         String(url.prefix { $0 != "?" && $0 != "#" })
     }
 
-    static func base64URL(_ digest: some Sequence<UInt8>) -> String { Data(digest).base64URL }
 
     static func invalid(_ message: String) -> DomainError {
         DomainError(.invalidDPoPProof, message: message, field: "DPoP")

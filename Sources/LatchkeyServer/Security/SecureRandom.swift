@@ -40,7 +40,7 @@ extension Data {
     }
 
     /// Base64url without padding (RFC 4648 §5), as tokens and JOSE use it.
-    var base64URL: String {
+    public var base64URL: String {
         base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
