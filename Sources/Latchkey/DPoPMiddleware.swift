@@ -34,12 +34,10 @@ actor DPoPSigner {
     func proof(method: String, url: String, accessToken: String?) async throws -> String {
         let key = try await deviceKey()
         let header = #"{"alg":"ES256","jwk":{"crv":"P-256","kty":"EC","x":"\#(key.x)","y":"\#(key.y)"},"typ":"dpop+jwt"}"#
-        var claims: [String: String] = ["jti": UUID().uuidString, "htm": method, "htu": url]
+        var claims: [String: Any] = ["jti": UUID().uuidString, "htm": method, "htu": url, "iat": Int(now().timeIntervalSince1970)]
         if let accessToken { claims["ath"] = Data(SHA256.hash(data: Data(accessToken.utf8))).base64URL }
         if let nonce { claims["nonce"] = nonce }
-        var payload = try JSONSerialization.jsonObject(with: JSONEncoder().encode(claims)) as? [String: Any] ?? [:]
-        payload["iat"] = Int(now().timeIntervalSince1970)
-        let input = Data(header.utf8).base64URL + "." + (try JSONSerialization.data(withJSONObject: payload, options: .sortedKeys)).base64URL
+        let input = Data(header.utf8).base64URL + "." + (try JSONSerialization.data(withJSONObject: claims, options: .sortedKeys)).base64URL
         return input + "." + (try key.sign(Data(input.utf8))).base64URL
     }
 }
