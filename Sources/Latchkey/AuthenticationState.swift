@@ -7,7 +7,9 @@ public enum AuthenticationState: Sendable, Equatable {
     case authenticated(customerUri: String)
 }
 
-/// Told of every change of the authentication state (the spec's delegate style).
+/// Told of every change of the authentication state (the spec's delegate style), on the main
+/// actor and in order, so a `@MainActor` view model can conform and update its UI directly.
+@MainActor
 public protocol AuthenticationDelegate: AnyObject, Sendable {
     func authenticationStateDidChange(_ state: AuthenticationState)
 }

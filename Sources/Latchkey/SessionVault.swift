@@ -15,7 +15,8 @@ actor SessionVault {
     private var session: String?
     private(set) var state: AuthenticationState = .loggedOut
     private var continuations: [UUID: AsyncStream<AuthenticationState>.Continuation] = [:]
-    private weak var delegate: (any AuthenticationDelegate)?
+    /// Feeds the delegate's main-actor task, which delivers the states in order.
+    private var delegateFeed: AsyncStream<AuthenticationState>.Continuation?
 
     init(storage: any CredentialStorage) { self.storage = storage }
 
@@ -90,7 +91,20 @@ actor SessionVault {
         try? await storage.set(expiresAt.map { Data(String($0.timeIntervalSince1970).utf8) }, for: Self.deviceTokenExpiryKey)
     }
 
-    func setDelegate(_ delegate: (any AuthenticationDelegate)?) { self.delegate = delegate }
+    /// Replaces the delegate (held weakly): one main-actor task delivers its states in order.
+    func setDelegate(_ delegate: (any AuthenticationDelegate)?) {
+        delegateFeed?.finish()
+        delegateFeed = nil
+        guard let delegate else { return }
+        let (states, feed) = AsyncStream<AuthenticationState>.makeStream()
+        delegateFeed = feed
+        Task { @MainActor [weak delegate] in
+            for await state in states {
+                guard let delegate else { return }
+                delegate.authenticationStateDidChange(state)
+            }
+        }
+    }
 
     func stream() async -> AsyncStream<AuthenticationState> {
         await load()
@@ -108,7 +122,7 @@ actor SessionVault {
         guard new != state else { return }
         state = new
         for continuation in continuations.values { continuation.yield(new) }
-        delegate?.authenticationStateDidChange(new)
+        delegateFeed?.yield(new)
     }
 }
 

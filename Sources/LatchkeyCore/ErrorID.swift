@@ -35,6 +35,7 @@ extension ErrorID {
     public static let invalidDPoPProof: ErrorID = "invalid_dpop_proof"
     public static let useDPoPNonce: ErrorID = "use_dpop_nonce"
     public static let invalidToken: ErrorID = "invalid_token"
+    public static let deviceKeyRequired: ErrorID = "device_key_required"
     public static let deviceKeyInUse: ErrorID = "device_key_in_use"
     public static let emailNotVerified: ErrorID = "email_not_verified"
     public static let walletDeactivated: ErrorID = "wallet_deactivated"

@@ -15,7 +15,7 @@ public enum ErrorKind: String, CaseIterable, Sendable {
     case deviceTokenWrongCredentials, walletDeactivated, deviceDeactivated, attemptsInFlight, deviceTokensDisabled
     case deviceSuspended, passwordExpired, appInstanceNotVerified
     // Device binding (DPoP, RFC 9449)
-    case invalidDPoPProof, useDPoPNonce, boundTokenWithoutProof, deviceKeyInUse
+    case invalidDPoPProof, useDPoPNonce, boundTokenWithoutProof, deviceKeyRequired, deviceKeyInUse
     // Registration, profile and credentials
     case emailInUse, wrongCurrentCredential, confirmationMismatch, passwordReused, accountLocked
     case passwordRules, passcodeRules, unknownEmail
@@ -66,6 +66,9 @@ public enum ErrorKind: String, CaseIterable, Sendable {
         case .boundTokenWithoutProof:
             Entry(id: .invalidToken, code: 401, httpStatus: 401,
                   message: "The token is bound to a device key: send it as Authorization: DPoP with a proof by that key.")
+        case .deviceKeyRequired:
+            Entry(id: .deviceKeyRequired, code: 401, httpStatus: 401,
+                  message: "This session is not bound to a registered device key: register the key (PUT /identity/pki/client/certificates) or log in with a DPoP proof.")
         case .deviceKeyInUse:
             Entry(id: .deviceKeyInUse, code: 409, httpStatus: 409,
                   message: "This device key is linked to another wallet; a device key belongs to one wallet.")

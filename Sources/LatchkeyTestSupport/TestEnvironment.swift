@@ -47,7 +47,10 @@ public enum TestEnvironment {
     }
 
     /// A configuration for tests: port 0, fast scrypt, file courier in a temporary directory, rate
-    /// limits off (tests that are about them turn them on).
+    /// limits off (tests that are about them turn them on), `deviceBinding: optional`: most HTTP
+    /// tests speak the header-based migration mode without proofs; the device-binding suites
+    /// (`DPoPTests`, `DeviceKeyTests`, `CertificateProofTests`) and the SDK suite set `required`,
+    /// the default.
     public static func configuration(database: String) throws -> ServerConfiguration {
         let directory = try temporaryDirectory()
         var configuration = ServerConfiguration()
@@ -61,6 +64,7 @@ public enum TestEnvironment {
         configuration.courier.path = directory.appendingPathComponent("outbox.jsonl").path
         configuration.courier.pollIntervalMilliseconds = 50
         configuration.rateLimits.enabled = false
+        configuration.issuer.deviceBinding = .optional
         return configuration
     }
 

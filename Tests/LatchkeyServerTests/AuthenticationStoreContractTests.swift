@@ -97,8 +97,9 @@ import Testing
         }
     }
 
-    /// One live certificate per device; deactivating or unlinking the device revokes it, and a
-    /// suspension does not. A device key is linked to one wallet.
+    /// Registering a key links it, binds the session and keeps one live certificate per device;
+    /// deactivating or unlinking the device revokes it, and a suspension does not. A device key is
+    /// linked to one wallet.
     @Test(arguments: TestEnvironment.engines)
     func certificatesFollowTheirDevice(engine: String) async throws {
         try await TestEnvironment.withFreshStore(engine) { store in
@@ -111,15 +112,28 @@ import Testing
             func live() async throws -> [String] {
                 try await store.deviceCertificates(userID: user.id, deviceID: "jkt:abc").filter { $0.revokedAt == nil }.map(\.serial)
             }
-            try await store.createDeviceCertificate(certificate("01", at: 0))
-            try await store.createDeviceCertificate(certificate("02", at: 1))
+            let session = SessionRecord(digest: "s-limited", userID: user.id, deviceID: nil, createdAt: now, lastSeenAt: now,
+                                        expiresAt: now.addingTimeInterval(3600), limited: true)
+            try await store.createSession(session)
+            func register(_ serial: String, at offset: TimeInterval) async throws {
+                try await store.registerDeviceKey(certificate(serial, at: offset), label: "phone", deviceType: nil,
+                                                  sessionDigest: session.digest, keyThumbprint: "abc")
+            }
+            try await register("01", at: 0)
+            let bound = try #require(try await store.touchSession(digest: session.digest, now: now, idle: 3600))
+            #expect(bound.keyThumbprint == "abc" && bound.deviceID == "jkt:abc" && !bound.limited,
+                    "the key registration binds the session and lifts its limits")
+            try await register("02", at: 1)
             #expect(try await live() == ["02"], "registering again replaces the certificate")
+            #expect(try await store.deviceCertificate(serial: "01")?.revokedAt != nil)
+            #expect(try await store.deviceCertificate(serial: "02")?.revokedAt == nil)
+            #expect(try await store.deviceCertificate(serial: "99") == nil)
             try await store.setDeviceStatus(userID: user.id, deviceID: "jkt:abc", status: .suspended, now: now)
             #expect(try await live() == ["02"])
             try await store.setDeviceStatus(userID: user.id, deviceID: "jkt:abc", status: .deactivated, now: now)
             #expect(try await live().isEmpty)
             try await store.setDeviceStatus(userID: user.id, deviceID: "jkt:abc", status: .active, now: now)
-            try await store.createDeviceCertificate(certificate("03", at: 2))
+            try await register("03", at: 2)
             #expect(try await store.unlinkDevice(userID: user.id, deviceID: "jkt:abc", now: now))
             #expect(try await live().isEmpty)
             #expect(try await store.devices(userID: user.id).isEmpty)
@@ -133,6 +147,17 @@ import Testing
             await #expect(throws: StoreError.deviceKeyInUse) {
                 try await store.linkDevice(userID: other.id, deviceID: "jkt:key", deviceType: nil, now: now)
             }
+            let otherSession = SessionRecord(digest: "s-other", userID: other.id, deviceID: nil, createdAt: now, lastSeenAt: now,
+                                             expiresAt: now.addingTimeInterval(3600), limited: true)
+            try await store.createSession(otherSession)
+            await #expect(throws: StoreError.deviceKeyInUse, "registering another wallet's key writes nothing") {
+                try await store.registerDeviceKey(
+                    DeviceCertificateRecord(serial: "04", userID: other.id, deviceID: "jkt:key", publicKey: "k", certificatePEM: "pem",
+                                            createdAt: now, expiresAt: now.addingTimeInterval(86_400)),
+                    label: nil, deviceType: nil, sessionDigest: otherSession.digest, keyThumbprint: "key")
+            }
+            #expect(try await store.deviceCertificate(serial: "04") == nil)
+            #expect(try await store.touchSession(digest: otherSession.digest, now: now, idle: 3600)?.limited == true)
             try await store.linkDevice(userID: other.id, deviceID: "label-1", deviceType: nil, now: now)
             try await store.linkDevice(userID: user.id, deviceID: "label-1", deviceType: nil, now: now)
         }

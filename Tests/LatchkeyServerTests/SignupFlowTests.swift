@@ -13,7 +13,10 @@ import X509
 @Suite struct SignupFlowTests {
     @Test(arguments: TestEnvironment.engines)
     func theDocumentedTrafficAnswersAsShown(engine: String) async throws {
-        try await withServer(engine: engine, configure: SignupFixture.configure) { app, client in
+        try await withServer(engine: engine, configure: {
+            SignupFixture.configure(&$0)
+            $0.publicURL = TestDeviceKey.base
+        }) { app, client in
             let flow = try await client.execute(uri: "/a/self-service/registration/api", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
@@ -82,33 +85,50 @@ import X509
             #expect(traits["phone"] as? String == "+439999999999")
             #expect(session["active"] as? Bool == true)
 
-            let customer = try await client.call(.get, "/v1/profile", headers: appHeaders(session: token))
+            // The session is limited until the device key is registered, then bound to that key.
+            let early = try await client.call(.get, "/v1/profile", headers: appHeaders(session: token))
+            #expect(early.status == .unauthorized && early.error["id"] as? String == "device_key_required", "\(early.json)")
+            let device = TestDeviceKey()
+            let keyPath = "/identity/pki/client/certificates"
+            let keyed = try await client.call(.put, keyPath, headers: appHeaders(session: token).with(proof: device.proof("PUT", keyPath)),
+                                              body: ["publicKey": device.key.publicKey.pemRepresentation])
+            #expect(keyed.status == .ok && keyed.json["tokenType"] as? String == "DPoP", "\(keyed.json)")
+            let customer = try await client.dpopCall(device, .get, "/v1/profile", token: token)
             #expect(customer.status == .ok)
             #expect(customer.json["firstName"] as? String == "Pay User" && customer.json["lastName"] as? String == "Test")
             #expect(customer.json["username"] as? String == "+439999999999")
             #expect(customer.json["customerIdentification"] as? String == identityID)
-            let whoami = try await client.call(.get, "/a/sessions/whoami", headers: [HTTPField.Name("X-Session-Token")!: token])
+            let whoamiHeaders: HTTPFields = [HTTPField.Name("X-Session-Token")!: token]
+            let whoami = try await client.call(.get, "/a/sessions/whoami",
+                                               headers: whoamiHeaders.with(proof: device.proof("GET", "/a/sessions/whoami", token: token)))
             #expect(((whoami.json["identity"] as? [String: Any])?["id"] as? String) == identityID)
         }
     }
 
     @Test(arguments: TestEnvironment.engines)
     func theDeviceCertificateChainsToTheServersCA(engine: String) async throws {
-        try await withServer(engine: engine, configure: SignupFixture.configure) { app, client in
+        try await withServer(engine: engine, configure: {
+            SignupFixture.configure(&$0)
+            $0.publicURL = TestDeviceKey.base
+        }) { app, client in
             let flow = try await SignupFixture.verifiedFlow(app, client)
             let registered = try await SignupFixture.finish(client, flow: flow, headers: appHeaders(device: "phone-1"))
             let token = try #require(registered.json["session_token"] as? String)
-            let key = P256.Signing.PrivateKey()
+            let device = TestDeviceKey()
+            let key = device.key
             let body = ["publicKey": key.publicKey.derRepresentation.base64EncodedString()]
+            let path = "/identity/pki/client/certificates"
 
-            let anonymous = try await client.call(.put, "/identity/pki/client/certificates", headers: SignupFixture.json, body: body)
+            let anonymous = try await client.call(.put, path, headers: SignupFixture.json, body: body)
             #expect(anonymous.status == .unauthorized)
             #expect(anonymous.error["id"] as? String == "session_inactive" && anonymous.error["code"] as? Int == 401)
-            let badKey = try await client.call(.put, "/identity/pki/client/certificates", headers: appHeaders(device: "phone-1", session: token),
+            let badKey = try await client.call(.put, path, headers: appHeaders(device: "phone-1", session: token)
+                                                   .with(proof: device.proof("PUT", path)),
                                                body: ["publicKey": "bm90IGEga2V5"])
             #expect(badKey.status == .badRequest)
 
-            let issued = try await client.call(.put, "/identity/pki/client/certificates", headers: appHeaders(device: "phone-1", session: token),
+            let issued = try await client.call(.put, path, headers: appHeaders(device: "phone-1", session: token)
+                                                   .with(proof: device.proof("PUT", path)),
                                                body: body)
             #expect(issued.status == .ok, "\(issued.json)")
             #expect(issued.json["expiresAt"] is String)
@@ -122,10 +142,12 @@ import X509
             #expect(try certificate.extensions.basicConstraints == .notCertificateAuthority)
             let user = try #require(try await app.store.user(issuer: "default", phoneNormalized: SignupFixture.phone))
             #expect(certificate.subject.description.contains(user.id))
-            #expect(try await app.store.deviceCertificates(userID: user.id, deviceID: "phone-1").count == 1)
+            #expect(try await app.store.deviceCertificates(userID: user.id, deviceID: "jkt:" + device.thumbprint).count == 1)
+            // The session is bound now: Kratos's header carries it with a proof that hashes it.
             var kratosHeaders = SignupFixture.json
             kratosHeaders[HTTPField.Name("X-Session-Token")!] = token
-            let bySessionToken = try await client.call(.put, "/identity/pki/client/certificates", headers: kratosHeaders, body: body)
+            let bySessionToken = try await client.call(.put, path, headers: kratosHeaders.with(proof: device.proof("PUT", path, token: token)),
+                                                       body: body)
             #expect(bySessionToken.status == .ok, "Kratos's routes read X-Session-Token, as the contract declares")
 
             let forged = try CertificateAuthority.generate(issuerName: "Someone else")

@@ -7,12 +7,19 @@ import LatchkeyCore
 import LatchkeyServer
 import Testing
 
-/// Collects states from the delegate.
-final class RecordingDelegate: AuthenticationDelegate, @unchecked Sendable {
-    private let lock = NSLock()
-    private var recorded: [AuthenticationState] = []
-    func authenticationStateDidChange(_ state: AuthenticationState) { lock.withLock { recorded.append(state) } }
-    var states: [AuthenticationState] { lock.withLock { recorded } }
+/// Collects states from the delegate, as a `@MainActor` view model would.
+@MainActor final class RecordingDelegate: AuthenticationDelegate {
+    private(set) var states: [AuthenticationState] = []
+    func authenticationStateDidChange(_ state: AuthenticationState) {
+        MainActor.assertIsolated("the delegate is told on the main actor")
+        states.append(state)
+    }
+
+    /// The states once `count` have arrived (delivery is asynchronous), or after five seconds.
+    func states(count: Int) async -> [AuthenticationState] {
+        for _ in 0..<500 where states.count < count { try? await Task.sleep(for: .milliseconds(10)) }
+        return states
+    }
 }
 
 @Suite struct AuthenticationClientTests {
@@ -28,7 +35,7 @@ final class RecordingDelegate: AuthenticationDelegate, @unchecked Sendable {
     @Test func theWholeWalk() async throws {
         try await withLiveServer { sdk, app in
             let auth = sdk.authentication
-            let delegate = RecordingDelegate()
+            let delegate = await RecordingDelegate()
             await auth.setDelegate(delegate)
             let stream = await auth.authenticationStateChanges()
             #expect(await auth.state == .loggedOut)
@@ -83,7 +90,7 @@ final class RecordingDelegate: AuthenticationDelegate, @unchecked Sendable {
             }
             #expect(seen.first == .loggedOut)
             #expect(seen.last == .loggedOut)
-            #expect(delegate.states == [.authenticated(customerUri: registered.customerUri), .loggedOut,
+            #expect(await delegate.states(count: 6) == [.authenticated(customerUri: registered.customerUri), .loggedOut,
                                      .authenticated(customerUri: registered.customerUri), .loggedOut,
                                      .authenticated(customerUri: registered.customerUri), .loggedOut])
         }

@@ -25,7 +25,7 @@ import X509
 
     @Test func theDocumentedSignupAuthenticatesOnlyAfterTheDeviceKey() async throws {
         try await withLiveServer(configure: { $0.issuer.password.passwordMinLength = 6 }) { sdk, app in
-            let delegate = RecordingDelegate()
+            let delegate = await RecordingDelegate()
             await sdk.authentication.setDelegate(delegate)
             let signup = sdk.signup
 
@@ -41,7 +41,7 @@ import X509
 
             let user = try #require(try await app.store.user(issuer: "default", phoneNormalized: Self.phone))
             #expect(await sdk.authentication.state == .authenticated(customerUri: "urn:latchkey:customer:\(user.id)"))
-            #expect(delegate.states == [.authenticated(customerUri: "urn:latchkey:customer:\(user.id)")])
+            #expect(await delegate.states(count: 1) == [.authenticated(customerUri: "urn:latchkey:customer:\(user.id)")])
             let pem = try #require(await signup.deviceCertificate())
             let certificate = try Certificate(pemEncoded: pem)
             #expect(app.certificateAuthority.certificate.publicKey.isValidSignature(certificate.signature, for: certificate))

@@ -5172,7 +5172,17 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Issues an X.509 client certificate, signed by the server's CA, for the device's P-256 public key.
+    /// Registers the device key and issues an X.509 client certificate for it, signed by the server's CA.
+    ///
+    /// The request carries a `DPoP` proof signed by the key in the body: the proof's signature is the
+    /// proof of possession (401 `invalid_dpop_proof` without one, 400 naming `publicKey` when the body's
+    /// key is not the proof's). The key becomes a device of the session's wallet (409
+    /// `device_key_in_use` when another wallet has it; 423 / 403 when the wallet deactivated or
+    /// suspended that device), the device's earlier certificates are revoked, and the session is bound
+    /// to the key (`tokenType: DPoP`): a phone sign-up's session works on `/v1` from then on. The
+    /// certificate names the wallet (subject CN and a SAN URI: the customer URI) and the key (a SAN URI
+    /// `urn:ietf:params:oauth:jwk-thumbprint:sha-256:<thumbprint>`, RFC 9278).
+    ///
     ///
     /// - Remark: HTTP `PUT /identity/pki/client/certificates`.
     /// - Remark: Generated from `#/paths//identity/pki/client/certificates/put(uploadDevicePublicKey)`.
@@ -5273,6 +5283,183 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(body: body))
+                case 403:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.KratosError.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.KratosError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .forbidden(.init(body: body))
+                case 409:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.KratosError.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.KratosError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(body: body))
+                case 423:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.KratosError.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.KratosError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .code423(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The revocation status of a device certificate, for relying parties.
+    ///
+    /// `good` (issued here, not revoked, not expired), `revoked` (replaced by a newer certificate of its
+    /// device, its device unlinked or deactivated, or its wallet's password reset) or `expired`. No
+    /// session needed; limited per client IP like every API call.
+    ///
+    ///
+    /// - Remark: HTTP `GET /identity/pki/client/certificates/{serialNumber}`.
+    /// - Remark: Generated from `#/paths//identity/pki/client/certificates/{serialNumber}/get(getDeviceCertificateStatus)`.
+    public func getDeviceCertificateStatus(_ input: Operations.GetDeviceCertificateStatus.Input) async throws -> Operations.GetDeviceCertificateStatus.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.GetDeviceCertificateStatus.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/identity/pki/client/certificates/{}",
+                    parameters: [
+                        input.path.serialNumber
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.GetDeviceCertificateStatus.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.DeviceCertificateStatus.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.KratosError.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.KratosError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 404:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.KratosError.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.KratosError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(body: body))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,

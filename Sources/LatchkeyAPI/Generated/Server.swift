@@ -447,6 +447,17 @@ extension APIProtocol {
             method: .put,
             path: server.apiPathComponentsWithServerPrefix("/identity/pki/client/certificates")
         )
+        try transport.register(
+            {
+                try await server.getDeviceCertificateStatus(
+                    request: $0,
+                    body: $1,
+                    metadata: $2
+                )
+            },
+            method: .get,
+            path: server.apiPathComponentsWithServerPrefix("/identity/pki/client/certificates/{serialNumber}")
+        )
     }
 }
 
@@ -4975,7 +4986,17 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
             }
         )
     }
-    /// Issues an X.509 client certificate, signed by the server's CA, for the device's P-256 public key.
+    /// Registers the device key and issues an X.509 client certificate for it, signed by the server's CA.
+    ///
+    /// The request carries a `DPoP` proof signed by the key in the body: the proof's signature is the
+    /// proof of possession (401 `invalid_dpop_proof` without one, 400 naming `publicKey` when the body's
+    /// key is not the proof's). The key becomes a device of the session's wallet (409
+    /// `device_key_in_use` when another wallet has it; 423 / 403 when the wallet deactivated or
+    /// suspended that device), the device's earlier certificates are revoked, and the session is bound
+    /// to the key (`tokenType: DPoP`): a phone sign-up's session works on `/v1` from then on. The
+    /// certificate names the wallet (subject CN and a SAN URI: the customer URI) and the key (a SAN URI
+    /// `urn:ietf:params:oauth:jwk-thumbprint:sha-256:<thumbprint>`, RFC 9278).
+    ///
     ///
     /// - Remark: HTTP `PUT /identity/pki/client/certificates`.
     /// - Remark: Generated from `#/paths//identity/pki/client/certificates/put(uploadDevicePublicKey)`.
@@ -5060,6 +5081,156 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                 case let .unauthorized(value):
                     suppressUnusedWarning(value)
                     var response = HTTPTypes.HTTPResponse(soar_statusCode: 401)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .forbidden(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 403)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .conflict(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 409)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .code423(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 423)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .undocumented(statusCode, _):
+                    return (.init(soar_statusCode: statusCode), nil)
+                }
+            }
+        )
+    }
+    /// The revocation status of a device certificate, for relying parties.
+    ///
+    /// `good` (issued here, not revoked, not expired), `revoked` (replaced by a newer certificate of its
+    /// device, its device unlinked or deactivated, or its wallet's password reset) or `expired`. No
+    /// session needed; limited per client IP like every API call.
+    ///
+    ///
+    /// - Remark: HTTP `GET /identity/pki/client/certificates/{serialNumber}`.
+    /// - Remark: Generated from `#/paths//identity/pki/client/certificates/{serialNumber}/get(getDeviceCertificateStatus)`.
+    func getDeviceCertificateStatus(
+        request: HTTPTypes.HTTPRequest,
+        body: OpenAPIRuntime.HTTPBody?,
+        metadata: OpenAPIRuntime.ServerRequestMetadata
+    ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
+        try await handle(
+            request: request,
+            requestBody: body,
+            metadata: metadata,
+            forOperation: Operations.GetDeviceCertificateStatus.id,
+            using: {
+                APIHandler.getDeviceCertificateStatus($0)
+            },
+            deserializer: { request, requestBody, metadata in
+                let path: Operations.GetDeviceCertificateStatus.Input.Path = .init(serialNumber: try converter.getPathParameterAsURI(
+                    in: metadata.pathParameters,
+                    name: "serialNumber",
+                    as: Swift.String.self
+                ))
+                let headers: Operations.GetDeviceCertificateStatus.Input.Headers = .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields))
+                return Operations.GetDeviceCertificateStatus.Input(
+                    path: path,
+                    headers: headers
+                )
+            },
+            serializer: { output, request in
+                switch output {
+                case let .ok(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 200)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .badRequest(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 400)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .notFound(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 404)
                     suppressMutabilityWarning(&response)
                     let body: OpenAPIRuntime.HTTPBody
                     switch value.body {

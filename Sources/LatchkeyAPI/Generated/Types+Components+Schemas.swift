@@ -751,8 +751,59 @@ extension Components {
                 case publicKey
             }
         }
+        /// - Remark: Generated from `#/components/schemas/DeviceCertificateStatus`.
+        public struct DeviceCertificateStatus: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DeviceCertificateStatus/serialNumber`.
+            public var serialNumber: Swift.String
+            /// - Remark: Generated from `#/components/schemas/DeviceCertificateStatus/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case good = "good"
+                case revoked = "revoked"
+                case expired = "expired"
+            }
+            /// - Remark: Generated from `#/components/schemas/DeviceCertificateStatus/status`.
+            public var status: Components.Schemas.DeviceCertificateStatus.StatusPayload
+            /// - Remark: Generated from `#/components/schemas/DeviceCertificateStatus/revokedAt`.
+            public var revokedAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/DeviceCertificateStatus/notAfter`.
+            public var notAfter: Foundation.Date
+            /// Creates a new `DeviceCertificateStatus`.
+            ///
+            /// - Parameters:
+            ///   - serialNumber:
+            ///   - status:
+            ///   - revokedAt:
+            ///   - notAfter:
+            public init(
+                serialNumber: Swift.String,
+                status: Components.Schemas.DeviceCertificateStatus.StatusPayload,
+                revokedAt: Foundation.Date? = nil,
+                notAfter: Foundation.Date
+            ) {
+                self.serialNumber = serialNumber
+                self.status = status
+                self.revokedAt = revokedAt
+                self.notAfter = notAfter
+            }
+            public enum CodingKeys: String, CodingKey {
+                case serialNumber
+                case status
+                case revokedAt
+                case notAfter
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/DeviceCertificate`.
         public struct DeviceCertificate: Codable, Hashable, Sendable {
+            /// How the session is sent from now on (it is bound to the registered key).
+            ///
+            /// - Remark: Generated from `#/components/schemas/DeviceCertificate/tokenType`.
+            @frozen public enum TokenTypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case dPoP = "DPoP"
+            }
+            /// How the session is sent from now on (it is bound to the registered key).
+            ///
+            /// - Remark: Generated from `#/components/schemas/DeviceCertificate/tokenType`.
+            public var tokenType: Components.Schemas.DeviceCertificate.TokenTypePayload
             /// PEM
             ///
             /// - Remark: Generated from `#/components/schemas/DeviceCertificate/certificate`.
@@ -774,6 +825,7 @@ extension Components {
             /// Creates a new `DeviceCertificate`.
             ///
             /// - Parameters:
+            ///   - tokenType: How the session is sent from now on (it is bound to the registered key).
             ///   - certificate: PEM
             ///   - expiresAt: The certificate's notAfter (DESIGN §4).
             ///   - caCertificate: PEM
@@ -781,6 +833,7 @@ extension Components {
             ///   - notBefore:
             ///   - notAfter:
             public init(
+                tokenType: Components.Schemas.DeviceCertificate.TokenTypePayload,
                 certificate: Swift.String,
                 expiresAt: Foundation.Date,
                 caCertificate: Swift.String,
@@ -788,6 +841,7 @@ extension Components {
                 notBefore: Foundation.Date,
                 notAfter: Foundation.Date
             ) {
+                self.tokenType = tokenType
                 self.certificate = certificate
                 self.expiresAt = expiresAt
                 self.caCertificate = caCertificate
@@ -796,6 +850,7 @@ extension Components {
                 self.notAfter = notAfter
             }
             public enum CodingKeys: String, CodingKey {
+                case tokenType
                 case certificate
                 case expiresAt
                 case caCertificate

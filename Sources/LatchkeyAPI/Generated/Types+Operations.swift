@@ -8053,7 +8053,17 @@ public enum Operations {
             }
         }
     }
-    /// Issues an X.509 client certificate, signed by the server's CA, for the device's P-256 public key.
+    /// Registers the device key and issues an X.509 client certificate for it, signed by the server's CA.
+    ///
+    /// The request carries a `DPoP` proof signed by the key in the body: the proof's signature is the
+    /// proof of possession (401 `invalid_dpop_proof` without one, 400 naming `publicKey` when the body's
+    /// key is not the proof's). The key becomes a device of the session's wallet (409
+    /// `device_key_in_use` when another wallet has it; 423 / 403 when the wallet deactivated or
+    /// suspended that device), the device's earlier certificates are revoked, and the session is bound
+    /// to the key (`tokenType: DPoP`): a phone sign-up's session works on `/v1` from then on. The
+    /// certificate names the wallet (subject CN and a SAN URI: the customer URI) and the key (a SAN URI
+    /// `urn:ietf:params:oauth:jwk-thumbprint:sha-256:<thumbprint>`, RFC 9278).
+    ///
     ///
     /// - Remark: HTTP `PUT /identity/pki/client/certificates`.
     /// - Remark: Generated from `#/paths//identity/pki/client/certificates/put(uploadDevicePublicKey)`.
@@ -8188,6 +8198,266 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
+            /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//identity/pki/client/certificates/put(uploadDevicePublicKey)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.KratosError)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.KratosError {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
+            /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//identity/pki/client/certificates/put(uploadDevicePublicKey)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.KratosError)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.KratosError {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
+            /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//identity/pki/client/certificates/put(uploadDevicePublicKey)/responses/423`.
+            ///
+            /// HTTP response code: `423 code423`.
+            case code423(Components.Responses.KratosError)
+            /// The associated value of the enum case if `self` is `.code423`.
+            ///
+            /// - Throws: An error if `self` is not `.code423`.
+            /// - SeeAlso: `.code423`.
+            public var code423: Components.Responses.KratosError {
+                get throws {
+                    switch self {
+                    case let .code423(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "code423",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// The revocation status of a device certificate, for relying parties.
+    ///
+    /// `good` (issued here, not revoked, not expired), `revoked` (replaced by a newer certificate of its
+    /// device, its device unlinked or deactivated, or its wallet's password reset) or `expired`. No
+    /// session needed; limited per client IP like every API call.
+    ///
+    ///
+    /// - Remark: HTTP `GET /identity/pki/client/certificates/{serialNumber}`.
+    /// - Remark: Generated from `#/paths//identity/pki/client/certificates/{serialNumber}/get(getDeviceCertificateStatus)`.
+    public enum GetDeviceCertificateStatus {
+        public static let id: Swift.String = "getDeviceCertificateStatus"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/identity/pki/client/certificates/{serialNumber}/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// The certificate's serial number in hexadecimal, as the certificate call answered it.
+                ///
+                /// - Remark: Generated from `#/paths/identity/pki/client/certificates/{serialNumber}/GET/path/serialNumber`.
+                public var serialNumber: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - serialNumber: The certificate's serial number in hexadecimal, as the certificate call answered it.
+                public init(serialNumber: Swift.String) {
+                    self.serialNumber = serialNumber
+                }
+            }
+            public var path: Operations.GetDeviceCertificateStatus.Input.Path
+            /// - Remark: Generated from `#/paths/identity/pki/client/certificates/{serialNumber}/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetDeviceCertificateStatus.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetDeviceCertificateStatus.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetDeviceCertificateStatus.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.GetDeviceCertificateStatus.Input.Path,
+                headers: Operations.GetDeviceCertificateStatus.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/identity/pki/client/certificates/{serialNumber}/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/identity/pki/client/certificates/{serialNumber}/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.DeviceCertificateStatus)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.DeviceCertificateStatus {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetDeviceCertificateStatus.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.GetDeviceCertificateStatus.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The certificate's status.
+            ///
+            /// - Remark: Generated from `#/paths//identity/pki/client/certificates/{serialNumber}/get(getDeviceCertificateStatus)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetDeviceCertificateStatus.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.GetDeviceCertificateStatus.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
+            /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//identity/pki/client/certificates/{serialNumber}/get(getDeviceCertificateStatus)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.KratosError)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.KratosError {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
+            /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//identity/pki/client/certificates/{serialNumber}/get(getDeviceCertificateStatus)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.KratosError)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.KratosError {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
                             response: self
                         )
                     }

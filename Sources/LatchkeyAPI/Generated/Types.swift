@@ -229,11 +229,31 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PATCH /identity/verification/flow/phone`.
     /// - Remark: Generated from `#/paths//identity/verification/flow/phone/patch(verifyPhoneNumber)`.
     func verifyPhoneNumber(_ input: Operations.VerifyPhoneNumber.Input) async throws -> Operations.VerifyPhoneNumber.Output
-    /// Issues an X.509 client certificate, signed by the server's CA, for the device's P-256 public key.
+    /// Registers the device key and issues an X.509 client certificate for it, signed by the server's CA.
+    ///
+    /// The request carries a `DPoP` proof signed by the key in the body: the proof's signature is the
+    /// proof of possession (401 `invalid_dpop_proof` without one, 400 naming `publicKey` when the body's
+    /// key is not the proof's). The key becomes a device of the session's wallet (409
+    /// `device_key_in_use` when another wallet has it; 423 / 403 when the wallet deactivated or
+    /// suspended that device), the device's earlier certificates are revoked, and the session is bound
+    /// to the key (`tokenType: DPoP`): a phone sign-up's session works on `/v1` from then on. The
+    /// certificate names the wallet (subject CN and a SAN URI: the customer URI) and the key (a SAN URI
+    /// `urn:ietf:params:oauth:jwk-thumbprint:sha-256:<thumbprint>`, RFC 9278).
+    ///
     ///
     /// - Remark: HTTP `PUT /identity/pki/client/certificates`.
     /// - Remark: Generated from `#/paths//identity/pki/client/certificates/put(uploadDevicePublicKey)`.
     func uploadDevicePublicKey(_ input: Operations.UploadDevicePublicKey.Input) async throws -> Operations.UploadDevicePublicKey.Output
+    /// The revocation status of a device certificate, for relying parties.
+    ///
+    /// `good` (issued here, not revoked, not expired), `revoked` (replaced by a newer certificate of its
+    /// device, its device unlinked or deactivated, or its wallet's password reset) or `expired`. No
+    /// session needed; limited per client IP like every API call.
+    ///
+    ///
+    /// - Remark: HTTP `GET /identity/pki/client/certificates/{serialNumber}`.
+    /// - Remark: Generated from `#/paths//identity/pki/client/certificates/{serialNumber}/get(getDeviceCertificateStatus)`.
+    func getDeviceCertificateStatus(_ input: Operations.GetDeviceCertificateStatus.Input) async throws -> Operations.GetDeviceCertificateStatus.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -672,7 +692,17 @@ extension APIProtocol {
             body: body
         ))
     }
-    /// Issues an X.509 client certificate, signed by the server's CA, for the device's P-256 public key.
+    /// Registers the device key and issues an X.509 client certificate for it, signed by the server's CA.
+    ///
+    /// The request carries a `DPoP` proof signed by the key in the body: the proof's signature is the
+    /// proof of possession (401 `invalid_dpop_proof` without one, 400 naming `publicKey` when the body's
+    /// key is not the proof's). The key becomes a device of the session's wallet (409
+    /// `device_key_in_use` when another wallet has it; 423 / 403 when the wallet deactivated or
+    /// suspended that device), the device's earlier certificates are revoked, and the session is bound
+    /// to the key (`tokenType: DPoP`): a phone sign-up's session works on `/v1` from then on. The
+    /// certificate names the wallet (subject CN and a SAN URI: the customer URI) and the key (a SAN URI
+    /// `urn:ietf:params:oauth:jwk-thumbprint:sha-256:<thumbprint>`, RFC 9278).
+    ///
     ///
     /// - Remark: HTTP `PUT /identity/pki/client/certificates`.
     /// - Remark: Generated from `#/paths//identity/pki/client/certificates/put(uploadDevicePublicKey)`.
@@ -683,6 +713,24 @@ extension APIProtocol {
         try await uploadDevicePublicKey(Operations.UploadDevicePublicKey.Input(
             headers: headers,
             body: body
+        ))
+    }
+    /// The revocation status of a device certificate, for relying parties.
+    ///
+    /// `good` (issued here, not revoked, not expired), `revoked` (replaced by a newer certificate of its
+    /// device, its device unlinked or deactivated, or its wallet's password reset) or `expired`. No
+    /// session needed; limited per client IP like every API call.
+    ///
+    ///
+    /// - Remark: HTTP `GET /identity/pki/client/certificates/{serialNumber}`.
+    /// - Remark: Generated from `#/paths//identity/pki/client/certificates/{serialNumber}/get(getDeviceCertificateStatus)`.
+    public func getDeviceCertificateStatus(
+        path: Operations.GetDeviceCertificateStatus.Input.Path,
+        headers: Operations.GetDeviceCertificateStatus.Input.Headers = .init()
+    ) async throws -> Operations.GetDeviceCertificateStatus.Output {
+        try await getDeviceCertificateStatus(Operations.GetDeviceCertificateStatus.Input(
+            path: path,
+            headers: headers
         ))
     }
 }

@@ -10,13 +10,14 @@ public struct SessionIssuer: EnvironmentService, Sendable {
     let environment: ServiceEnvironment
 
     /// A new session token and its record (not stored yet), living the issuer's absolute timeout,
-    /// bound to the device key the request proved (`DeviceBinding.provenKey`), if any.
-    func newSession(userID: String, deviceID: String?, at time: Date) -> (token: String, session: SessionRecord) {
+    /// bound to the device key the request proved (`DeviceBinding.provenKey`), if any. A `limited`
+    /// session (a phone sign-up's) works on Kratos's routes only until its device key is registered.
+    func newSession(userID: String, deviceID: String?, at time: Date, limited: Bool = false) -> (token: String, session: SessionRecord) {
         let token = SecureRandom.token()
         return (token, SessionRecord(digest: SecureRandom.digest(token), userID: userID, deviceID: deviceID, createdAt: time,
                                      lastSeenAt: time,
                                      expiresAt: time.addingTimeInterval(TimeInterval(issuer.sessions.absoluteTimeoutSeconds)),
-                                     keyThumbprint: DeviceBinding.provenKey))
+                                     keyThumbprint: DeviceBinding.provenKey, limited: limited))
     }
 
     /// Completes a login: resets the failure counts, records the login time, stores a new session.

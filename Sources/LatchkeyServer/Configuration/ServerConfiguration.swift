@@ -90,7 +90,7 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
     /// How the wallet API knows a device: by the key of its DPoP proof (`required`), or, for
     /// requests without a proof, by the `X-Device-ID` header as before (`optional`, weaker, for
     /// migrating apps). A request with a proof is always bound to its key.
-    public var deviceBinding = DeviceBindingMode.optional
+    public var deviceBinding = DeviceBindingMode.required
     public var otp = OTPSettings()
     public var sessions = SessionSettings()
     public var reset = ResetSettings()

@@ -72,11 +72,25 @@ extension APIHandler {
     func uploadDevicePublicKey(_ input: Operations.UploadDevicePublicKey.Input) async throws
         -> Operations.UploadDevicePublicKey.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
+        let client = RequestIdentity.client
         let issued = try await signup.issueCertificate(try RequestIdentity.current.require(or: .sessionInactive),
-                                                       deviceID: RequestIdentity.client.deviceID, publicKey: body.publicKey)
-        return .ok(.init(body: .json(.init(certificate: issued.certificatePEM, expiresAt: issued.notAfter,
+                                                       publicKey: body.publicKey, label: client.deviceLabel,
+                                                       deviceType: client.deviceType)
+        return .ok(.init(body: .json(.init(tokenType: .dPoP, certificate: issued.certificatePEM, expiresAt: issued.notAfter,
                                            caCertificate: issued.caCertificatePEM,
                                            serialNumber: issued.serialNumber, notBefore: issued.notBefore,
                                            notAfter: issued.notAfter))))
+    }
+
+    func getDeviceCertificateStatus(_ input: Operations.GetDeviceCertificateStatus.Input) async throws
+        -> Operations.GetDeviceCertificateStatus.Output {
+        let status = try await signup.certificateStatus(serial: input.path.serialNumber)
+        let state: Components.Schemas.DeviceCertificateStatus.StatusPayload = switch status.state {
+        case .good: .good
+        case .revoked: .revoked
+        case .expired: .expired
+        }
+        return .ok(.init(body: .json(.init(serialNumber: status.serialNumber, status: state,
+                                           revokedAt: status.revokedAt, notAfter: status.notAfter))))
     }
 }

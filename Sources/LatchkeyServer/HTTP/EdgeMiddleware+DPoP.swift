@@ -75,12 +75,20 @@ extension EdgeMiddleware {
 
     /// Holds a bound session to its key (RFC 9449 §7): it works only as `Authorization: DPoP` (or
     /// Kratos's header) with a proof by the key it is bound to; an unbound one only as a bearer token.
+    ///
+    /// On the wallet API a session must also hold a registered device key: a phone sign-up's session
+    /// is limited to Kratos's routes until its key is registered, and with `deviceBinding: required`
+    /// an unbound session (a Kratos login without a proof, or one from before the switch) is refused.
     func bind(_ identity: Identity, _ credential: SessionCredential?, _ proof: DPoPProof?) throws -> Identity {
         guard case .authenticated(let principal) = identity, let credential else { return identity }
         if let key = principal.session.keyThumbprint {
             guard credential.scheme != .bearer, proof?.thumbprint == key else { throw DomainError(.boundTokenWithoutProof) }
         } else if credential.scheme == .dpop {
             throw DomainError(.boundTokenWithoutProof, message: "The token is not bound to a key; send it as Bearer.")
+        }
+        if Context.dialect == .wallet {
+            if principal.session.limited { throw DomainError(.deviceKeyRequired) }
+            if deviceBinding == .required, principal.session.keyThumbprint == nil { throw DomainError(.deviceKeyRequired) }
         }
         return identity
     }
@@ -89,13 +97,24 @@ extension EdgeMiddleware {
     /// current nonce when the proof lacked it.
     func dpopRefusal(_ error: DomainError) -> Response {
         var headers = HTTPFields()
-        headers[.wwwAuthenticate] = #"DPoP error="\#(error.id.rawValue)", algs="ES256""#
+        headers[.wwwAuthenticate] = error.dpopChallenge
         if error.kind == .useDPoPNonce { headers[.dpopNonce] = dpop.nonces.current(at: dpop.now()) }
         return Context.dialect.response(error, headers: headers)
     }
 }
 
+extension DomainError {
+    /// RFC 9449's `WWW-Authenticate: DPoP` challenge for a device-binding refusal; RFC 6750's
+    /// `invalid_token` names a session that has no registered device key too.
+    var dpopChallenge: String {
+        let code = kind == .deviceKeyRequired ? ErrorID.invalidToken.rawValue : id.rawValue
+        return #"DPoP error="\#(code)", algs="ES256""#
+    }
+}
+
 extension ErrorKind {
     /// The refusals of RFC 9449, answered with a `WWW-Authenticate: DPoP` challenge.
-    var isDeviceBinding: Bool { self == .invalidDPoPProof || self == .useDPoPNonce || self == .boundTokenWithoutProof }
+    var isDeviceBinding: Bool {
+        self == .invalidDPoPProof || self == .useDPoPNonce || self == .boundTokenWithoutProof || self == .deviceKeyRequired
+    }
 }

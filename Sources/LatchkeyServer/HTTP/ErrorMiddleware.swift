@@ -29,6 +29,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             if domain.kind == .methodNotAllowed {
                 headers[.allow] = routes.methods(for: request.uri.path).map(\.rawValue).joined(separator: ", ")
             }
+            // A service's device-binding refusal (a key registration without a proof) challenges like the edge's.
+            if domain.kind.isDeviceBinding { headers[.wwwAuthenticate] = domain.dpopChallenge }
             return (dialect ?? ErrorDialect.of(path: request.uri.path)).response(domain, headers: headers)
         }
     }

@@ -73,13 +73,14 @@ public struct CertificateAuthority: Sendable {
         }
     }
 
-    /// A client certificate for a device's public key: subject CN is the user id, the device id
-    /// travels as a `urn:latchkey:device:` URI name; client authentication only.
-    public func issue(for publicKey: P256.Signing.PublicKey, userID: String, deviceID: String, organization: String,
+    /// A client certificate for a device's public key: the subject names the wallet by its customer
+    /// URI; the subject alternative names carry the customer URI and the key's RFC 7638 thumbprint
+    /// as an RFC 9278 URI (never a client-supplied value); client authentication only.
+    public func issue(for publicKey: P256.Signing.PublicKey, customerURI: String, keyThumbprint: String, organization: String,
                       now: Date, lifetimeDays: Int) throws -> Certificate {
         let subject = try DistinguishedName {
             OrganizationName(organization)
-            CommonName(userID)
+            CommonName(customerURI)
         }
         return try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(publicKey),
@@ -89,9 +90,15 @@ public struct CertificateAuthority: Sendable {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([.clientAuth])
-                SubjectAlternativeNames([.uniformResourceIdentifier("urn:latchkey:device:\(deviceID)")])
+                SubjectAlternativeNames([.uniformResourceIdentifier(customerURI),
+                                         .uniformResourceIdentifier(Self.thumbprintURI(keyThumbprint))])
                 AuthorityKeyIdentifier(keyIdentifier: try certificate.extensions.subjectKeyIdentifier?.keyIdentifier)
             },
             issuerPrivateKey: .init(key))
+    }
+
+    /// RFC 9278's URI for a key's SHA-256 JWK thumbprint.
+    public static func thumbprintURI(_ thumbprint: String) -> String {
+        "urn:ietf:params:oauth:jwk-thumbprint:sha-256:" + thumbprint
     }
 }

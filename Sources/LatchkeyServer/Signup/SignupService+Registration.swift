@@ -25,7 +25,8 @@ public struct FlowSession: Sendable, Equatable {
 extension SignupService {
     /// Completes a registration flow (`POST /a/self-service/registration?flow=ID`, method password):
     /// the flow's phone must be verified and be the traits' phone; the password follows the
-    /// issuer's rules; phone and email must be free. Creates the wallet user and a session at once.
+    /// issuer's rules; phone and email must be free. Creates the wallet user and a limited session at
+    /// once (Kratos's whoami, the key registration and logout only, until the key is registered).
     public func register(flowID: String, method: String, traits: IdentityTraits, password: String,
                          deviceID: String?) async throws -> FlowSession {
         let flow = try await liveFlow(flowID, .registration)
@@ -70,7 +71,9 @@ extension SignupService {
             firstName: first, lastName: last, phone: phone, externalId: nil, passwordHash: try await hasher.hash(password),
             passcodeHash: nil, emailVerified: false, createdAt: time, updatedAt: time, appInstanceVerified: true,
             passwordUpdatedAt: time, phoneNormalized: phone)
-        let (token, session) = sessions.newSession(userID: user.id, deviceID: deviceID, at: time)
+        // The session is limited until the device key is registered (`issueCertificate`), as the
+        // sign-up document has the user "considered logged in" only then.
+        let (token, session) = sessions.newSession(userID: user.id, deviceID: deviceID, at: time, limited: true)
         var messages: [OutboxMessage] = []
         var tokens: [TokenRecord] = []
         if !email.isEmpty {

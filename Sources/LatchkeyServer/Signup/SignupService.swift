@@ -7,7 +7,7 @@ import LatchkeyCore
 /// Knows no HTTP; refuses with `DomainError` (Kratos ids of the catalogue) or, for forms to correct, `FlowFormError`.
 public struct SignupService: EnvironmentService, Sendable {
     /// Flows, codes, the users they create and the device certificates.
-    public typealias Store = UserStore & SessionStore & SignupStore
+    public typealias Store = UserStore & SessionStore & DeviceStore & SignupStore
     let store: any Store
     let environment: ServiceEnvironment
     /// The password login both APIs share.

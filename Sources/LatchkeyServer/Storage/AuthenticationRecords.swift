@@ -42,10 +42,14 @@ public struct SessionRecord: Sendable, Equatable {
     /// The RFC 7638 thumbprint of the device key the session is bound to (RFC 9449 `cnf.jkt`):
     /// set when the login carried a DPoP proof; the token then works only with proofs by that key.
     public var keyThumbprint: String?
+    /// A phone sign-up's session before its device key is registered: it works only on Kratos's
+    /// whoami, the key registration and logout.
+    public var limited: Bool
 
     public init(digest: String, userID: String, deviceID: String?, createdAt: Date, lastSeenAt: Date, expiresAt: Date,
-                revokedAt: Date? = nil, keyThumbprint: String? = nil) {
+                revokedAt: Date? = nil, keyThumbprint: String? = nil, limited: Bool = false) {
         self.keyThumbprint = keyThumbprint
+        self.limited = limited
         self.digest = digest
         self.userID = userID
         self.deviceID = deviceID

@@ -115,6 +115,12 @@ enum Migrations {
             "CREATE TABLE dpop_proofs (digest TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
             "CREATE INDEX dpop_proofs_expiry ON dpop_proofs (expires_at)",
         ]),
+        (8, [
+            // A phone sign-up's session works on Kratos's routes only until its device key is registered.
+            "ALTER TABLE sessions ADD COLUMN limited BIGINT NOT NULL DEFAULT 0",
+            // Relying parties look certificates up by serial (their revocation status).
+            "CREATE INDEX device_certificates_device ON device_certificates (user_id, device_id)",
+        ]),
     ]
 
     /// The newest schema version.

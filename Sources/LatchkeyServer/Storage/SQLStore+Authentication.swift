@@ -191,10 +191,11 @@ extension SQLStore {
 
     static func insert(_ session: SessionRecord, into db: any SQLExecutor) async throws {
         try await db.execute("""
-            INSERT INTO sessions (digest, user_id, device_id, created_at, last_seen_at, expires_at, key_thumbprint)
-            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            INSERT INTO sessions (digest, user_id, device_id, created_at, last_seen_at, expires_at, key_thumbprint, limited)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
             """, [.text(session.digest), .text(session.userID), session.deviceID.sql, session.createdAt.epochSeconds,
-                  session.lastSeenAt.epochSeconds, session.expiresAt.epochSeconds, session.keyThumbprint.sql])
+                  session.lastSeenAt.epochSeconds, session.expiresAt.epochSeconds, session.keyThumbprint.sql,
+                  .integer(session.limited ? 1 : 0)])
     }
 
     public func touchSession(digest: String, now: Date, idle: TimeInterval) async throws -> SessionRecord? {

@@ -84,8 +84,11 @@ extension SQLStore {
     }
 
     /// One active certificate per device: the device's earlier ones are revoked in the same transaction.
-    public func createDeviceCertificate(_ certificate: DeviceCertificateRecord) async throws {
+    public func registerDeviceKey(_ certificate: DeviceCertificateRecord, label: String?, deviceType: String?,
+                                  sessionDigest: String, keyThumbprint: String) async throws {
         try await engine.transaction { db in
+            try await Self.linkDevice(userID: certificate.userID, deviceID: certificate.deviceID, deviceType: deviceType,
+                                      label: label, now: certificate.createdAt, in: db)
             try await Self.revokeCertificates(userID: certificate.userID, deviceID: certificate.deviceID,
                                               now: certificate.createdAt, in: db)
             try await db.execute("""
@@ -94,7 +97,18 @@ extension SQLStore {
                 """, [.text(certificate.serial), .text(certificate.userID), .text(certificate.deviceID),
                       .text(certificate.publicKey), .text(certificate.certificatePEM), certificate.createdAt.epochSeconds,
                       certificate.expiresAt.epochSeconds])
+            // A session already bound to another key keeps it (the edge refused its proof anyway).
+            try await db.execute("""
+                UPDATE sessions SET key_thumbprint = $2, device_id = $3, limited = 0
+                WHERE digest = $1 AND user_id = $4 AND (key_thumbprint IS NULL OR key_thumbprint = $2)
+                """, [.text(sessionDigest), .text(keyThumbprint), .text(certificate.deviceID), .text(certificate.userID)])
         }
+        sessions.remove(sessionDigest)
+    }
+
+    public func deviceCertificate(serial: String) async throws -> DeviceCertificateRecord? {
+        try await engine.read("SELECT * FROM device_certificates WHERE serial = $1", [.text(serial)])
+            .first.map { try DeviceCertificateRecord(row: $0) }
     }
 
     /// Revokes the live certificates of a user's device, or of all its devices when `deviceID` is nil.

@@ -102,8 +102,14 @@ public protocol SignupStore: Sendable {
     func useFlow(id: String, kind: FlowRecord.Kind, now: Date) async throws -> Bool
     /// Whether a session with this digest exists, live or not.
     func sessionExists(digest: String) async throws -> Bool
-    /// Stores an issued device certificate.
-    func createDeviceCertificate(_ certificate: DeviceCertificateRecord) async throws
+    /// Registers a device key in one transaction: links the certificate's device (the key) to its
+    /// wallet (`StoreError.deviceKeyInUse` when another wallet has it), revokes the device's earlier
+    /// certificates, stores this one, and binds the session `sessionDigest` to the key and device,
+    /// lifting a sign-up session's limits.
+    func registerDeviceKey(_ certificate: DeviceCertificateRecord, label: String?, deviceType: String?,
+                           sessionDigest: String, keyThumbprint: String) async throws
+    /// The certificate with this serial (hex), whatever its state.
+    func deviceCertificate(serial: String) async throws -> DeviceCertificateRecord?
     /// The certificates issued to a user's device, newest first.
     func deviceCertificates(userID: String, deviceID: String) async throws -> [DeviceCertificateRecord]
 }
