@@ -82,7 +82,9 @@ config = os.path.join(WORK, "sso.yaml")
 with open(config, "w") as file:
     json.dump({"hashing": {"logN": 10, "r": 8, "p": 1}, "rateLimits": {"enabled": False},
                "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem"},
-               "issuer": {"identityProviders": [{"id": "mock", "issuer": PROVIDER, "clientId": client["client_id"],
+               # This script signs no DPoP proofs: the migration mode (docs/configuration.md).
+               "issuer": {"deviceBinding": "optional",
+                          "identityProviders": [{"id": "mock", "issuer": PROVIDER, "clientId": client["client_id"],
                                                  "clientSecret": client["client_secret"], "redirectUri": REDIRECT}]}}, file)
 server = subprocess.Popen([BINARY, "serve", "--port", str(PORT), "--database", DATABASE, "--config", config],
                           env={**os.environ, "LOG_LEVEL": "error"})

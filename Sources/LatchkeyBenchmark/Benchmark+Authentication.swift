@@ -63,7 +63,7 @@ struct BenchmarkUser {
         }.print(baseline: health)
         // Enough proofs for 40,000 checks a second; each is used once.
         guard let user = try await app.store.user(issuer: app.configuration.issuer.id, emailNormalized: Self.email) else { return }
-        let bound = try await BoundSession.prepare(app: app, userID: user.id,
+        let bound = try await BoundSession.prepare(store: app.store, userID: user.id,
                                                    url: driver.base.absoluteString + "/v1/auth/session",
                                                    count: Int(seconds * 40_000))
         try await driver.measure("GET /v1/auth/session (DPoP-bound)", seconds: seconds) { index in

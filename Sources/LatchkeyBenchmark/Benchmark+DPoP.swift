@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Logging
 import LatchkeyServer
 
 /// A device-bound session for the benchmark: a session bound to a P-256 key and proofs for it,
@@ -11,14 +12,14 @@ struct BoundSession {
 
     /// Stores a session bound to a new key (as a login with a proof would) and signs `count`
     /// proofs of `GET url` for it, each with its own `jti`.
-    static func prepare(app: LatchkeyApplication, userID: String, url: String, count: Int) async throws -> BoundSession {
+    static func prepare(store: any SessionStore, userID: String, url: String, count: Int) async throws -> BoundSession {
         let key = P256.Signing.PrivateKey()
         let point = key.publicKey.rawRepresentation
         let (x, y) = (Data(point.prefix(32)).base64URL, Data(point.suffix(32)).base64URL)
         let thumbprint = DPoPVerifier.thumbprint(of: key.publicKey)
         let token = UUID().uuidString + UUID().uuidString
         let now = Date()
-        try await app.store.createSession(SessionRecord(digest: SecureRandom.digest(token), userID: userID,
+        try await store.createSession(SessionRecord(digest: SecureRandom.digest(token), userID: userID,
                                                         deviceID: "jkt:" + thumbprint, createdAt: now, lastSeenAt: now,
                                                         expiresAt: now.addingTimeInterval(3600), keyThumbprint: thumbprint))
         let header = Data(#"{"alg":"ES256","jwk":{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"},"typ":"dpop+jwt"}"#.utf8).base64URL
@@ -30,5 +31,26 @@ struct BoundSession {
             return input + "." + Data(try key.signature(for: Data(input.utf8)).rawRepresentation).base64URL
         }
         return BoundSession(token: token, proofs: proofs)
+    }
+
+    /// The bound session check against a separately started server (`--url` with `--database`
+    /// naming its database): the benchmark stores a user and a bound session in that database, as
+    /// a login with a proof would, and drives the server over the network.
+    static func measureExternal(database: String, issuer: String, driver: LoadDriver, seconds: Double,
+                                health: LoadDriver.Result, logger: Logger) async throws {
+        try await StoreFactory.withStore(database, logger: logger, migrate: false) { store in
+            let now = Date()
+            let id = SecureRandom.identifier()
+            let user = UserRecord(id: id, issuer: issuer, email: "bench-\(id)@example.com", emailNormalized: "bench-\(id)@example.com",
+                                  firstName: "Bench", lastName: "Bound", phone: nil, externalId: nil, passwordHash: nil,
+                                  passcodeHash: nil, emailVerified: true, createdAt: now, updatedAt: now)
+            try await store.createUser(user, answers: [], tokens: [], messages: [])
+            let bound = try await prepare(store: store, userID: id, url: driver.base.absoluteString + "/v1/auth/session",
+                                          count: Int(seconds * 40_000))
+            try await driver.measure("GET /v1/auth/session (DPoP-bound)", seconds: seconds) { index in
+                .init(path: "/v1/auth/session",
+                      headers: [("Authorization", "DPoP \(bound.token)"), ("DPoP", bound.proofs[index % bound.proofs.count])])
+            }.print(baseline: health)
+        }
     }
 }

@@ -16,7 +16,7 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: "Seconds for the registration operation.") var registrationDuration = 10.0
     @Option(help: "Configuration file of the server (for the hash parameters).") var config: String?
     @Flag(help: "Only the session check and its /health baseline (for profiling).") var sessionOnly = false
-    @Option(help: "Database of the in-process server (default: a temporary SQLite file), e.g. postgres://…") var database: String?
+    @Option(help: "Database of the in-process server (default: a temporary SQLite file), e.g. postgres://…; with --url and --session-only, the database of that server, where the bound session is prepared") var database: String?
 
     func run() async throws {
         let configuration = try config.map(ServerConfiguration.load(file:)) ?? ServerConfiguration()
@@ -38,6 +38,9 @@ struct Benchmark: AsyncParsableCommand {
                 $0.courier.pollIntervalMilliseconds = 5
                 $0.hashing = configuration.hashing
                 $0.issuer = configuration.issuer
+                // The logins are measured without proofs (the hash is what they cost); the bound
+                // session check measures the one ES256 verification a proof adds.
+                $0.issuer.deviceBinding = .optional
                 if let database { $0.database = database }
                 $0.issuer.lockout.walletThreshold = 1000
                 $0.issuer.lockout.deviceThreshold = 1000
@@ -51,6 +54,12 @@ struct Benchmark: AsyncParsableCommand {
         let health = try await driver.measure("GET /health", seconds: duration) { _ in .init(path: "/health") }
         health.print(baseline: nil)
         let questions = configuration.issuer.mfa.questions.prefix(configuration.issuer.mfa.numberOfRequiredQuestions)
+        if sessionOnly, served == nil, let database {
+            try await BoundSession.measureExternal(database: database, issuer: configuration.issuer.id, driver: driver,
+                                                   seconds: duration, health: health, logger: logger)
+            try await driver.shutdown()
+            return
+        }
         if sessionOnly, let app = served?.application {
             let user = try await BenchmarkUser.prepare(app: app, driver: driver, questions: questions.map(\.mfaQuestion))
             try await user.measureSession(driver: driver, seconds: duration, health: health, app: app)
