@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import JWTKit
 import LatchkeyCore
+import Synchronization
 
 /// A verified DPoP proof (RFC 9449): the request was signed by the holder of a device key.
 public struct DPoPProof: Sendable, Equatable {
@@ -35,6 +36,9 @@ public struct DPoPVerifier: Sendable {
     let publicURL: PublicBaseURL
     let nonces: DPoPNonces
     let replay: ReplayCache
+    /// Keys already validated, by their `jwk` coordinates: a device sends the same key with every
+    /// proof, and building and checking the point cost as much as parsing the proof.
+    let keys = KeyCache()
     let now: @Sendable () -> Date
     /// How far `iat` may be from the server's clock, in seconds, either way.
     static let window: TimeInterval = 60
@@ -63,7 +67,7 @@ public struct DPoPVerifier: Sendable {
         let header = parsed.header
         guard header.typ == "dpop+jwt" else { throw Self.invalid("The DPoP proof's typ must be dpop+jwt.") }
         guard header.alg == "ES256" else { throw Self.invalid("The DPoP proof must be signed with ES256.") }
-        let key = try Self.publicKey(header.jwk)
+        let key = try keys.key(for: header.jwk)
         // jwt-kit parsed the JWS; the one ES256 verification is swift-crypto's, over the signing
         // input as sent (a key collection per request would parse the token a second time).
         guard let lastDot = proof.utf8.lastIndex(of: UInt8(ascii: ".")) else { throw Self.invalid("The DPoP proof is not a JWS.") }
@@ -131,5 +135,26 @@ public struct DPoPVerifier: Sendable {
 
     static func invalid(_ message: String) -> DomainError {
         DomainError(.invalidDPoPProof, message: message, field: "DPoP")
+    }
+}
+
+/// Validated P-256 keys by their `jwk` coordinates, bounded: past `capacity` it starts again.
+final class KeyCache: Sendable {
+    private let keys = Mutex<[String: (key: P256.Signing.PublicKey, thumbprint: String)]>([:])
+    static let capacity = 10_000
+
+    func key(for jwk: [String: JWTHeaderField]?) throws -> (key: P256.Signing.PublicKey, thumbprint: String) {
+        let coordinates = (jwk?["x"]?.asString ?? "") + "." + (jwk?["y"]?.asString ?? "")
+        // The other members are checked every time, so a cached point never excuses a private key or another curve.
+        if let cached = keys.withLock({ $0[coordinates] }), jwk?["kty"]?.asString == "EC", jwk?["crv"]?.asString == "P-256",
+           jwk?["d"] == nil {
+            return cached
+        }
+        let parsed = try DPoPVerifier.publicKey(jwk)
+        keys.withLock { keys in
+            if keys.count >= Self.capacity { keys.removeAll(keepingCapacity: true) }
+            keys[coordinates] = parsed
+        }
+        return parsed
     }
 }
