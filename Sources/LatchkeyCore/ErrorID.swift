@@ -53,6 +53,7 @@ extension ErrorID {
     public static let passwordRules: ErrorID = "password_rules"
     public static let passcodeRules: ErrorID = "passcode_rules"
     public static let passwordReused: ErrorID = "password_reused"
+    public static let passwordNotExpired: ErrorID = "password_not_expired"
     public static let wrongCurrentCredential: ErrorID = "wrong_current_credential"
     public static let accountLocked: ErrorID = "account_locked"
     public static let unknownEmail: ErrorID = "unknown_email"

@@ -17,7 +17,7 @@ public enum ErrorKind: String, CaseIterable, Sendable {
     // Device binding (DPoP, RFC 9449)
     case invalidDPoPProof, useDPoPNonce, boundTokenWithoutProof, deviceKeyRequired, deviceKeyInUse
     // Registration, profile and credentials
-    case emailInUse, wrongCurrentCredential, confirmationMismatch, passwordReused, accountLocked
+    case emailInUse, wrongCurrentCredential, confirmationMismatch, passwordReused, passwordNotExpired, accountLocked
     case passwordRules, passcodeRules, unknownEmail
     // SSO
     case invalidAuthorizationCode, invalidNonce, invalidIDToken, noLinkedWallet
@@ -102,6 +102,9 @@ public enum ErrorKind: String, CaseIterable, Sendable {
             Entry(id: .passwordReused, code: 406, httpStatus: 422, message: "The new password was used recently; choose another one.")
         case .accountLocked:
             Entry(id: .accountLocked, code: 424, httpStatus: 423, message: "The call cannot be completed because the account is locked.")
+        case .passwordNotExpired:
+            Entry(id: .passwordNotExpired, code: 400, httpStatus: 400,
+                  message: "The password has not expired: change it with updateUserPassword while logged in.")
         case .passwordRules: Entry(id: .passwordRules, code: 419, httpStatus: 422, message: "The password does not meet the issuer's rules.")
         case .passcodeRules: Entry(id: .passcodeRules, code: 420, httpStatus: 422, message: "The passcode does not meet the issuer's rules.")
         case .unknownEmail:

@@ -2,6 +2,7 @@ import Foundation
 import Latchkey
 import LatchkeyCore
 import LatchkeyServer
+import Synchronization
 import Testing
 
 @Suite struct CredentialClientTests {
@@ -86,13 +87,22 @@ import Testing
     }
 
     @Test func expiredPasswordAndResend() async throws {
-        try await withLiveServer { sdk, app in
+        // The clock (the server's, and the SDK's that dates its proofs) moves past the password's
+        // expiry; sessions outlive it, so the end of the session below is the password change's doing.
+        let offset = Mutex<TimeInterval>(0)
+        let clock: @Sendable () -> Date = { Date().addingTimeInterval(offset.withLock { $0 }) }
+        try await withLiveServer(now: clock, serverNow: clock, configure: {
+            $0.issuer.passwordExpiryDays = 30
+            $0.issuer.sessions.idleTimeoutSeconds = 40 * 86_400
+            $0.issuer.sessions.absoluteTimeoutSeconds = 40 * 86_400
+        }) { sdk, app in
             let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
             let message = try await sdk.enrollment.resendVerificationEmail("grace@example.com")
             #expect(message.contains("grace@example.com"))
             #expect(try await app.store.outboxMessages().count == 2)
             try await AuthenticationClientTests.verifyEmail(app, server: sdk.context.serverURL)
             _ = try await sdk.authentication.loginByNonce(registered.nonce)
+            offset.withLock { $0 = 31 * 86_400 }
             let unknown = await failure {
                 try await sdk.enrollment.changeExpiredPassword(email: "nobody@example.com", expiredPassword: "x",
                                                                newPassword: "fresh-pass-42", confirmNewPassword: "fresh-pass-42")

@@ -8,13 +8,14 @@ let signature = "3F2504E0-4F89-11D3-9A0C-0305E82C3301"
 
 /// Runs `body` with an SDK client talking over real HTTP (URLSession) to an in-process server.
 func withLiveServer(messages: [String: String] = [:], now: @escaping @Sendable () -> Date = Date.init,
+                    serverNow: @escaping @Sendable () -> Date = Date.init,
                     configure: (inout ServerConfiguration) -> Void = { _ in },
                     _ body: @escaping @Sendable (LatchkeyClient, LatchkeyApplication) async throws -> Void) async throws {
     var configuration = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase("sqlite"))
     // The SDK proves its device key on every call, so its suite runs with binding required.
     configuration.issuer.deviceBinding = .required
     configure(&configuration)
-    let app = try await TestEnvironment.application(configuration)
+    let app = try await TestEnvironment.application(configuration, now: serverNow)
     try await app.application.test(.live) { client in
         let port = client.port ?? 0
         let sdk = LatchkeyClient(context: LatchkeyContext(

@@ -36,10 +36,12 @@ public struct ProfileService: EnvironmentService, Sendable {
     public func updatePassword(_ principal: Principal, old: String, new: String, confirm: String) async throws {
         let (session, user) = (principal.session, try await principal.user())
         try await changePassword(user, current: old, currentField: "oldPassword", new: new, confirm: confirm,
-                                 deviceID: session.deviceID, keepSession: session.digest)
+                                 deviceID: session.deviceID, keepSession: session.digest, onlyExpired: false)
     }
 
-    /// `changeExpiredPassword`: without a session, by email and the (expired) current password.
+    /// `changeExpiredPassword`: without a session, by email and the expired current password. A
+    /// password that has not expired is refused (400 `password_not_expired`) once the current
+    /// password is checked, so the call neither bypasses a logged-in change nor tells who has a wallet.
     public func changeExpiredPassword(email: String, expired: String, new: String, confirm: String) async throws {
         if email.isEmpty { throw DomainError.invalidField("email", "email is required.") }
         guard let user = try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)) else {
@@ -47,10 +49,11 @@ public struct ProfileService: EnvironmentService, Sendable {
             throw DomainError.wrongCurrent("password")
         }
         try await changePassword(user, current: expired, currentField: "expiredPassword", new: new, confirm: confirm,
-                                 deviceID: nil, keepSession: nil)
+                                 deviceID: nil, keepSession: nil, onlyExpired: true)
     }
 
     /// `updateUserPasscode`: 403, 424, 400, 417, 420, 416 wrong current PIN (421 at the threshold).
+    /// The user's other sessions and device tokens are revoked, as for a password change.
     public func updatePasscode(_ principal: Principal, old: String, new: String, confirm: String) async throws {
         let (session, user) = (principal.session, try await principal.user())
         if user.locked { throw DomainError.accountLocked }
@@ -59,7 +62,10 @@ public struct ProfileService: EnvironmentService, Sendable {
         try issuer.passcode.validate(new, field: "newPasscode")
         try await verifier.check(old, against: user.passcodeHash, user: user, deviceID: session.deviceID,
                                                  wrong: .wrongCurrent("PIN"))
-        try await store.updatePasscode(userID: user.id, hash: try await hasher.hash(new), now: now())
+        let time = now()
+        try await store.updatePasscode(userID: user.id, hash: try await hasher.hash(new), now: time)
+        try await store.revokeSessions(userID: user.id, except: session.digest, deviceID: nil, now: time)
+        try await store.revokeDeviceTokens(userID: user.id, now: time)
     }
 
     /// `updateMFAAnswers`: exactly the issuer's number of answers to pool questions, no empty
@@ -77,13 +83,16 @@ public struct ProfileService: EnvironmentService, Sendable {
     }
 
     private func changePassword(_ user: UserRecord, current: String, currentField: String, new: String, confirm: String,
-                                deviceID: String?, keepSession: String?) async throws {
+                                deviceID: String?, keepSession: String?, onlyExpired: Bool) async throws {
         if user.locked { throw DomainError.accountLocked }
         if current.isEmpty { throw DomainError.invalidField(currentField, "\(currentField) is required.") }
         if new != confirm { throw DomainError.confirmationMismatch(field: "confirmNewPassword") }
         try issuer.password.validate(new, field: "newPassword")
         try await verifier.check(current, against: user.passwordHash, user: user, deviceID: deviceID,
                                                  wrong: .wrongCurrent("password"))
+        if onlyExpired, !(issuer.passwordExpiry(of: user).map { $0 <= now() } ?? false) {
+            throw DomainError(.passwordNotExpired)
+        }
         if try await recentlyUsed(new, by: user) { throw DomainError.passwordReused }
         let time = now()
         try await store.updatePassword(userID: user.id, hash: try await hasher.hash(new), now: time,

@@ -15,8 +15,8 @@ public protocol ResetStore: Sendable {
     func reserveTokenAttempt(digest: String, purpose: TokenPurpose, now: Date, limit: Int) async throws -> TokenRecord?
     /// Completes a reset in one transaction: consumes the grant, sets the credential, marks the email
     /// verified (the link proved the inbox), restores a wallet and devices that consecutive failures
-    /// deactivated (operator deactivations stay), revokes sessions and device tokens when the password
-    /// changed, and queues the messages. Answers false, changing nothing, when the grant is not live.
+    /// deactivated (operator deactivations stay), revokes every session and device token (and, for a
+    /// password, the device certificates), and queues the messages. Answers false, changing nothing, when the grant is not live.
     func completeReset(grant digest: String, purpose: TokenPurpose, userID: String, change: CredentialChange,
                        limits: AttemptLimits, messages: [OutboxMessage], now: Date) async throws -> Bool
 }

@@ -35,11 +35,14 @@ extension SQLStore {
                 try await Self.revokeCertificates(userID: userID, deviceID: nil, now: now, in: db)
             case .passcode(let hash):
                 try await db.execute("UPDATE users SET passcode_hash = $2 WHERE id = $1", [.text(userID), .text(hash)])
+                // Whoever knew the old PIN may hold a session or device token: end them like a password reset does.
+                try await Self.revokeSessions(userID: userID, except: nil, deviceID: nil, now: now, in: db)
+                try await Self.revokeDeviceTokens(userID: userID, now: now, in: db)
             }
             for message in messages { try await Self.insert(message, into: db) }
             return true
         }
-        if completed, case .password = change { sessions.remove(userID: userID, deviceID: nil) }
+        if completed { sessions.remove(userID: userID, deviceID: nil) }
         return completed
     }
 }

@@ -1,0 +1,60 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import LatchkeyServer
+import LatchkeyTestSupport
+import Testing
+
+/// Account-security hardening of the credential changes: the expired-password change only for an
+/// expired password, and a PIN change or reset ending what the old PIN may have opened.
+@Suite struct CredentialChangeHardeningTests {
+    /// Attack: `changeExpiredPassword` changed a password that had not expired, from any device,
+    /// without a session or MFA. Now it answers 400 `password_not_expired` and changes nothing.
+    @Test(arguments: TestEnvironment.engines)
+    func theExpiredPasswordChangeNeedsAnExpiredPassword(engine: String) async throws {
+        try await withServer(engine: engine, configure: { $0.issuer.passwordExpiryDays = 30 }) { app, client in
+            _ = try await AuthFixture.enrolledSession(app, client)
+            let change = try await client.call(.post, "/v1/enrollment/expired-password", headers: appHeaders(device: "elsewhere"),
+                                               body: ["email": "ada@example.com", "expiredPassword": AuthFixture.password,
+                                                      "newPassword": "taken-over-42", "confirmNewPassword": "taken-over-42"])
+            #expect(change.status == .badRequest, "\(change.json)")
+            #expect(change.error["id"] as? String == "password_not_expired" && change.errorCode == 400)
+            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String, "the password is unchanged")
+            #expect(try await AuthFixture.passwordLogin(client, password: "taken-over-42").errorCode == 401)
+        }
+    }
+
+    /// Attack: a PIN change ended no session and revoked no device token, so whoever had learned the
+    /// old PIN kept what it had opened. Now the other sessions and every device token end.
+    @Test(arguments: TestEnvironment.engines)
+    func aPasscodeChangeEndsTheOtherSessionsAndDeviceTokens(engine: String) async throws {
+        try await withServer(engine: engine) { app, client in
+            let mine = try await AuthFixture.enrolledSession(app, client)
+            let other = try #require(try await AuthFixture.passwordLogin(client).json["sessionToken"] as? String)
+            let created = try await client.call(.post, "/v1/auth/device-token", headers: appHeaders(session: other),
+                                                body: ["username": "ada@example.com", "password": AuthFixture.password])
+            let deviceToken = try #require(created.json["deviceToken"] as? String, "\(created.json)")
+
+            let changed = try await client.call(.put, "/v1/profile/passcode", headers: appHeaders(session: mine),
+                                                body: ["oldPasscode": "314159", "newPasscode": "271828", "confirmNewPasscode": "271828"])
+            #expect(changed.status == .ok, "\(changed.json)")
+            #expect(try await client.call(.get, "/v1/auth/session", headers: appHeaders(session: mine)).status == .ok)
+            #expect(try await client.call(.get, "/v1/auth/session", headers: appHeaders(session: other)).status == .unauthorized)
+            #expect(try await client.call(.post, "/v1/auth/login/device-token", body: ["deviceToken": deviceToken]).errorCode == 401)
+        }
+    }
+
+    /// A PIN reset through the portal ends every session and device token of the wallet.
+    @Test(arguments: TestEnvironment.engines)
+    func aPasscodeResetEndsEverySession(engine: String) async throws {
+        try await withServer(engine: engine) { app, client in
+            let session = try await AuthFixture.enrolledSession(app, client)
+            let browser = PortalBrowser(client)
+            let form = try await ResetFixture.grantForm(browser, try await ResetFixture.requestLink(app, client, kind: "passcode"))
+            let done = try await browser.post("/reset/credential", ["grant": form.hidden("grant")!, "csrf": form.hidden("csrf")!,
+                                                                    "new": "275804", "confirm": "275804"])
+            #expect(done.text(id: "title") == "Your PIN is reset")
+            #expect(try await client.call(.get, "/v1/auth/session", headers: appHeaders(session: session)).status == .unauthorized)
+        }
+    }
+}
