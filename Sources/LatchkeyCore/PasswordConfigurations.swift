@@ -29,7 +29,8 @@ public struct PasswordConfigurations: Codable, Sendable, Hashable {
             if required { throw .passwordRules("A password is required.", field: field) }
             return
         }
-        let count = password.count
+        // Lengths count Unicode code points, as NIST SP 800-63B and Django do (not grapheme clusters).
+        let count = password.unicodeScalars.count
         if count < passwordMinLength {
             throw .passwordRules("The password must have at least \(passwordMinLength) characters.", field: field)
         }

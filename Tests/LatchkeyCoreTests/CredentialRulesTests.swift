@@ -27,6 +27,14 @@ import Testing
         #expect(throws: DomainError.self) { try PasscodeConfigurations(length: 4).validate("7788", field: "p") }
     }
 
+    /// Lengths count Unicode code points (NIST SP 800-63B, Django), not grapheme clusters: four
+    /// decomposed "é" (e + U+0301) are eight characters.
+    @Test func passwordLengthsCountCodePoints() throws {
+        let rules = PasswordConfigurations(validCharacters: "a-z\u{301}")
+        try rules.validate(String(repeating: "e\u{301}", count: 4), field: "pw")
+        #expect(throws: DomainError.self) { try rules.validate(String(repeating: "e\u{301}", count: 3) + "e", field: "pw") }
+    }
+
     @Test func passwordLengthsAndClasses() throws {
         try password.validate("abcdefgh", field: "password")
         #expect(throws: DomainError.passwordRules("The password must have at least 8 characters.", field: "pw")) {

@@ -57,4 +57,32 @@ import Testing
             #expect(try await client.call(.get, "/v1/auth/session", headers: appHeaders(session: session)).status == .unauthorized)
         }
     }
+
+    /// Attack: `password` and `12345678` were accepted. Registration, a password change and the
+    /// phone sign-up refuse passwords on the common list (419), whatever their case.
+    @Test(arguments: TestEnvironment.engines)
+    func commonPasswordsAreRefused(engine: String) async throws {
+        try await withServer(engine: engine) { app, client in
+            for common in ["password", "12345678", "IloveYou"] {
+                let registered = try await client.call(.post, "/v1/enrollment/users", body: registrationBody(email: "c@example.com") {
+                    $0["password"] = common
+                    $0["confirmPassword"] = common
+                })
+                #expect(registered.errorCode == 419 && registered.errorField == "userProfile.password", "\(common): \(registered.json)")
+                #expect((registered.error["message"] as? String)?.contains("common") == true)
+            }
+            #expect(try await app.store.user(issuer: "default", emailNormalized: "c@example.com") == nil)
+            let session = try await AuthFixture.enrolledSession(app, client)
+            let change = try await client.call(.put, "/v1/profile/password", headers: appHeaders(session: session),
+                                               body: ["oldPassword": AuthFixture.password, "newPassword": "password1",
+                                                      "confirmNewPassword": "password1"])
+            #expect(change.errorCode == 419 && change.errorField == "newPassword", "\(change.json)")
+            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String)
+
+            let flow = try await SignupFixture.verifiedFlow(app, client)
+            let signup = try await SignupFixture.finish(client, flow: flow, password: "iloveyou")
+            #expect(signup.status == .badRequest, "\(signup.json)")
+            #expect(try await app.store.user(issuer: "default", phoneNormalized: SignupFixture.phone) == nil)
+        }
+    }
 }

@@ -24,7 +24,11 @@ import X509
     }
 
     @Test func theDocumentedSignupAuthenticatesOnlyAfterTheDeviceKey() async throws {
-        try await withLiveServer(configure: { $0.issuer.password.passwordMinLength = 6 }) { sdk, app in
+        try await withLiveServer(configure: {
+            // The document's example password `000000`.
+            $0.issuer.password.passwordMinLength = 6
+            $0.issuer.rejectCommonPasswords = false
+        }) { sdk, app in
             let delegate = await RecordingDelegate()
             await sdk.authentication.setDelegate(delegate)
             let signup = sdk.signup

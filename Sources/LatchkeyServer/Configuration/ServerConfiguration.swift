@@ -85,6 +85,9 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
     public var appInstanceVerificationSeconds = 600
     public var passwordExpiryDays = 0
     public var passwordHistory = 5
+    /// Refuse passwords on the common-password list (`CommonPasswords`, 419), on every path that
+    /// sets one. Off only for a deployment that must accept the spec's example password `000000`.
+    public var rejectCommonPasswords = true
     public var lockout = LockoutSettings()
     public var deviceAuthentication = DeviceAuthenticationSettings()
     /// How the wallet API knows a device: by the key of its DPoP proof (`required`), or, for

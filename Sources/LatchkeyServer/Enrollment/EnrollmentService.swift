@@ -34,6 +34,7 @@ public struct EnrollmentService: EnvironmentService, Sendable {
     /// verification email — all in one transaction.
     public func register(_ profile: UserProfile, deviceID: String?) async throws -> RegisterUserResponse {
         try issuer.enrollmentRules.validateRegistration(profile)
+        try issuer.validateNewPassword(profile.password, field: "userProfile.password")
         let email = (profile.email ?? "").trimmingCharacters(in: .whitespaces)
         let normalized = EmailAddress.normalized(email)
         if try await store.user(issuer: issuer.id, emailNormalized: normalized) != nil { throw DomainError.emailInUse() }

@@ -87,7 +87,7 @@ public struct ProfileService: EnvironmentService, Sendable {
         if user.locked { throw DomainError.accountLocked }
         if current.isEmpty { throw DomainError.invalidField(currentField, "\(currentField) is required.") }
         if new != confirm { throw DomainError.confirmationMismatch(field: "confirmNewPassword") }
-        try issuer.password.validate(new, field: "newPassword")
+        try issuer.validateNewPassword(new, field: "newPassword")
         try await verifier.check(current, against: user.passwordHash, user: user, deviceID: deviceID,
                                                  wrong: .wrongCurrent("password"))
         if onlyExpired, !(issuer.passwordExpiry(of: user).map { $0 <= now() } ?? false) {

@@ -55,7 +55,7 @@ extension ProfileService {
             if new != confirm { throw DomainError.confirmationMismatch(field: "confirm") }
             switch kind {
             case .password:
-                try issuer.password.validate(new, field: "new")
+                try issuer.validateNewPassword(new, field: "new")
                 if try await recentlyUsed(new, by: user) { throw DomainError.passwordReused }
                 change = .password(hash: try await hasher.hash(new), keep: max(0, issuer.passwordHistory - 1))
             case .passcode:

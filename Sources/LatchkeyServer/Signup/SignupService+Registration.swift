@@ -52,7 +52,7 @@ extension SignupService {
         if password.isEmpty {
             problems.append(("password", FlowMessage.missing("password")))
         } else {
-            do { try issuer.password.validate(password, field: "password") } catch {
+            do { try issuer.validateNewPassword(password, field: "password") } catch {
                 problems.append(("password", FlowMessage.passwordPolicy(error.message)))
             }
         }
