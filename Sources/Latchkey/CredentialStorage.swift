@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyCore
 
 /// Where the SDK keeps what must survive the app (session, device token, device key):
 /// Keychain on Apple platforms, a protected file on Linux, memory in tests.
@@ -25,9 +26,8 @@ public actor FileCredentialStorage: CredentialStorage {
     public func set(_ data: Data?, for key: String) throws {
         var values = try load()
         values[key] = data
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try JSONEncoder().encode(values).write(to: url, options: .atomic)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+        // Owner-only from the first byte (a new 0600 file renamed over the old one), never chmodded afterwards.
+        try PrivateFile.replace(url.path, contents: try JSONEncoder().encode(values))
     }
 
     private func load() throws -> [String: Data] {

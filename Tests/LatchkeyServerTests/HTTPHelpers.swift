@@ -55,7 +55,7 @@ func registrationBody(email: String = "ada@example.com", change: (inout [String:
 }
 
 /// Builds a test server on a fresh database of `engine` and runs `body` against it.
-func withServer<T: Sendable>(engine: String = "sqlite", clock: TestClock? = nil,
+func withServer<T: Sendable>(engine: String = "sqlite", clock: TestClock? = nil, live: Bool = false,
                              configure: (inout ServerConfiguration) -> Void = { _ in },
                    _ body: @escaping @Sendable (LatchkeyApplication, any TestClientProtocol) async throws -> T) async throws -> T {
     var configuration = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase(engine))
@@ -63,5 +63,5 @@ func withServer<T: Sendable>(engine: String = "sqlite", clock: TestClock? = nil,
     let now: @Sendable () -> Date = if let clock { { clock.now } } else { { Date() } }
     let app = try await TestEnvironment.application(configuration, now: now)
     defer { Task { try? await app.store.close() } }
-    return try await app.application.test(.router) { client in try await body(app, client) }
+    return try await app.application.test(live ? .live : .router) { client in try await body(app, client) }
 }

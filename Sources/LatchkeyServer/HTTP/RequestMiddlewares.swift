@@ -33,7 +33,13 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         var request = request
         if request.method != .get, request.method != .head {
-            let body = try await request.collectBody(upTo: maxBytes)
+            let body: ByteBuffer
+            do {
+                body = try await request.collectBody(upTo: maxBytes)
+            } catch is NIOTooManyBytesError {
+                // A chunked body has no Content-Length to refuse early: reading past the limit is 413 too.
+                throw HTTPError(.contentTooLarge)
+            }
             if request.headers[.contentType]?.lowercased().contains("json") == true { try NulCharacterGuard.check(body) }
         }
         return try await next(request, context)

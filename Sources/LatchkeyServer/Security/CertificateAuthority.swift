@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LatchkeyCore
 import Logging
 import SwiftASN1
 import X509
@@ -66,10 +67,10 @@ public struct CertificateAuthority: Sendable {
     }
 
     private static func write(_ text: String, to path: String, key: String) throws {
-        let url = URL(fileURLWithPath: path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw ConfigurationError(key: key, message: "Cannot create \(path).")
+        do {
+            try PrivateFile.create(path, contents: Data(text.utf8))
+        } catch {
+            throw ConfigurationError(key: key, message: "Cannot create \(path): \(error)")
         }
     }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LatchkeyCore
 import Logging
 
 /// The server-side secret mixed into every credential hash and the key of the outbox cipher.
@@ -23,11 +24,10 @@ public enum Pepper {
             return SymmetricKey(data: decoded)
         }
         let secret = Data(SecureRandom.bytes(32))
-        let url = URL(fileURLWithPath: path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        guard FileManager.default.createFile(atPath: path, contents: Data(secret.base64EncodedString().utf8),
-                                             attributes: [.posixPermissions: 0o600]) else {
-            throw ConfigurationError(key: "secrets.pepperFile", message: "Cannot create \(path).")
+        do {
+            try PrivateFile.create(path, contents: Data(secret.base64EncodedString().utf8))
+        } catch {
+            throw ConfigurationError(key: "secrets.pepperFile", message: "Cannot create \(path): \(error)")
         }
         logger.warning("Generated a new pepper; keep it safe and outside the database: losing it invalidates every credential.",
                        metadata: ["file": "\(path)"])

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyCore
 import Logging
 
 /// Everything the server keeps. One protocol, two engines (SQLite, PostgreSQL); uniqueness and
@@ -46,6 +47,11 @@ public enum StoreFactory {
         }
         let path = String(url.dropFirst("sqlite:".count))
         guard !path.isEmpty else { throw ConfigurationError(key: "database", message: "sqlite: needs a path.") }
+        if path != ":memory:", !FileManager.default.fileExists(atPath: path) {
+            // An empty file is an empty database; made 0600 first, SQLite gives its -wal and -shm
+            // files the same mode.
+            do { try PrivateFile.create(path, contents: Data()) } catch let failure as PrivateFile.Failure where failure.exists {}
+        }
         return SQLStore(engine: try await SQLiteEngine(path: path))
     }
 }
