@@ -16,6 +16,26 @@ import Testing
         return user
     }
 
+    /// The pending MFA question: the first choice stays until it is stale, invalid or cleared.
+    @Test(arguments: TestEnvironment.engines)
+    func thePendingMFAQuestionStaysUntilStaleInvalidOrCleared(engine: String) async throws {
+        try await TestEnvironment.withFreshStore(engine) { store in
+            let user = try await open(store)
+            let before = now.addingTimeInterval(-60)
+            #expect(try await store.pendingMFAQuestion(userID: user.id) == nil)
+            #expect(try await store.choosePendingMFAQuestion(userID: user.id, proposal: "A", staleBefore: before, invalid: nil, now: now) == "A")
+            #expect(try await store.choosePendingMFAQuestion(userID: user.id, proposal: "B", staleBefore: before, invalid: nil, now: now) == "A")
+            #expect(try await store.pendingMFAQuestion(userID: user.id)?.chosenAt == now)
+            let later = now.addingTimeInterval(3600)
+            #expect(try await store.choosePendingMFAQuestion(userID: user.id, proposal: "B", staleBefore: later, invalid: nil,
+                                                             now: later) == "B", "a stale question is replaced")
+            #expect(try await store.choosePendingMFAQuestion(userID: user.id, proposal: "C", staleBefore: before, invalid: "B",
+                                                             now: later) == "C", "a question the user no longer has is replaced")
+            try await store.clearPendingMFAQuestion(userID: user.id)
+            #expect(try await store.pendingMFAQuestion(userID: user.id) == nil)
+        }
+    }
+
     @Test(arguments: TestEnvironment.engines)
     func reservationsFailuresAndSuccess(engine: String) async throws {
         try await TestEnvironment.withFreshStore(engine) { store in

@@ -85,4 +85,37 @@ import Testing
             #expect(try await app.store.user(issuer: "default", phoneNormalized: SignupFixture.phone) == nil)
         }
     }
+
+    /// Attack: each MFA prompt drew a new random question, so whoever had the password prompted
+    /// until the easiest came up (9 prompts showed all 3), and each reset link drew again. Now the
+    /// wallet is asked one question, from every device and in every reset link, until it is
+    /// answered rightly.
+    @Test(arguments: TestEnvironment.engines)
+    func theMFAPromptKeepsItsQuestion(engine: String) async throws {
+        try await withServer(engine: engine) { app, client in
+            _ = try await AuthFixture.enrolledSession(app, client)
+            var asked: Set<String> = []
+            var challenge = ""
+            for attempt in 0..<12 {
+                let prompt = try await AuthFixture.passwordLogin(client, device: "stranger-\(attempt)")
+                let token = try #require(prompt.json["mfaToken"] as? [String: Any], "\(prompt.json)")
+                asked.insert(try #require(token["mfaSecretQuestion"] as? String))
+                challenge = try #require(token["challengeToken"] as? String)
+            }
+            #expect(asked.count == 1, "asked: \(asked)")
+            let question = try #require(asked.first)
+            let page = try await PortalBrowser(client).get(try await ResetFixture.requestLink(app, client))
+            #expect(page.html.contains(question.replacingOccurrences(of: "'", with: "&#39;")), "the reset link asks it too")
+
+            let answers = ["What was the name of your first pet?": "Rex", "In what city were you born?": "London",
+                           "What is your mother's maiden name?": "Byron"]
+            let linked = try await client.call(.post, "/v1/auth/mfa", headers: appHeaders(device: "stranger-11"),
+                                               body: ["challengeToken": challenge, "mfaSecretAnswer": try #require(answers[question])])
+            #expect(linked.json["sessionToken"] is String, "\(linked.json)")
+            #expect(try await app.store.pendingMFAQuestion(userID: try #require(
+                try await app.store.user(issuer: "default", emailNormalized: "ada@example.com")).id) == nil,
+                    "a right answer lets the next prompt draw anew")
+        }
+    }
 }
+

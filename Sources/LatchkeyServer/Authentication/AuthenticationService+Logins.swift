@@ -61,6 +61,7 @@ extension AuthenticationService {
         let hash = try await store.mfaAnswers(userID: user.id).first { $0.question == question }?.answerHash
         try await verifier.check(issuer.mfa.normalize(answer), against: hash, user: user, deviceID: nil,
                                   credential: .answer(question: question))
+        try await store.clearPendingMFAQuestion(userID: user.id)
         return try await finish(user, device: device, linkDevice: true)
     }
 }

@@ -47,9 +47,9 @@ public struct AuthenticationService: EnvironmentService, Sendable {
         return try await sessions.start(user, deviceID: deviceID)
     }
 
-    /// Creates the MFA challenge for one of the user's questions, chosen at random.
+    /// Creates the MFA challenge for the user's pending question (`CredentialVerifier.pendingQuestion`).
     func prompt(_ user: UserRecord, deviceID: String) async throws -> (question: String, token: String) {
-        guard let question = try await store.mfaAnswers(userID: user.id).randomElement()?.question else {
+        guard let question = try await verifier.pendingQuestion(for: user) else {
             throw DomainError.wrongCredentials
         }
         let token = SecureRandom.token()

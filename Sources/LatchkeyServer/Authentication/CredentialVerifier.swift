@@ -53,6 +53,21 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
     /// exhausted count does not refuse the check; a wrong answer still counts toward the lockout
     /// whenever an attempt could be reserved. `questionGone` when the user no longer has the
     /// question (the answers changed since the link was sent); it counts as wrong.
+    /// The MFA question to ask `user`: the pending one while it is live, so asking again (from any
+    /// device, or through a new reset link) never draws an easier one; nil without answers.
+    func pendingQuestion(for user: UserRecord) async throws -> String? {
+        let questions = try await store.mfaAnswers(userID: user.id).map(\.question)
+        guard let proposal = questions.randomElement() else { return nil }
+        let time = now()
+        let staleBefore = time.addingTimeInterval(-TimeInterval(issuer.mfa.questionRotationHours) * 3600)
+        let pending = try await store.pendingMFAQuestion(userID: user.id)
+        if let pending, questions.contains(pending.question), pending.chosenAt >= staleBefore { return pending.question }
+        let chosen = try await store.choosePendingMFAQuestion(
+            userID: user.id, proposal: proposal, staleBefore: staleBefore,
+            invalid: pending.flatMap { questions.contains($0.question) ? nil : $0.question }, now: time)
+        return questions.contains(chosen) ? chosen : proposal
+    }
+
     func checkRecoveryAnswer(_ answer: String, question: String, user: UserRecord) async throws -> RecoveryAnswer {
         let reservation = try await store.reserveAttempt(userID: user.id, deviceID: nil, limits: issuer.attemptLimits)
         let stored = try await store.mfaAnswers(userID: user.id).first { $0.question == question }

@@ -122,6 +122,9 @@ public struct MFASettings: Codable, Sendable, Equatable {
     }
     public var numberOfRequiredQuestions = 3
     public var caseInsensitiveAnswers = true
+    /// How long a wallet is asked the same MFA question (by every device and reset link) before a
+    /// new one may be drawn; a right answer draws anew at the next prompt.
+    public var questionRotationHours = 24
     public var questions: [Question] = MFASettings.defaultPool
     public init() {}
 

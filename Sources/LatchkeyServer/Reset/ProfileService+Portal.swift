@@ -33,6 +33,7 @@ extension ProfileService {
                 }
                 return .wrong(kind: kind, question: question, remaining: limit - counted.attempts)
             }
+            try await store.clearPendingMFAQuestion(userID: user.id)
         }
         guard try await store.consumeToken(digest: record.digest, purpose: record.purpose, now: time) != nil else {
             return .invalid

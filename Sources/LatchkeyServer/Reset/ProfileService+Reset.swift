@@ -4,8 +4,9 @@ import LatchkeyCore
 /// `resetForgottenPassword` and `resetForgottenPasscode`: the emailed link to the secure portal.
 extension ProfileService {
     /// Sends a single-use link to the portal. 400 for a malformed address; 410 for an address no
-    /// wallet has, unless the issuer answers every request alike. The link carries one of the
-    /// user's MFA questions, chosen at random now, so reopening it cannot pick an easier one.
+    /// wallet has, unless the issuer answers every request alike. The link carries the user's
+    /// pending MFA question (the one logins ask too), so neither reopening it nor asking for another
+    /// link draws an easier one.
     public func requestReset(_ kind: CredentialKind, email: String) async throws -> String {
         let trimmed = email.trimmingCharacters(in: .whitespaces)
         guard EmailAddress.isValid(trimmed) else { throw DomainError.invalidField("email", "The email address is not valid.") }
@@ -18,7 +19,7 @@ extension ProfileService {
             if issuer.reset.uniformAnswers { return message }
             throw DomainError(.rateLimited, retryAfter: verifier.throttle.retryAfter)
         }
-        let question = try await store.mfaAnswers(userID: user.id).map(\.question).randomElement()
+        let question = try await verifier.pendingQuestion(for: user)
         let link = try outbox.resetLink(kind, for: user, question: question, at: now())
         try await store.issueToken(link.token, messages: [link.message])
         return message

@@ -120,6 +120,12 @@ enum Migrations {
             "ALTER TABLE sessions ADD COLUMN limited BIGINT NOT NULL DEFAULT 0",
             // Relying parties look certificates up by serial (their revocation status).
             "CREATE INDEX device_certificates_device ON device_certificates (user_id, device_id)",
+            // The MFA question a wallet is asked until it is answered (every device, every reset link).
+            """
+            CREATE TABLE mfa_pending_questions (
+                user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, question TEXT NOT NULL,
+                chosen_at BIGINT NOT NULL)
+            """,
         ]),
     ]
 

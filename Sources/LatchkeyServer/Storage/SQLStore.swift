@@ -63,6 +63,29 @@ public struct SQLStore: LatchkeyStore {
                                [.text(userID)]).map { try MFAAnswerRecord(row: $0) }
     }
 
+    public func pendingMFAQuestion(userID: String) async throws -> (question: String, chosenAt: Date)? {
+        try await engine.read("SELECT question, chosen_at FROM mfa_pending_questions WHERE user_id = $1", [.text(userID)])
+            .first.map { (try $0.string("question"), try $0.date("chosen_at")) }
+    }
+
+    public func choosePendingMFAQuestion(userID: String, proposal: String, staleBefore: Date, invalid: String?,
+                                         now: Date) async throws -> String {
+        try await engine.transaction { db in
+            try await db.execute("""
+                INSERT INTO mfa_pending_questions (user_id, question, chosen_at) VALUES ($1, $2, $3)
+                ON CONFLICT (user_id) DO UPDATE SET question = excluded.question, chosen_at = excluded.chosen_at
+                WHERE mfa_pending_questions.chosen_at < $4 OR mfa_pending_questions.question = $5
+                """, [.text(userID), .text(proposal), now.epochSeconds, staleBefore.epochSeconds, .text(invalid ?? "")])
+            guard let row = try await db.query("SELECT question FROM mfa_pending_questions WHERE user_id = $1",
+                                               [.text(userID)]).first else { return proposal }
+            return try row.string("question")
+        }
+    }
+
+    public func clearPendingMFAQuestion(userID: String) async throws {
+        try await engine.execute("DELETE FROM mfa_pending_questions WHERE user_id = $1", [.text(userID)])
+    }
+
     public func consumeToken(digest: String, purpose: TokenPurpose, now: Date) async throws -> TokenRecord? {
         try await engine.query("""
             UPDATE tokens SET used_at = $1

@@ -16,6 +16,15 @@ public protocol UserStore: Sendable {
     func users(issuer: String, limit: Int, offset: Int) async throws -> [UserRecord]
     /// The hashes of a user's MFA answers.
     func mfaAnswers(userID: String) async throws -> [MFAAnswerRecord]
+    /// The MFA question the user is being asked, and when it was chosen.
+    func pendingMFAQuestion(userID: String) async throws -> (question: String, chosenAt: Date)?
+    /// Makes `proposal` the user's pending question unless a live one is there, atomically (two
+    /// prompts at once agree): it replaces one chosen before `staleBefore` or equal to `invalid`.
+    /// Answers the pending question after the change.
+    func choosePendingMFAQuestion(userID: String, proposal: String, staleBefore: Date, invalid: String?,
+                                  now: Date) async throws -> String
+    /// Forgets the pending question (it was answered rightly).
+    func clearPendingMFAQuestion(userID: String) async throws
     /// Applies a status change the domain decided (`UserStatus.change(to:)`): the status, whether
     /// the failure count is cleared, and whether the user's sessions end, in one transaction.
     func setUserStatus(userID: String, change: UserStatusChange, now: Date) async throws
