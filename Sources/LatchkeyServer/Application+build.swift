@@ -77,6 +77,9 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
                                 logger: logger, now: options.now, ready: storeService.ready)
     let publicURL = PublicBaseURL(configuration: configuration)
     let throttle = Throttle(limiter: RateLimiter(now: options.now), settings: configuration.rateLimits)
+    guard let proxies = TrustedProxies(configuration.http.trustedProxies) else {
+        throw ConfigurationError(key: "http.trustedProxies", message: "Each entry must be an IP address or a CIDR block.")
+    }
     let environment = ServiceEnvironment(issuer: configuration.issuer, hasher: hasher, cipher: cipher, publicURL: publicURL,
                                          throttle: throttle, now: options.now)
     let enrollment = EnrollmentService(store: store, environment: environment)
@@ -94,7 +97,7 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     PortalRoutes(profile: profile, issuer: configuration.issuer,
                  csrf: PortalCSRF(pepper: pepper, secureCookie: publicURL.value.hasPrefix("https:")),
                  maxBodyBytes: maxBody).add(to: router.group().add(middleware: PortalLimitMiddleware(
-                     throttle: throttle, trustForwardedFor: configuration.http.trustForwardedFor,
+                     throttle: throttle, proxies: proxies,
                      issuerName: configuration.issuer.name)))
     let authority = try options.certificateAuthority
         ?? CertificateAuthority.load(settings: configuration.secrets, issuerName: configuration.issuer.name, logger: logger)
@@ -103,17 +106,17 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let federation = FederationService(
         store: store, environment: environment, authentication: authentication,
         providers: configuration.issuer.identityProviders.map { OIDCProvider(settings: $0, now: options.now) })
-    let edge = (throttle: throttle, trust: configuration.http.trustForwardedFor)
+    let edge = (throttle: throttle, proxies: proxies)
     let dpop = DPoPVerifier(publicURL: publicURL, nonces: DPoPNonces(pepper: pepper), now: options.now)
     let groups = APIRouteGroups(
         wallet: router.group(context: WalletRequestContext.self)
             .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet))
-            .add(middleware: EdgeMiddleware(throttle: edge.throttle, trustForwardedFor: edge.trust,
+            .add(middleware: EdgeMiddleware(throttle: edge.throttle, proxies: edge.proxies,
                                             authentication: authentication, dpop: dpop,
                                             deviceBinding: configuration.issuer.deviceBinding, proofs: store)),
         kratos: router.group(context: KratosRequestContext.self)
             .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .kratos))
-            .add(middleware: EdgeMiddleware(throttle: edge.throttle, trustForwardedFor: edge.trust,
+            .add(middleware: EdgeMiddleware(throttle: edge.throttle, proxies: edge.proxies,
                                             authentication: authentication, dpop: dpop,
                                             deviceBinding: configuration.issuer.deviceBinding, proofs: store)))
     try APIHandler(enrollment: enrollment, authentication: authentication, profile: profile, signup: signup,

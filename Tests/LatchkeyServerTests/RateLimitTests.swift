@@ -22,22 +22,45 @@ import Testing
         }
     }
 
-    @Test func forwardedForIsUsedOnlyWhenTrusted() async throws {
-        for trusted in [false, true] {
-            try await withServer(configure: {
+    /// Attack: with the old `trustForwardedFor`, the leftmost `X-Forwarded-For` entry (written by
+    /// the client) was the client, so 60 requests with 60 made-up addresses all passed a limit of
+    /// 20 a minute. With `trustedProxies` the client is the rightmost entry that is not a trusted
+    /// proxy; a peer that is not a trusted proxy, or an empty list, makes the header count for nothing.
+    @Test func forwardedForIsBelievedOnlyFromTrustedProxies() async throws {
+        func run(_ proxies: [String], _ requests: [String?]) async throws -> [HTTPResponse.Status] {
+            try await withServer(live: true, configure: {
                 $0.rateLimits.enabled = true
                 $0.rateLimits.requestsPerMinutePerIP = 1
-                $0.http.trustForwardedFor = trusted
+                $0.http.trustedProxies = proxies
             }) { _, client in
-                var first = appHeaders()
-                first[HTTPField.Name("X-Forwarded-For")!] = "203.0.113.1, 10.0.0.1"
-                var second = appHeaders()
-                second[HTTPField.Name("X-Forwarded-For")!] = "203.0.113.2"
-                #expect(try await client.call(.get, "/v1/enrollment/mfa-questions", headers: first).status == .ok)
-                let other = try await client.call(.get, "/v1/enrollment/mfa-questions", headers: second)
-                #expect(other.status == (trusted ? .ok : .tooManyRequests))
+                var statuses: [HTTPResponse.Status] = []
+                for forwarded in requests {
+                    var headers = appHeaders()
+                    if let forwarded { headers[HTTPField.Name("X-Forwarded-For")!] = forwarded }
+                    statuses.append(try await client.call(.get, "/v1/enrollment/mfa-questions", headers: headers).status)
+                }
+                return statuses
             }
         }
+        // The test client is 127.0.0.1, a trusted proxy here; 10.0.0.0/8 is the proxies' network.
+        let proxies = ["127.0.0.0/8", "10.0.0.0/8"]
+        #expect(try await run(proxies, ["203.0.113.1, 198.51.100.7", "203.0.113.2, 198.51.100.7"]) == [.ok, .tooManyRequests],
+                "made-up entries left of the real client change nothing")
+        #expect(try await run(proxies, ["198.51.100.9, 10.0.0.5", "198.51.100.9", "198.51.100.10"]) == [.ok, .tooManyRequests, .ok],
+                "trusted hops are skipped from the right; another client has its own count")
+        #expect(try await run([], ["198.51.100.9", "198.51.100.10"]) == [.ok, .tooManyRequests], "no trusted proxies: the peer")
+        #expect(try await run(["10.0.0.0/8"], ["198.51.100.9", "198.51.100.10"]) == [.ok, .tooManyRequests],
+                "a peer that is not a trusted proxy is the client, whatever it writes")
+    }
+
+    @Test func trustedProxiesParseCIDRsOfBothFamilies() throws {
+        let proxies = try #require(TrustedProxies(["192.0.2.0/24", "2001:db8::/32", "10.1.2.3"]))
+        #expect(proxies.client(peer: "192.0.2.10", forwardedFor: ["2001:db9::1, 2001:db8::5", "10.1.2.3"]) == "2001:db9::1")
+        #expect(proxies.client(peer: "192.0.3.1", forwardedFor: ["198.51.100.1"]) == "192.0.3.1")
+        #expect(proxies.client(peer: "192.0.2.1", forwardedFor: ["not-an-ip, 192.0.2.7"]) == "invalid")
+        #expect(proxies.client(peer: "192.0.2.1", forwardedFor: []) == "192.0.2.1")
+        #expect(TrustedProxies(["192.0.2.0/33"]) == nil)
+        #expect(TrustedProxies(["example.com"]) == nil)
     }
 
     @Test func credentialAttemptsPerMinutePerAccount() async throws {

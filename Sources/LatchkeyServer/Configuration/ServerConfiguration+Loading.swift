@@ -93,6 +93,8 @@ extension ServerConfiguration {
                     "courier.url", "The webhook channel needs an http(s) URL.")
         try require(courier.maxAttempts >= 1, "courier.maxAttempts", "Must be at least 1.")
         try require(http.maxBodyBytes >= 1024, "http.maxBodyBytes", "Must be at least 1024.")
+        try require(TrustedProxies(http.trustedProxies) != nil, "http.trustedProxies",
+                    "Each entry must be an IP address or a CIDR block (192.0.2.0/24, 2001:db8::/32).")
         let password = issuer.password
         try require(password.passwordMinLength >= 1, "issuer.password.passwordMinLength", "Must be at least 1.")
         try require(password.passwordMaxLength >= password.passwordMinLength, "issuer.password.passwordMaxLength",

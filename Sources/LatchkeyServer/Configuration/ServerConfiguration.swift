@@ -69,8 +69,9 @@ public struct SecretSettings: Codable, Sendable, Equatable {
 /// HTTP limits.
 public struct HTTPSettings: Codable, Sendable, Equatable {
     public var maxBodyBytes = 65_536
-    /// Take the client IP from the first `X-Forwarded-For` entry (only behind a trusted proxy).
-    public var trustForwardedFor = false
+    /// The proxies (CIDRs) whose `X-Forwarded-For` is believed: the client is the rightmost entry
+    /// that is not one of them. Empty (the default): the header is ignored.
+    public var trustedProxies: [String] = []
     public init() {}
 }
 

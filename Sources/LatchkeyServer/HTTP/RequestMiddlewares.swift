@@ -51,7 +51,7 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
 /// `Identity`, which it puts in the typed context and exposes to the handlers (`RequestIdentity`).
 struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
     let throttle: Throttle
-    let trustForwardedFor: Bool
+    let proxies: TrustedProxies
     let authentication: AuthenticationService
     let dpop: DPoPVerifier
     let deviceBinding: DeviceBindingMode
@@ -63,7 +63,7 @@ struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
         let headers = request.headers
         context.client = ClientContext(applicationSignature: headers[.applicationSignature], deviceID: headers[.deviceID],
                                        deviceLabel: headers[.deviceID], deviceType: headers[.deviceType], appVersion: headers[.appVersion],
-                                       clientIP: request.clientIP(peer: context.remoteAddress, trustForwardedFor: trustForwardedFor))
+                                       clientIP: request.clientIP(peer: context.remoteAddress, proxies: proxies))
         if !throttle.allow("ip:" + context.client.clientIP, limit: throttle.settings.requestsPerMinutePerIP) {
             var refusal = Context.rateLimited
             refusal.retryAfter = throttle.retryAfter
@@ -108,23 +108,21 @@ struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
 }
 
 extension Request {
-    /// The client's IP address: the peer, or the first `X-Forwarded-For` entry when trusted.
-    func clientIP(peer: SocketAddress?, trustForwardedFor: Bool) -> String {
-        if trustForwardedFor, let forwarded = headers[.xForwardedFor]?.split(separator: ",").first {
-            return forwarded.trimmingCharacters(in: .whitespaces)
-        }
-        return peer?.ipAddress ?? "unknown"
+    /// The client's IP address: the peer, or from a trusted proxy the rightmost `X-Forwarded-For`
+    /// entry that is not a trusted proxy (`TrustedProxies`).
+    func clientIP(peer: SocketAddress?, proxies: TrustedProxies) -> String {
+        proxies.client(peer: peer?.ipAddress ?? "unknown", forwardedFor: headers[values: .xForwardedFor])
     }
 }
 
 /// The portal's pages are limited per client IP too, answering a page rather than JSON.
 struct PortalLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
     let throttle: Throttle
-    let trustForwardedFor: Bool
+    let proxies: TrustedProxies
     let issuerName: String
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let ip = request.clientIP(peer: context.remoteAddress, trustForwardedFor: trustForwardedFor)
+        let ip = request.clientIP(peer: context.remoteAddress, proxies: proxies)
         if !throttle.allow("ip:" + ip, limit: throttle.settings.requestsPerMinutePerIP) {
             var page = WebPage.message(.tooManyRequests, title: "Too many requests",
                                        text: "Wait a minute, then try again.", issuerName: issuerName).response()

@@ -4,32 +4,39 @@ import Synchronization
 /// Fixed one-minute windows of request counts per key (an IP address, an account), in memory.
 /// Each server process counts on its own; with several replicas the effective limit is the sum.
 public final class RateLimiter: Sendable {
-    private struct Window {
-        var minute: Int64
-        var count: Int
+    /// The counts of the current minute: a new minute starts from an empty map, so a call does a
+    /// lookup and at most once a minute drops the last minute's map (the old filter ran over the
+    /// whole map under the lock on every call past 50,000 keys).
+    private struct Minute {
+        var minute: Int64 = 0
+        var counts: [String: Int] = [:]
     }
 
-    private let windows = Mutex<[String: Window]>([:])
+    /// Keys one minute can hold; past it, requests of new keys are refused for the rest of the
+    /// minute (a flood of distinct keys cannot grow the map without bound nor slip past the limit).
+    static let capacity = 200_000
+    private let state = Mutex(Minute())
     private let now: @Sendable () -> Date
 
     public init(now: @escaping @Sendable () -> Date) {
         self.now = now
     }
 
-    /// Counts one request for `key`; false when the key already used `limit` in this minute.
     public func allow(_ key: String, limit: Int) -> Bool {
         let minute = Int64(now().timeIntervalSince1970 / 60)
-        return windows.withLock { windows in
-            if windows.count > 50_000 { windows = windows.filter { $0.value.minute == minute } }
-            var window = windows[key].flatMap { $0.minute == minute ? $0 : nil } ?? Window(minute: minute, count: 0)
-            guard window.count < limit else { return false }
-            window.count += 1
-            windows[key] = window
+        return state.withLock { state in
+            if state.minute != minute {
+                state.minute = minute
+                state.counts.removeAll(keepingCapacity: true)
+            }
+            let count = state.counts[key]
+            guard count != nil || state.counts.count < Self.capacity else { return false }
+            guard (count ?? 0) < limit else { return false }
+            state.counts[key] = (count ?? 0) + 1
             return true
         }
     }
 
-    /// Seconds until the current window ends.
     public var retryAfter: Int {
         let seconds = Int(now().timeIntervalSince1970.rounded(.down))
         return 60 - seconds % 60
