@@ -112,9 +112,38 @@ import Testing
             let linked = try await client.call(.post, "/v1/auth/mfa", headers: appHeaders(device: "stranger-11"),
                                                body: ["challengeToken": challenge, "mfaSecretAnswer": try #require(answers[question])])
             #expect(linked.json["sessionToken"] is String, "\(linked.json)")
-            #expect(try await app.store.pendingMFAQuestion(userID: try #require(
-                try await app.store.user(issuer: "default", emailNormalized: "ada@example.com")).id) == nil,
-                    "a right answer lets the next prompt draw anew")
+            let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
+            #expect(try await app.store.pendingMFAQuestion(userID: user.id) == nil, "a right answer lets the next prompt draw anew")
+        }
+    }
+
+    /// Attack: a phone sign-up that named someone else's email as a trait reserved it, and the
+    /// owner's `registerNewUser` then answered 416. Now the email is an unverified claim: the owner
+    /// registers, and the claim's link, opened later, changes nothing. A claim of an address a
+    /// wallet already holds is dropped (no email goes there).
+    @Test(arguments: TestEnvironment.engines)
+    func aPhoneSignupsEmailClaimNeverBlocksItsOwner(engine: String) async throws {
+        try await withServer(engine: engine, configure: SignupFixture.configure) { app, client in
+            let flow = try await SignupFixture.verifiedFlow(app, client)
+            #expect(try await SignupFixture.finish(client, flow: flow, email: "ada@example.com").status == .ok)
+            let owner = try await client.call(.post, "/v1/enrollment/users", body: registrationBody())
+            #expect(owner.status == .created, "\(owner.json)")
+
+            let claims = try await app.store.outboxMessages().filter { $0.template == "email_verification" && $0.recipient == "ada@example.com" }
+            #expect(claims.count == 2, "the claim's link and the owner's")
+            let firstClaim = try #require(claims.first)
+            let claimLink = try #require(app.cipher.open(firstClaim)?.data["link"])
+            let page = try await client.execute(uri: String(claimLink[claimLink.range(of: "/verify-email")!.lowerBound...]),
+                                                 method: .get) { String(buffer: $0.body) }
+            #expect(page.contains("another wallet") || page.contains("already"), "\(page)")
+            let phoneUser = try #require(try await app.store.user(issuer: "default", phoneNormalized: SignupFixture.phone))
+            #expect(!phoneUser.emailVerified)
+            #expect(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com")?.id != phoneUser.id)
+
+            let later = try await SignupFixture.verifiedFlow(app, client, phone: "+4366011111111")
+            let dropped = try await SignupFixture.finish(client, flow: later, phone: "+4366011111111", email: "ADA@example.com")
+            #expect(dropped.status == .ok, "\(dropped.json)")
+            #expect(try await app.store.outboxMessages().filter { $0.template == "email_verification" && $0.recipient == "ADA@example.com" }.isEmpty)
         }
     }
 }

@@ -6,7 +6,8 @@ public enum EmailVerificationOutcome: Sendable, Equatable {
     case verified(email: String)
     /// An email change's link: the new address is verified and is the login now.
     case changed(email: String)
-    /// An email change's link whose address another wallet took meanwhile: nothing changed.
+    /// An email change's (or a phone sign-up's claim's) link whose address another wallet holds:
+    /// nothing changed.
     case taken(email: String)
     /// Unknown, used or expired.
     case invalid
@@ -21,7 +22,16 @@ extension EnrollmentService {
         let time = now()
         if let record = try await store.consumeToken(digest: digest, purpose: .emailVerification, now: time),
            let user = try await store.user(id: record.userID) {
-            try await store.markEmailVerified(userID: user.id)
+            if user.emailNormalized.hasPrefix("phone:"), !user.email.isEmpty {
+                // A phone sign-up's email claim becomes the wallet's address only now, if it is still free.
+                do {
+                    try await store.changeEmail(userID: user.id, email: user.email, now: time)
+                } catch StoreError.emailInUse {
+                    return .taken(email: user.email)
+                }
+            } else {
+                try await store.markEmailVerified(userID: user.id)
+            }
             if time >= user.createdAt.addingTimeInterval(TimeInterval(issuer.appInstanceVerificationSeconds)) {
                 try await store.markAppInstanceVerified(userID: user.id)
             }

@@ -25,7 +25,8 @@ public struct FlowSession: Sendable, Equatable {
 extension SignupService {
     /// Completes a registration flow (`POST /a/self-service/registration?flow=ID`, method password):
     /// the flow's phone must be verified and be the traits' phone; the password follows the
-    /// issuer's rules; phone and email must be free. Creates the wallet user and a limited session at
+    /// issuer's rules; the phone must be free (an email is an unverified claim, reserved only when
+    /// its link is opened). Creates the wallet user and a limited session at
     /// once (Kratos's whoami, the key registration and logout only, until the key is registered).
     public func register(flowID: String, method: String, traits: IdentityTraits, password: String,
                          deviceID: String?) async throws -> FlowSession {
@@ -57,17 +58,18 @@ extension SignupService {
             }
         }
         if !problems.isEmpty { throw FlowFormError(flow: flow, messages: problems) }
-        let phoneTaken = try await store.user(issuer: issuer.id, phoneNormalized: phone) != nil
-        let emailTaken = email.isEmpty ? false
-            : try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)) != nil
-        if phoneTaken || emailTaken {
+        if try await store.user(issuer: issuer.id, phoneNormalized: phone) != nil {
             throw FlowFormError(flow: flow, messages: [(nil, FlowMessage.duplicate)])
         }
+        // The email is an unverified claim: it reserves nothing until its link is opened (so it can
+        // never block its owner's registration), and one that a wallet already holds is dropped.
+        let claim: String? = email.isEmpty ? nil
+            : try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)) == nil ? email : nil
 
         let time = now()
         let user = UserRecord(
-            id: SecureRandom.identifier(), issuer: issuer.id, email: email,
-            emailNormalized: email.isEmpty ? "phone:" + phone : EmailAddress.normalized(email),
+            id: SecureRandom.identifier(), issuer: issuer.id, email: claim ?? "",
+            emailNormalized: "phone:" + phone,
             firstName: first, lastName: last, phone: phone, externalId: nil, passwordHash: try await hasher.hash(password),
             passcodeHash: nil, emailVerified: false, createdAt: time, updatedAt: time, appInstanceVerified: true,
             passwordUpdatedAt: time, phoneNormalized: phone)
@@ -76,8 +78,8 @@ extension SignupService {
         let (token, session) = sessions.newSession(userID: user.id, deviceID: deviceID, at: time, limited: true)
         var messages: [OutboxMessage] = []
         var tokens: [TokenRecord] = []
-        if !email.isEmpty {
-            let link = try outbox.emailVerification(userID: user.id, to: email, firstName: first, at: time)
+        if let claim {
+            let link = try outbox.emailVerification(userID: user.id, to: claim, firstName: first, at: time)
             messages.append(link.message)
             tokens.append(link.token)
         }
