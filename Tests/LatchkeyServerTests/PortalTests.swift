@@ -95,7 +95,8 @@ import Testing
 
     @Test(arguments: TestEnvironment.engines)
     func wrongAnswersSpendTheLinkAndCountTowardLockout(engine: String) async throws {
-        try await withServer(engine: engine, configure: {
+        let clock = TestClock(start: Date())
+        try await withServer(engine: engine, clock: clock, configure: {
             $0.issuer.lockout.walletThreshold = 2
             $0.issuer.reset.maxAnswerAttempts = 3
         }) { app, client in
@@ -115,6 +116,10 @@ import Testing
             #expect(try await client.call(.get, "/v1/profile", headers: appHeaders(session: session)).status == .unauthorized,
                     "locking the wallet ends its sessions")
             #expect(try await browser.get(path).status == .gone)
+            // The account's answers are used up for the window (hardening issue): a new link asks nothing yet.
+            let resting = try await browser.get(try await ResetFixture.requestLink(app, client))
+            #expect(resting.status == .tooManyRequests && !resting.html.contains("id=\"answer\""), "\(resting.html)")
+            clock.advance(TimeInterval(24 * 3600 + 60))
 
             let form = try await ResetFixture.grantForm(browser, try await ResetFixture.requestLink(app, client))
             let done = try await browser.post("/reset/credential", ["grant": form.hidden("grant")!, "csrf": form.hidden("csrf")!,
@@ -152,6 +157,8 @@ import Testing
         try await withServer(configure: SignupFixture.configure) { app, client in
             let flow = try await SignupFixture.verifiedFlow(app, client)
             #expect(try await SignupFixture.finish(client, flow: flow, email: "pay@example.com").status == .ok)
+            // The sign-up's email is a claim until its link is opened; only then does it reach the wallet.
+            try await AuthFixture.verifyEmail(app, client, email: "pay@example.com")
             let browser = PortalBrowser(client)
             let page = try await browser.get(try await ResetFixture.requestLink(app, client, email: "pay@example.com"))
             #expect(page.status == .ok && !page.html.contains("id=\"answer\""), "no question to ask")

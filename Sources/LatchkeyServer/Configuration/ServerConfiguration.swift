@@ -186,8 +186,11 @@ public struct ResetSettings: Codable, Sendable, Equatable {
     /// Answer every reset request like one for a known address, instead of the spec's 410 for an
     /// unknown one (against account enumeration).
     public var uniformAnswers = false
-    /// Wrong MFA answers one link accepts before it stops working (each also counts toward lockout).
+    /// Answers to reset questions an account gets per `answerWindowMinutes`, across all its links
+    /// (counted before each check; a right one is given back); one link also stops after this many
+    /// wrong ones. Each wrong one also counts toward the wallet's lockout.
     public var maxAnswerAttempts = 3
+    public var answerWindowMinutes = 1440
     public init() {}
 }
 

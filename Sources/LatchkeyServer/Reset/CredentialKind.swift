@@ -21,6 +21,8 @@ public enum ResetLinkState: Sendable, Equatable {
     case invalid
     /// An operator locked the account (424).
     case locked
+    /// The account used its answers for now: no answer is checked before this time.
+    case resting(until: Date)
 }
 
 /// The result of answering the question of a reset link.
@@ -35,6 +37,8 @@ public enum ResetAnswerOutcome: Sendable, Equatable {
     case invalid
     /// An operator locked the account (424).
     case locked
+    /// The account used its answers for now: this one was not checked.
+    case resting(until: Date)
 }
 
 /// The result of submitting the new credential.

@@ -6,10 +6,17 @@ extension ProfileService {
     /// How long the new-credential form works after a right answer.
     static let grantLifetime: TimeInterval = 15 * 60
 
+    /// The window of the account's reset-answer budget.
+    var answerWindow: TimeInterval { TimeInterval(issuer.reset.answerWindowMinutes) * 60 }
+
     /// What an opened link shows. Opening changes nothing (mail scanners open links too).
     public func openReset(token: String) async throws -> ResetLinkState {
         guard let (record, kind, user) = try await liveToken(token, \.linkPurpose) else { return .invalid }
         if user.locked { return .locked }
+        if record.data != nil, let until = try await store.resetAnswersBlockedUntil(
+            userID: user.id, limit: issuer.reset.maxAnswerAttempts, window: answerWindow, now: now()) {
+            return .resting(until: until)
+        }
         return .question(kind: kind, question: record.data)
     }
 
@@ -23,6 +30,11 @@ extension ProfileService {
         let time = now()
         if let question = record.data {
             let limit = issuer.reset.maxAnswerAttempts
+            // The account's budget first: whoever holds the inbox gets `limit` answers per window
+            // however many links they ask for.
+            if let until = try await store.reserveResetAnswer(userID: user.id, limit: limit, window: answerWindow, now: time) {
+                return .resting(until: until)
+            }
             guard let counted = try await store.reserveTokenAttempt(digest: record.digest, purpose: record.purpose,
                                                                     now: time, limit: limit) else { return .invalid }
             let verdict = try await verifier.checkRecoveryAnswer(answer, question: question, user: user)
@@ -34,6 +46,7 @@ extension ProfileService {
                 return .wrong(kind: kind, question: question, remaining: limit - counted.attempts)
             }
             try await store.clearPendingMFAQuestion(userID: user.id)
+            try await store.releaseResetAnswer(userID: user.id)
         }
         guard try await store.consumeToken(digest: record.digest, purpose: record.purpose, now: time) != nil else {
             return .invalid

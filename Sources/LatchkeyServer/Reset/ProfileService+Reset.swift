@@ -21,7 +21,8 @@ extension ProfileService {
         }
         let question = try await verifier.pendingQuestion(for: user)
         let link = try outbox.resetLink(kind, for: user, question: question, at: now())
-        try await store.issueToken(link.token, messages: [link.message])
+        // A new link voids the older ones: one live link per account.
+        try await store.issueResetLink(link.token, messages: [link.message], voiding: CredentialKind.allCases.map(\.linkPurpose))
         return message
     }
 

@@ -126,6 +126,12 @@ enum Migrations {
                 user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, question TEXT NOT NULL,
                 chosen_at BIGINT NOT NULL)
             """,
+            // Wrong reset answers per account across all links, in one window (issuer.reset).
+            """
+            CREATE TABLE reset_answer_budgets (
+                user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, window_start BIGINT NOT NULL,
+                attempts BIGINT NOT NULL)
+            """,
         ]),
     ]
 

@@ -41,6 +41,7 @@ struct PortalRoutes: Sendable {
             return questionPage(kind: kind, question: question, token: token, cookie: cookie).response(cookie: setCookie)
         case .invalid: return usedLink.response()
         case .locked: return locked.response()
+        case .resting(let until): return resting(until).response(retryAfter: until)
         }
     }
 
@@ -64,6 +65,7 @@ struct PortalRoutes: Sendable {
                                        + "Ask the app for a new link if you want to try again.", issuer: issuer).response()
         case .invalid: return usedLink.response()
         case .locked: return locked.response()
+        case .resting(let until): return resting(until).response(retryAfter: until)
         }
     }
 
@@ -113,6 +115,14 @@ struct PortalRoutes: Sendable {
     private var usedLink: WebPage {
         WebPage.message(.gone, title: "This link does not work",
                         text: "This reset link was already used or has expired. Ask the app to send a new one.", issuer: issuer)
+    }
+
+    /// The account used its answers for now: when to come back (UTC, and in the Retry-After header).
+    private func resting(_ until: Date) -> WebPage {
+        let when = until.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeSeparator(.colon))
+        return WebPage.message(.tooManyRequests, title: "Too many answers for now",
+                               text: "This wallet has had too many answers to its security question. No answer is checked "
+                                   + "until \(when) UTC; come back then (a new link from the app works too).", issuer: issuer)
     }
 
     private var locked: WebPage {

@@ -36,4 +36,11 @@ struct WebPage {
         if let cookie { headers.append(HTTPField(name: .setCookie, value: cookie.description)) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
+
+    /// The page, saying in `Retry-After` when to come back.
+    func response(retryAfter until: Date, now: Date = Date()) -> Response {
+        var response = response()
+        response.headers[.retryAfter] = String(max(1, Int(until.timeIntervalSince(now).rounded(.up))))
+        return response
+    }
 }
