@@ -65,14 +65,14 @@ import Testing
                                   emailVerified: true, createdAt: now, updatedAt: now)
             try await store.createUser(user, answers: [], tokens: [], messages: [])
             let results = try await withThrowingTaskGroup(of: Date?.self) { group in
-                for _ in 0..<12 { group.addTask { try await store.reserveResetAnswer(userID: user.id, limit: 3, window: 600, now: now) } }
+                for _ in 0..<12 { group.addTask { try await store.hit("reset-answer:" + user.id, limit: 3, window: 600, now: now) } }
                 return try await group.reduce(into: [Date?]()) { $0.append($1) }
             }
             #expect(results.filter { $0 == nil }.count == 3)
             #expect(results.compactMap { $0 }.allSatisfy { $0 == now.addingTimeInterval(600) })
-            try await store.releaseResetAnswer(userID: user.id)
-            #expect(try await store.reserveResetAnswer(userID: user.id, limit: 3, window: 600, now: now) == nil, "a right answer is given back")
-            #expect(try await store.reserveResetAnswer(userID: user.id, limit: 3, window: 600, now: now.addingTimeInterval(600)) == nil,
+            try await store.release("reset-answer:" + user.id)
+            #expect(try await store.hit("reset-answer:" + user.id, limit: 3, window: 600, now: now) == nil, "a right answer is given back")
+            #expect(try await store.hit("reset-answer:" + user.id, limit: 3, window: 600, now: now.addingTimeInterval(600)) == nil,
                     "a new window")
         }
     }

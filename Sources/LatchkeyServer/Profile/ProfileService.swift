@@ -5,7 +5,7 @@ import LatchkeyCore
 /// passcode and MFA-answer changes, and the expired-password change. Knows no HTTP.
 public struct ProfileService: EnvironmentService, Sendable {
     /// What profile calls, credential changes and resets read and write.
-    public typealias Store = UserStore & AttemptStore & SessionStore & CredentialStore & ResetStore
+    public typealias Store = UserStore & AttemptStore & SessionStore & CredentialStore & ResetStore & WindowCounterStore
     let store: any Store
     let environment: ServiceEnvironment
     /// Checks current credentials (rate limit, lockout) before a change.

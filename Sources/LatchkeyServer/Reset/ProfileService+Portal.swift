@@ -6,6 +6,9 @@ extension ProfileService {
     /// How long the new-credential form works after a right answer.
     static let grantLifetime: TimeInterval = 15 * 60
 
+    /// The account's reset-answer budget (`WindowCounterStore`).
+    static func answerKey(_ userID: String) -> String { "reset-answer:" + userID }
+
     /// The window of the account's reset-answer budget.
     var answerWindow: TimeInterval { TimeInterval(issuer.reset.answerWindowMinutes) * 60 }
 
@@ -13,8 +16,8 @@ extension ProfileService {
     public func openReset(token: String) async throws -> ResetLinkState {
         guard let (record, kind, user) = try await liveToken(token, \.linkPurpose) else { return .invalid }
         if user.locked { return .locked }
-        if record.data != nil, let until = try await store.resetAnswersBlockedUntil(
-            userID: user.id, limit: issuer.reset.maxAnswerAttempts, window: answerWindow, now: now()) {
+        if record.data != nil, let until = try await store.blockedUntil(
+            Self.answerKey(user.id), limit: issuer.reset.maxAnswerAttempts, window: answerWindow, now: now()) {
             return .resting(until: until)
         }
         return .question(kind: kind, question: record.data)
@@ -32,7 +35,7 @@ extension ProfileService {
             let limit = issuer.reset.maxAnswerAttempts
             // The account's budget first: whoever holds the inbox gets `limit` answers per window
             // however many links they ask for.
-            if let until = try await store.reserveResetAnswer(userID: user.id, limit: limit, window: answerWindow, now: time) {
+            if let until = try await store.hit(Self.answerKey(user.id), limit: limit, window: answerWindow, now: time) {
                 return .resting(until: until)
             }
             guard let counted = try await store.reserveTokenAttempt(digest: record.digest, purpose: record.purpose,
@@ -46,7 +49,7 @@ extension ProfileService {
                 return .wrong(kind: kind, question: question, remaining: limit - counted.attempts)
             }
             try await store.clearPendingMFAQuestion(userID: user.id)
-            try await store.releaseResetAnswer(userID: user.id)
+            try await store.release(Self.answerKey(user.id))
         }
         guard try await store.consumeToken(digest: record.digest, purpose: record.purpose, now: time) != nil else {
             return .invalid

@@ -126,12 +126,10 @@ enum Migrations {
                 user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, question TEXT NOT NULL,
                 chosen_at BIGINT NOT NULL)
             """,
-            // Wrong reset answers per account across all links, in one window (issuer.reset).
-            """
-            CREATE TABLE reset_answer_budgets (
-                user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, window_start BIGINT NOT NULL,
-                attempts BIGINT NOT NULL)
-            """,
+            // Throttles every replica shares: reset answers per account, emails per address, codes
+            // and wrong codes per number, SMS per issuer (`WindowCounterStore`).
+            "CREATE TABLE window_counters (key TEXT PRIMARY KEY, window_start BIGINT NOT NULL, count BIGINT NOT NULL)",
+            "CREATE INDEX window_counters_start ON window_counters (window_start)",
         ]),
     ]
 

@@ -13,13 +13,6 @@ public protocol ResetStore: Sendable {
     /// Counts one answer against a live token, atomically: answers the token with its new count,
     /// or nil when it is unknown, used, expired, or already has `limit` attempts.
     func reserveTokenAttempt(digest: String, purpose: TokenPurpose, now: Date, limit: Int) async throws -> TokenRecord?
-    /// Counts one answer against the account's budget of `limit` answers per `window`, atomically
-    /// (replicas and parallel requests share it): nil when counted, else when the budget opens again.
-    func reserveResetAnswer(userID: String, limit: Int, window: TimeInterval, now: Date) async throws -> Date?
-    /// When the account's answer budget opens again, or nil while answers are left.
-    func resetAnswersBlockedUntil(userID: String, limit: Int, window: TimeInterval, now: Date) async throws -> Date?
-    /// Gives a counted answer back (it was right).
-    func releaseResetAnswer(userID: String) async throws
     /// Issues a reset link with its email, using up the user's earlier live links of `voiding`.
     func issueResetLink(_ token: TokenRecord, messages: [OutboxMessage], voiding: [TokenPurpose]) async throws
     /// Completes a reset in one transaction: consumes the grant, sets the credential, marks the email

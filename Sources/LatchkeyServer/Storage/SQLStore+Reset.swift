@@ -46,32 +46,6 @@ extension SQLStore {
         return completed
     }
 
-    public func reserveResetAnswer(userID: String, limit: Int, window: TimeInterval, now: Date) async throws -> Date? {
-        let opened = now.addingTimeInterval(-window)
-        let counted = try await engine.query("""
-            INSERT INTO reset_answer_budgets (user_id, window_start, attempts) VALUES ($1, $2, 1)
-            ON CONFLICT (user_id) DO UPDATE SET
-                attempts = CASE WHEN reset_answer_budgets.window_start <= $3 THEN 1 ELSE reset_answer_budgets.attempts + 1 END,
-                window_start = CASE WHEN reset_answer_budgets.window_start <= $3 THEN $2 ELSE reset_answer_budgets.window_start END
-            WHERE reset_answer_budgets.window_start <= $3 OR reset_answer_budgets.attempts < $4
-            RETURNING attempts
-            """, [.text(userID), now.epochSeconds, opened.epochSeconds, .integer(Int64(limit))])
-        if !counted.isEmpty { return nil }
-        return try await resetAnswersBlockedUntil(userID: userID, limit: limit, window: window, now: now) ?? now
-    }
-
-    public func resetAnswersBlockedUntil(userID: String, limit: Int, window: TimeInterval, now: Date) async throws -> Date? {
-        guard let row = try await engine.read("SELECT window_start, attempts FROM reset_answer_budgets WHERE user_id = $1",
-                                              [.text(userID)]).first else { return nil }
-        let until = try row.date("window_start").addingTimeInterval(window)
-        return try row.integer("attempts") >= limit && until > now ? until : nil
-    }
-
-    public func releaseResetAnswer(userID: String) async throws {
-        try await engine.execute("UPDATE reset_answer_budgets SET attempts = attempts - 1 WHERE user_id = $1 AND attempts > 0",
-                                 [.text(userID)])
-    }
-
     public func issueResetLink(_ token: TokenRecord, messages: [OutboxMessage], voiding: [TokenPurpose]) async throws {
         try await engine.transaction { db in
             for purpose in voiding {

@@ -128,3 +128,16 @@ public protocol ProofStore: Sendable {
     /// was recorded before and has not expired (a replay). Also drops expired records now and then.
     func recordProof(digest: String, expiresAt: Date, now: Date) async throws -> Bool
 }
+
+/// Fixed-window counters in the database, so every replica enforces one limit: reset answers per
+/// account, emails per address, codes and wrong codes per number, SMS per issuer.
+public protocol WindowCounterStore: Sendable {
+    /// Counts one event of `key` against `limit` per `window`, atomically (one row, so parallel
+    /// requests and replicas share it): nil when counted, else when the window opens again.
+    func hit(_ key: String, limit: Int, window: TimeInterval, now: Date) async throws -> Date?
+    /// When `key`'s window opens again, or nil while it has room.
+    func blockedUntil(_ key: String, limit: Int, window: TimeInterval, now: Date) async throws -> Date?
+    /// Gives one counted event back (a right answer or code).
+    func release(_ key: String) async throws
+}
+
