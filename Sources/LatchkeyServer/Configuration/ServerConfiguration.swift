@@ -89,6 +89,9 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
     /// Refuse passwords on the common-password list (`CommonPasswords`, 419), on every path that
     /// sets one. Off only for a deployment that must accept the spec's example password `000000`.
     public var rejectCommonPasswords = true
+    /// Verification emails (resends) and reset emails each per address per hour (always on, counted
+    /// in the database for known and unknown addresses alike).
+    public var maxEmailsPerAddressPerHour = 3
     public var lockout = LockoutSettings()
     public var deviceAuthentication = DeviceAuthenticationSettings()
     /// How the wallet API knows a device: by the key of its DPoP proof (`required`), or, for
@@ -207,6 +210,10 @@ public struct OTPSettings: Codable, Sendable, Equatable {
     public var maxSendsPerMinutePerNumber = 3
     /// Codes requested from one client IP per minute, across flows (with `rateLimits.enabled`).
     public var maxSendsPerMinutePerIP = 10
+    /// Wrong codes one phone number may take per hour, across all flows (always on).
+    public var maxWrongCodesPerNumberPerHour = 10
+    /// SMS the issuer sends per hour in all, against SMS pumping (always on).
+    public var maxSmsPerHour = 1000
     public init() {}
 }
 

@@ -5,7 +5,7 @@ import LatchkeyCore
 /// Knows no HTTP; throws `DomainError` for every refusal.
 public struct EnrollmentService: EnvironmentService, Sendable {
     /// What enrollment reads and writes: users, their tokens, verification state.
-    public typealias Store = UserStore & CredentialStore
+    public typealias Store = UserStore & CredentialStore & WindowCounterStore
     let store: any Store
     let environment: ServiceEnvironment
 
@@ -87,6 +87,12 @@ public struct EnrollmentService: EnvironmentService, Sendable {
     public func resendVerificationEmail(_ email: String) async throws -> String {
         let trimmed = email.trimmingCharacters(in: .whitespaces)
         guard EmailAddress.isValid(trimmed) else { throw DomainError.invalidField("email", "The email address is not valid.") }
+        // Counted per address whether or not a wallet has it, so the limit tells nothing.
+        if let until = try await store.hit("verify-email:" + EmailAddress.normalized(trimmed), limit: issuer.maxEmailsPerAddressPerHour,
+                                           window: 3600, now: now()) {
+            throw DomainError(.rateLimited, message: "Too many verification emails for this address; try again later.",
+                              retryAfter: max(1, Int(until.timeIntervalSince(now()).rounded(.up))))
+        }
         if let user = try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(trimmed)),
            !user.emailVerified {
             let link = try outbox.emailVerification(userID: user.id, to: user.email, firstName: user.firstName, at: now())

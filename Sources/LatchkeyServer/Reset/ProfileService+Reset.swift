@@ -11,7 +11,15 @@ extension ProfileService {
         let trimmed = email.trimmingCharacters(in: .whitespaces)
         guard EmailAddress.isValid(trimmed) else { throw DomainError.invalidField("email", "The email address is not valid.") }
         let message = "If \(trimmed) belongs to a wallet, a link to reset its \(kind.displayName) is on its way."
-        guard let user = try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(trimmed)) else {
+        let normalized = EmailAddress.normalized(trimmed)
+        // Reset emails per address in the database (every replica counts together), known or not.
+        if let until = try await store.hit("reset-email:" + normalized, limit: issuer.maxEmailsPerAddressPerHour, window: 3600,
+                                           now: now()) {
+            if issuer.reset.uniformAnswers { return message }
+            throw DomainError(.rateLimited, message: "Too many reset emails for this address; try again later.",
+                              retryAfter: max(1, Int(until.timeIntervalSince(now()).rounded(.up))))
+        }
+        guard let user = try await store.user(issuer: issuer.id, emailNormalized: normalized) else {
             if issuer.reset.uniformAnswers { return message }
             throw DomainError.unknownEmail
         }

@@ -7,7 +7,7 @@ import LatchkeyCore
 /// Knows no HTTP; refuses with `DomainError` (Kratos ids of the catalogue) or, for forms to correct, `FlowFormError`.
 public struct SignupService: EnvironmentService, Sendable {
     /// Flows, codes, the users they create and the device certificates.
-    public typealias Store = UserStore & SessionStore & DeviceStore & SignupStore
+    public typealias Store = UserStore & SessionStore & DeviceStore & SignupStore & WindowCounterStore
     let store: any Store
     let environment: ServiceEnvironment
     /// The password login both APIs share.
@@ -58,12 +58,9 @@ public struct SignupService: EnvironmentService, Sendable {
             throw DomainError.invalidField("phoneNumber", "Use the E.164 form, for example +439999999999.")
         }
         let flow = try await liveFlow(flowID, .registration)
-        if !verifier.throttle.allow("otp-phone:" + phone, limit: issuer.otp.maxSendsPerMinutePerNumber)
-            || !verifier.throttle.allow("otp-ip:" + clientIP, limit: issuer.otp.maxSendsPerMinutePerIP) {
-            throw DomainError.tooMany("Too many codes requested; wait a minute.", retryAfter: verifier.throttle.retryAfter)
-        }
-        let code = Self.randomCode(length: issuer.otp.length)
         let time = now()
+        try await throttleSend(phone: phone, clientIP: clientIP, at: time)
+        let code = Self.randomCode(length: issuer.otp.length)
         let message = try outbox.otp(to: phone, code: code, at: time)
         let sent = try await store.recordOTP(
             flowID: flow.id, phone: phone, digest: digest(code, flowID: flow.id),
@@ -87,6 +84,11 @@ public struct SignupService: EnvironmentService, Sendable {
         let flow = try await liveFlow(flowID, .registration)
         guard flow.otpDigest != nil else { throw flow.phoneVerifiedAt != nil ? DomainError.alreadyVerified : DomainError.noCode }
         let time = now()
+        // Wrong codes per number across flows: new flows do not buy new guesses.
+        let guesses = "otp-guess:" + (flow.phone ?? flow.id)
+        if let until = try await store.hit(guesses, limit: issuer.otp.maxWrongCodesPerNumberPerHour, window: 3600, now: time) {
+            throw DomainError.tooMany("Too many wrong codes for this number; try again later.", retryAfter: Self.seconds(until, time))
+        }
         guard let counted = try await store.reserveOTPAttempt(flowID: flow.id, now: time, limit: issuer.otp.maxAttempts) else {
             throw DomainError.attemptsExhausted
         }
@@ -96,8 +98,28 @@ public struct SignupService: EnvironmentService, Sendable {
             let remaining = issuer.otp.maxAttempts - counted.otpAttempts
             throw remaining > 0 ? DomainError.wrongCode(remaining: remaining) : DomainError.attemptsExhausted
         }
+        try await store.release(guesses)
         try await store.markPhoneVerified(flowID: flow.id, now: time)
     }
+
+    /// The database throttles of a code send, shared by every replica: per number and per client IP
+    /// each minute (with `rateLimits.enabled`), and the issuer's SMS budget per hour (always).
+    func throttleSend(phone: String, clientIP: String, at time: Date) async throws {
+        if verifier.throttle.settings.enabled {
+            for (key, limit) in [("otp-number:" + phone, issuer.otp.maxSendsPerMinutePerNumber),
+                                 ("otp-ip:" + clientIP, issuer.otp.maxSendsPerMinutePerIP)] {
+                if let until = try await store.hit(key, limit: limit, window: 60, now: time) {
+                    throw DomainError.tooMany("Too many codes requested; wait a minute.", retryAfter: Self.seconds(until, time))
+                }
+            }
+        }
+        if let until = try await store.hit("sms:" + issuer.id, limit: issuer.otp.maxSmsPerHour, window: 3600, now: time) {
+            throw DomainError.tooMany("No more codes can be sent right now; try again later.", retryAfter: Self.seconds(until, time))
+        }
+    }
+
+    /// Whole seconds from `time` until `until`, at least one (for `Retry-After`).
+    static func seconds(_ until: Date, _ time: Date) -> Int { max(1, Int(until.timeIntervalSince(time).rounded(.up))) }
 
     static func checkTypes(phoneType: String, flowType: String) throws {
         guard phoneType == "PRIMARY" else { throw DomainError.invalidField("phoneType", "Only PRIMARY is supported.") }
