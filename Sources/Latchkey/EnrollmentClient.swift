@@ -83,7 +83,9 @@ extension LatchkeyError {
         if let clientError = error as? ClientError { underlying = clientError.underlyingError }
         if let refusal = underlying as? ServerRefusal {
             let code = StatusCode(rawValue: refusal.body.code)
-            return LatchkeyError(kind: .server, code: code, domain: domain, id: ErrorID(rawValue: refusal.body.id),
+            let id = ErrorID(rawValue: refusal.body.id)
+            return LatchkeyError(kind: id == .sessionRefreshRequired ? .reauthenticationRequired : .server, code: code, domain: domain,
+                                 id: id,
                                  message: context.message(for: domain, code: code) ?? refusal.body.message,
                                  detail: refusal.body.message, field: refusal.body.field)
         }

@@ -13,6 +13,9 @@ public struct LatchkeyError: Error, Sendable, Equatable, CustomStringConvertible
         case configuration
         /// The server could not be reached or answered something unreadable.
         case transport
+        /// The change needs a recent login (`session_refresh_required`): log the user in again, then
+        /// repeat the call. The session itself is still valid for everyday calls.
+        case reauthenticationRequired
     }
 
     public var kind: Kind

@@ -42,6 +42,8 @@ extension ErrorID {
     public static let deviceDeactivated: ErrorID = "device_deactivated"
     public static let deviceSuspended: ErrorID = "device_suspended"
     public static let passwordExpired: ErrorID = "password_expired"
+    /// A change that needs a recent login (a privileged session): log in again.
+    public static let sessionRefreshRequired: ErrorID = "session_refresh_required"
     public static let appInstanceNotVerified: ErrorID = "app_instance_not_verified"
     public static let deviceTokensDisabled: ErrorID = "device_tokens_disabled"
     public static let wrongCredentials: ErrorID = "wrong_credentials"

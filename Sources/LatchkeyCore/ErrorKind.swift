@@ -13,7 +13,7 @@ public enum ErrorKind: String, CaseIterable, Sendable {
     // Logins and sessions
     case wrongCredentials, notLoggedIn, deviceTokenExpired, deviceTokenWalletDeactivated, emailNotVerified
     case deviceTokenWrongCredentials, walletDeactivated, deviceDeactivated, attemptsInFlight, deviceTokensDisabled
-    case deviceSuspended, passwordExpired, appInstanceNotVerified
+    case deviceSuspended, passwordExpired, appInstanceNotVerified, sessionRefreshRequired
     // Device binding (DPoP, RFC 9449)
     case invalidDPoPProof, useDPoPNonce, boundTokenWithoutProof, deviceKeyRequired, deviceKeyInUse
     // Registration, profile and credentials
@@ -89,6 +89,9 @@ public enum ErrorKind: String, CaseIterable, Sendable {
         case .deviceTokensDisabled:
             Entry(id: .deviceTokensDisabled, code: 432, httpStatus: 403, message: "Device authentication tokens are turned off by the issuer.")
         case .deviceSuspended: Entry(id: .deviceSuspended, code: 503, httpStatus: 403, message: "The device is suspended.")
+        case .sessionRefreshRequired:
+            Entry(id: .sessionRefreshRequired, code: 403, httpStatus: 403,
+                  message: "This change needs a recent login: log in again, then repeat it.")
         case .passwordExpired: Entry(id: .passwordExpired, code: 508, httpStatus: 403, message: "The password has expired and must be updated.")
         case .appInstanceNotVerified:
             Entry(id: .appInstanceNotVerified, code: 511, httpStatus: 403, message: "Application instance verification is not complete.")

@@ -86,6 +86,25 @@ import Testing
         }
     }
 
+    /// A change that needs a recent login surfaces as the typed "log in again" error, and the
+    /// session stays for everyday calls.
+    @Test func anOldSessionIsAskedToLogInAgain() async throws {
+        let offset = Mutex<TimeInterval>(0)
+        let clock: @Sendable () -> Date = { Date().addingTimeInterval(offset.withLock { $0 }) }
+        try await withLiveServer(now: clock, serverNow: clock) { sdk, app in
+            let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
+            try await AuthenticationClientTests.verifyEmail(app, server: sdk.context.serverURL)
+            _ = try await sdk.authentication.loginByNonce(registered.nonce)
+            offset.withLock { $0 = 901 }
+            let error = await failure {
+                _ = try await sdk.enrollment.updateUserPassword(oldPassword: "cobol-rules-1959", newPassword: "fresh-pass-42",
+                                                                confirmNewPassword: "fresh-pass-42")
+            }
+            #expect(error?.kind == .reauthenticationRequired && error?.id == .sessionRefreshRequired, "\(String(describing: error))")
+            #expect(await sdk.authentication.state != .loggedOut, "the session is not ended")
+        }
+    }
+
     @Test func expiredPasswordAndResend() async throws {
         // The clock (the server's, and the SDK's that dates its proofs) moves past the password's
         // expiry; sessions outlive it, so the end of the session below is the password change's doing.

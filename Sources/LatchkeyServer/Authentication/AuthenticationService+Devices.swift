@@ -11,6 +11,7 @@ extension AuthenticationService {
     /// device), device tokens and certificates end in the same transaction.
     /// Throws `not_found` (404, field `deviceId`) when the wallet has no such device.
     public func unlink(deviceID: String, of principal: Principal) async throws {
+        try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
         guard try await store.unlinkDevice(userID: principal.userID, deviceID: deviceID, now: now()) else {
             throw DomainError(.notFound, message: "No device with this id is linked to the wallet.", field: "deviceId")
         }

@@ -22,6 +22,7 @@ extension AuthenticationService {
         -> (token: String, expiresAt: Date) {
         guard issuer.deviceAuthentication.enabled else { throw DomainError.deviceTokensDisabled }
         guard let deviceID = device.deviceID, deviceID == principal.deviceID else { throw DomainError.notLoggedIn }
+        try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
         let user = try await principal.user()
         if EmailAddress.normalized(username) != user.emailNormalized {
             try await hasher.burn(password)

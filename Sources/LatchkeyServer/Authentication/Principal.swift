@@ -22,6 +22,14 @@ public struct Principal: Sendable {
     public var deviceID: String? { session.deviceID }
     /// When the session's credential was checked: sessions are only opened by a login.
     public var authenticatedAt: Date { session.createdAt }
+
+    /// Refuses a change that needs a privileged session: one whose login was at most `seconds` ago
+    /// (a stolen session cannot take the account over for good).
+    ///
+    /// - Throws: `DomainError(.sessionRefreshRequired)` (403) for an older session.
+    public func requirePrivileged(within seconds: Int, now: Date) throws {
+        guard now.timeIntervalSince(authenticatedAt) <= TimeInterval(seconds) else { throw DomainError(.sessionRefreshRequired) }
+    }
 }
 
 /// What the edge found out about a request's identity.

@@ -167,6 +167,10 @@ public struct LockoutSettings: Codable, Sendable, Equatable {
 public struct SessionSettings: Codable, Sendable, Equatable {
     public var idleTimeoutSeconds = 1800
     public var absoluteTimeoutSeconds = 43_200
+    /// How long after its login a session may change email, MFA answers, PIN or password, unlink a
+    /// device or create a device token (Kratos's `privileged_session_max_age`); later: 403
+    /// `session_refresh_required`, log in again.
+    public var privilegedSeconds = 900
     public init() {}
 }
 

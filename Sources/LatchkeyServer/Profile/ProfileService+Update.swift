@@ -7,6 +7,11 @@ extension ProfileService {
     /// notice, and becomes the login once verified. `lastModifiedDate` moves on every update.
     public func updateProfile(_ principal: Principal, _ update: ProfileUpdate) async throws {
         let current = try await principal.user()
+        // Names and the address are everyday edits; the email and the MFA answers guard the account.
+        if update.mfaAnswers != nil || update.email.map({ EmailAddress.normalized($0.trimmingCharacters(in: .whitespaces)) })
+            .map({ $0 != current.emailNormalized }) == true {
+            try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
+        }
         try issuer.enrollmentRules.validateUpdate(update)
         var user = current
         if let firstName = update.firstName { user.firstName = firstName }

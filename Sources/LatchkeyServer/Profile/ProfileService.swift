@@ -34,6 +34,7 @@ public struct ProfileService: EnvironmentService, Sendable {
     /// 419 rules, 416 wrong current (421 once the wallet threshold is reached), 406 history. The
     /// user's other sessions and device tokens are revoked.
     public func updatePassword(_ principal: Principal, old: String, new: String, confirm: String) async throws {
+        try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
         let (session, user) = (principal.session, try await principal.user())
         try await changePassword(user, current: old, currentField: "oldPassword", new: new, confirm: confirm,
                                  deviceID: session.deviceID, keepSession: session.digest, onlyExpired: false)
@@ -55,6 +56,7 @@ public struct ProfileService: EnvironmentService, Sendable {
     /// `updateUserPasscode`: 403, 424, 400, 417, 420, 416 wrong current PIN (421 at the threshold).
     /// The user's other sessions and device tokens are revoked, as for a password change.
     public func updatePasscode(_ principal: Principal, old: String, new: String, confirm: String) async throws {
+        try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
         let (session, user) = (principal.session, try await principal.user())
         if user.locked { throw DomainError.accountLocked }
         if old.isEmpty { throw DomainError.invalidField("oldPasscode", "oldPasscode is required.") }
@@ -71,6 +73,7 @@ public struct ProfileService: EnvironmentService, Sendable {
     /// `updateMFAAnswers`: exactly the issuer's number of answers to pool questions, no empty
     /// ones; the previous answers are gone afterwards.
     public func updateMFAAnswers(_ principal: Principal, answers: [String: String]) async throws {
+        try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
         let user = try await principal.user()
         if user.locked { throw DomainError.accountLocked }
         try issuer.enrollmentRules.validateMFAAnswers(answers, field: "mfaAnswers")

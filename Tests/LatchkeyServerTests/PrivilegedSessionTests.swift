@@ -1,0 +1,51 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import LatchkeyServer
+import LatchkeyTestSupport
+import Testing
+
+/// Changes that guard the account need a privileged session: a login within
+/// `issuer.sessions.privilegedSeconds` (Kratos's `privileged_session_max_age`).
+@Suite struct PrivilegedSessionTests {
+    /// Attack: with only a session (of any age), the MFA answers were replaced, the email moved,
+    /// a device token made and a device unlinked. Past the privileged window each of these answers
+    /// 403 `session_refresh_required` and changes nothing; a fresh login may make them.
+    @Test(arguments: TestEnvironment.engines)
+    func anOldSessionCannotChangeWhatGuardsTheAccount(engine: String) async throws {
+        let clock = TestClock(start: Date(timeIntervalSince1970: 9_000_000))
+        try await withServer(engine: engine, clock: clock, configure: { $0.issuer.sessions.idleTimeoutSeconds = 7200 }) { app, client in
+            let stolen = try await AuthFixture.enrolledSession(app, client)
+            clock.advance(901)
+            let headers = appHeaders(session: stolen)
+            #expect(try await client.call(.get, "/v1/profile", headers: headers).status == .ok, "everyday calls go on")
+            let changes: [(HTTPRequest.Method, String, [String: Any])] = [
+                (.put, "/v1/profile/mfa-answers", ["mfaAnswers": ["What was the name of your first pet?": "Mallory",
+                                                                  "In what city were you born?": "Mallory",
+                                                                  "What is your mother's maiden name?": "Mallory"]]),
+                (.patch, "/v1/profile", ["email": "mallory@example.com"]),
+                (.put, "/v1/profile/password", ["oldPassword": AuthFixture.password, "newPassword": "taken-over-42",
+                                                "confirmNewPassword": "taken-over-42"]),
+                (.put, "/v1/profile/passcode", ["oldPasscode": "314159", "newPasscode": "271828", "confirmNewPasscode": "271828"]),
+                (.post, "/v1/auth/device-token", ["username": "ada@example.com", "password": AuthFixture.password]),
+                (.delete, "/v1/devices/device-1", [:]),
+            ]
+            for (method, path, body) in changes {
+                let answer = try await client.call(method, path, headers: headers, body: body.isEmpty ? nil : body)
+                #expect(answer.status == .forbidden && answer.error["id"] as? String == "session_refresh_required"
+                        && answer.errorCode == 403, "\(method) \(path): \(answer.json)")
+            }
+            #expect(try await client.call(.patch, "/v1/profile", headers: headers, body: ["firstName": "Ada B."]).status == .ok,
+                    "a name is an everyday edit")
+            let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
+            #expect(try await app.store.mfaAnswers(userID: user.id).count == 3)
+            #expect(!(try await app.store.outboxMessages().contains { $0.recipient == "mallory@example.com" }))
+            #expect(try await app.store.devices(userID: user.id).map(\.deviceID) == ["device-1"])
+
+            let fresh = try #require(try await AuthFixture.passwordLogin(client).json["sessionToken"] as? String)
+            let changed = try await client.call(.put, "/v1/profile/passcode", headers: appHeaders(session: fresh),
+                                                body: ["oldPasscode": "314159", "newPasscode": "271828", "confirmNewPasscode": "271828"])
+            #expect(changed.status == .ok, "a fresh login may: \(changed.json)")
+        }
+    }
+}
