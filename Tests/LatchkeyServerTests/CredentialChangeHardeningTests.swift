@@ -126,12 +126,15 @@ import Testing
         try await withServer(engine: engine, configure: SignupFixture.configure) { app, client in
             let flow = try await SignupFixture.verifiedFlow(app, client)
             #expect(try await SignupFixture.finish(client, flow: flow, email: "ada@example.com").status == .ok)
+            let claim = try #require(try await app.store.outboxMessages().first {
+                $0.template == "email_verification" && $0.recipient == "ada@example.com"
+            })
             let owner = try await client.call(.post, "/v1/enrollment/users", body: registrationBody())
             #expect(owner.status == .created, "\(owner.json)")
 
             let claims = try await app.store.outboxMessages().filter { $0.template == "email_verification" && $0.recipient == "ada@example.com" }
             #expect(claims.count == 2, "the claim's link and the owner's")
-            let firstClaim = try #require(claims.first)
+            let firstClaim = claim
             let claimLink = try #require(app.cipher.open(firstClaim)?.data["link"])
             let page = try await client.execute(uri: String(claimLink[claimLink.range(of: "/verify-email")!.lowerBound...]),
                                                  method: .get) { String(buffer: $0.body) }

@@ -48,4 +48,38 @@ import Testing
             #expect(changed.status == .ok, "a fresh login may: \(changed.json)")
         }
     }
+
+    /// Each change that guards the account sends the owner a security notice, in the change's
+    /// transaction; a refused one sends none.
+    @Test(arguments: TestEnvironment.engines)
+    func eachChangeNoticesTheOwner(engine: String) async throws {
+        try await withServer(engine: engine) { app, client in
+            let session = try await AuthFixture.enrolledSession(app, client)
+            let headers = appHeaders(session: session)
+            func notices() async throws -> [String] {
+                try await app.store.outboxMessages().filter { $0.template == "security_notice" && $0.recipient == "ada@example.com" }
+                    .compactMap { app.cipher.open($0)?.data["change"] }
+            }
+            let answers = ["What was the name of your first pet?": "Rex2", "In what city were you born?": "Paris",
+                           "What is your mother's maiden name?": "Smith"]
+            #expect(try await client.call(.put, "/v1/profile/passcode", headers: headers,
+                                          body: ["oldPasscode": "999999", "newPasscode": "271828", "confirmNewPasscode": "271828"])
+                        .errorCode == 416)
+            #expect(try await notices().isEmpty, "a refused change sends nothing")
+            #expect(try await client.call(.put, "/v1/profile/mfa-answers", headers: headers, body: ["mfaAnswers": answers]).status == .ok)
+            #expect(try await client.call(.patch, "/v1/profile", headers: headers, body: ["mfaAnswers": answers]).status == .ok)
+            #expect(try await client.call(.put, "/v1/profile/passcode", headers: headers,
+                                          body: ["oldPasscode": "314159", "newPasscode": "271828", "confirmNewPasscode": "271828"])
+                        .status == .ok)
+            #expect(try await client.call(.post, "/v1/auth/device-token", headers: headers,
+                                          body: ["username": "ada@example.com", "password": AuthFixture.password]).status == .created)
+            #expect(try await client.call(.put, "/v1/profile/password", headers: headers,
+                                          body: ["oldPassword": AuthFixture.password, "newPassword": "renewed-pass-8",
+                                                 "confirmNewPassword": "renewed-pass-8"]).status == .ok)
+            #expect(try await client.call(.delete, "/v1/devices/device-1", headers: headers).status == .noContent)
+            #expect(try await notices().sorted() == ["PIN", "device sign-in token", "list of linked devices", "password",
+                                                     "security questions", "security questions"])
+        }
+    }
 }
+

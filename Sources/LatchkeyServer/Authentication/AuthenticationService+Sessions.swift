@@ -34,7 +34,8 @@ extension AuthenticationService {
         let time = now()
         let expiresAt = time.addingTimeInterval(TimeInterval(issuer.deviceAuthentication.lifetimeDays) * 86_400)
         try await store.createDeviceToken(DeviceTokenRecord(digest: SecureRandom.digest(token), userID: user.id,
-                                                            deviceID: deviceID, createdAt: time, expiresAt: expiresAt))
+                                                            deviceID: deviceID, createdAt: time, expiresAt: expiresAt),
+                                          messages: try outbox.securityNotice("device sign-in token", to: user, at: time))
         return (token, expiresAt)
     }
 

@@ -22,6 +22,15 @@ enum MessageTemplates {
             data: ["newEmail": new])
     }
 
+    /// The notice to the owner that something guarding the wallet changed (`change` names it).
+    static func securityNotice(to email: String, change: String, issuer: IssuerSettings) -> OutgoingMessage {
+        OutgoingMessage(
+            channel: .email, to: email, template: "security_notice", subject: "Security notice from \(issuer.name)",
+            body: "The \(change) of your \(issuer.name) wallet was just changed by someone signed in to it. If this was not "
+                + "you, reset your password from the app at once and contact \(issuer.name).",
+            data: ["change": change])
+    }
+
     /// How long verification links work.
     static let verificationLifetime: TimeInterval = 24 * 3600
 }

@@ -35,6 +35,12 @@ public struct OutboxWriter: Sendable {
         try cipher.seal(MessageTemplates.emailChangeNotice(to: old, new: new, issuer: issuer), now: time)
     }
 
+    /// The security notice of a change to `user`'s wallet, or none for a wallet without an email.
+    func securityNotice(_ change: String, to user: UserRecord, at time: Date) throws -> [OutboxMessage] {
+        guard !user.email.isEmpty else { return [] }
+        return [try cipher.seal(MessageTemplates.securityNotice(to: user.email, change: change, issuer: issuer), now: time)]
+    }
+
     /// The link to the secure portal for a forgotten credential; the token carries the question.
     func resetLink(_ kind: CredentialKind, for user: UserRecord, question: String?, at time: Date) throws -> Link {
         let secret = SecureRandom.token()

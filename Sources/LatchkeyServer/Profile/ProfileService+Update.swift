@@ -40,6 +40,7 @@ extension ProfileService {
             messages = [link.message, try outbox.emailChangeNotice(to: user.email, new: email, at: time)]
         }
         let answers: [MFAAnswerRecord]? = if let given = update.mfaAnswers { try await hashAnswers(given) } else { nil }
+        if answers != nil { messages += try outbox.securityNotice("security questions", to: current, at: time) }
         try await store.applyProfileUpdate(user, answers: answers, token: token, messages: messages, now: time)
     }
 }

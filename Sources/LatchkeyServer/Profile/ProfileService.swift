@@ -65,7 +65,8 @@ public struct ProfileService: EnvironmentService, Sendable {
         try await verifier.check(old, against: user.passcodeHash, user: user, deviceID: session.deviceID,
                                                  wrong: .wrongCurrent("PIN"))
         let time = now()
-        try await store.updatePasscode(userID: user.id, hash: try await hasher.hash(new), now: time)
+        try await store.updatePasscode(userID: user.id, hash: try await hasher.hash(new), now: time,
+                                       messages: try outbox.securityNotice("PIN", to: user, at: time))
         try await store.revokeSessions(userID: user.id, except: session.digest, deviceID: nil, now: time)
         try await store.revokeDeviceTokens(userID: user.id, now: time)
     }
@@ -77,7 +78,9 @@ public struct ProfileService: EnvironmentService, Sendable {
         let user = try await principal.user()
         if user.locked { throw DomainError.accountLocked }
         try issuer.enrollmentRules.validateMFAAnswers(answers, field: "mfaAnswers")
-        try await store.replaceMFAAnswers(userID: user.id, answers: try await hashAnswers(answers), now: now())
+        let time = now()
+        try await store.replaceMFAAnswers(userID: user.id, answers: try await hashAnswers(answers), now: time,
+                                          messages: try outbox.securityNotice("security questions", to: user, at: time))
     }
 
     /// The hashes of answers, normalized as the issuer says.
@@ -99,7 +102,8 @@ public struct ProfileService: EnvironmentService, Sendable {
         if try await recentlyUsed(new, by: user) { throw DomainError.passwordReused }
         let time = now()
         try await store.updatePassword(userID: user.id, hash: try await hasher.hash(new), now: time,
-                                       keep: max(0, issuer.passwordHistory - 1))
+                                       keep: max(0, issuer.passwordHistory - 1),
+                                       messages: try outbox.securityNotice("password", to: user, at: time))
         try await store.revokeSessions(userID: user.id, except: keepSession, deviceID: nil, now: time)
         try await store.revokeDeviceTokens(userID: user.id, now: time)
     }

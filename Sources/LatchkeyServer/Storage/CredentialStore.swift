@@ -10,15 +10,15 @@ public enum StoredCredential: Sendable, Equatable {
 /// Changes of a user's credentials and profile.
 public protocol CredentialStore: Sendable {
     /// Replaces the password hash, keeping the previous one in the history (at most `keep` kept).
-    func updatePassword(userID: String, hash: String, now: Date, keep: Int) async throws
+    func updatePassword(userID: String, hash: String, now: Date, keep: Int, messages: [OutboxMessage]) async throws
     /// Replaces a hash of the same secret (stronger parameters); dates and history stay as they are.
     func upgradeHash(userID: String, credential: StoredCredential, hash: String) async throws
     /// The newest `limit` previous password hashes.
     func passwordHistory(userID: String, limit: Int) async throws -> [String]
     /// Replaces the passcode hash.
-    func updatePasscode(userID: String, hash: String, now: Date) async throws
+    func updatePasscode(userID: String, hash: String, now: Date, messages: [OutboxMessage]) async throws
     /// Replaces all MFA answers at once.
-    func replaceMFAAnswers(userID: String, answers: [MFAAnswerRecord], now: Date) async throws
+    func replaceMFAAnswers(userID: String, answers: [MFAAnswerRecord], now: Date, messages: [OutboxMessage]) async throws
     /// Sets or clears the operator lock (424).
     func setLocked(userID: String, locked: Bool) async throws
     /// Applies a profile update in one transaction: the columns, the profile document, the MFA

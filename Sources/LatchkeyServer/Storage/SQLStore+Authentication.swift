@@ -130,7 +130,7 @@ extension SQLStore {
         try await Self.linkDevice(userID: userID, deviceID: deviceID, deviceType: deviceType, label: label, now: now, in: engine)
     }
 
-    public func unlinkDevice(userID: String, deviceID: String, now: Date) async throws -> Bool {
+    public func unlinkDevice(userID: String, deviceID: String, now: Date, messages: [OutboxMessage]) async throws -> Bool {
         let removed = try await engine.transaction { db in
             let gone = try await db.query("DELETE FROM devices WHERE user_id = $1 AND device_id = $2 RETURNING device_id",
                                           [.text(userID), .text(deviceID)])
@@ -140,6 +140,7 @@ extension SQLStore {
                 UPDATE device_tokens SET revoked_at = $3 WHERE user_id = $1 AND device_id = $2 AND revoked_at IS NULL
                 """, [.text(userID), .text(deviceID), now.epochSeconds])
             try await Self.revokeCertificates(userID: userID, deviceID: deviceID, now: now, in: db)
+            for message in messages { try await Self.insert(message, into: db) }
             return true
         }
         if removed { sessions.remove(userID: userID, deviceID: deviceID) }
@@ -241,11 +242,14 @@ extension SQLStore {
             """, [.text(userID), now.epochSeconds, .text(except ?? ""), .text(deviceID ?? "")])
     }
 
-    public func createDeviceToken(_ token: DeviceTokenRecord) async throws {
-        try await engine.execute("""
-            INSERT INTO device_tokens (digest, user_id, device_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)
-            """, [.text(token.digest), .text(token.userID), .text(token.deviceID), token.createdAt.epochSeconds,
-                  token.expiresAt.epochSeconds])
+    public func createDeviceToken(_ token: DeviceTokenRecord, messages: [OutboxMessage]) async throws {
+        try await engine.transaction { db in
+            try await db.execute("""
+                INSERT INTO device_tokens (digest, user_id, device_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)
+                """, [.text(token.digest), .text(token.userID), .text(token.deviceID), token.createdAt.epochSeconds,
+                      token.expiresAt.epochSeconds])
+            for message in messages { try await Self.insert(message, into: db) }
+        }
     }
 
     public func deviceToken(digest: String) async throws -> DeviceTokenRecord? {

@@ -2,9 +2,10 @@ import Foundation
 import LatchkeyCore
 
 extension SQLStore {
-    public func updatePassword(userID: String, hash: String, now: Date, keep: Int) async throws {
+    public func updatePassword(userID: String, hash: String, now: Date, keep: Int, messages: [OutboxMessage]) async throws {
         try await engine.transaction { db in
             try await Self.replacePassword(userID: userID, hash: hash, keep: keep, now: now, in: db)
+            for message in messages { try await Self.insert(message, into: db) }
         }
     }
 
@@ -40,16 +41,20 @@ extension SQLStore {
             """, [.text(userID), .integer(Int64(max(0, limit)))]).map { try $0.string("password_hash") }
     }
 
-    public func updatePasscode(userID: String, hash: String, now: Date) async throws {
-        try await engine.execute("UPDATE users SET passcode_hash = $2, updated_at = $3 WHERE id = $1",
+    public func updatePasscode(userID: String, hash: String, now: Date, messages: [OutboxMessage]) async throws {
+        try await engine.transaction { db in
+            try await db.execute("UPDATE users SET passcode_hash = $2, updated_at = $3 WHERE id = $1",
                                  [.text(userID), .text(hash), now.epochSeconds])
+            for message in messages { try await Self.insert(message, into: db) }
+        }
     }
 
-    public func replaceMFAAnswers(userID: String, answers: [MFAAnswerRecord], now: Date) async throws {
+    public func replaceMFAAnswers(userID: String, answers: [MFAAnswerRecord], now: Date, messages: [OutboxMessage]) async throws {
         try await engine.transaction { db in
             try await db.execute("DELETE FROM mfa_answers WHERE user_id = $1", [.text(userID)])
             try await Self.insert(answers, userID: userID, into: db)
             try await db.execute("UPDATE users SET updated_at = $2 WHERE id = $1", [.text(userID), now.epochSeconds])
+            for message in messages { try await Self.insert(message, into: db) }
         }
     }
 

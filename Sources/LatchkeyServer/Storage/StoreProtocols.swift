@@ -70,7 +70,7 @@ public protocol DeviceStore: Sendable {
     func linkDevice(userID: String, deviceID: String, deviceType: String?, label: String?, now: Date) async throws
     /// Unlinks a device in one transaction: the link goes, the device's sessions and device tokens
     /// are revoked and its certificates too. Answers whether the device was linked.
-    func unlinkDevice(userID: String, deviceID: String, now: Date) async throws -> Bool
+    func unlinkDevice(userID: String, deviceID: String, now: Date, messages: [OutboxMessage]) async throws -> Bool
     /// Applies a device status change the domain decided (`DeviceStatus.change(to:)`).
     func setDeviceStatus(userID: String, deviceID: String, change: DeviceStatusChange, now: Date) async throws
 }
@@ -88,7 +88,7 @@ public protocol SessionStore: Sendable {
     func revokeSessions(userID: String, except: String?, deviceID: String?, now: Date) async throws
 
     /// Stores a device token.
-    func createDeviceToken(_ token: DeviceTokenRecord) async throws
+    func createDeviceToken(_ token: DeviceTokenRecord, messages: [OutboxMessage]) async throws
     /// The device token with this digest, live or not.
     func deviceToken(digest: String) async throws -> DeviceTokenRecord?
     /// Revokes a device token; answers whether it was live at `now`.
@@ -139,5 +139,19 @@ public protocol WindowCounterStore: Sendable {
     func blockedUntil(_ key: String, limit: Int, window: TimeInterval, now: Date) async throws -> Date?
     /// Gives one counted event back (a right answer or code).
     func release(_ key: String) async throws
+}
+
+extension DeviceStore {
+    /// Unlinks a device without a message.
+    public func unlinkDevice(userID: String, deviceID: String, now: Date) async throws -> Bool {
+        try await unlinkDevice(userID: userID, deviceID: deviceID, now: now, messages: [])
+    }
+}
+
+extension SessionStore {
+    /// Stores a device token without a message.
+    public func createDeviceToken(_ token: DeviceTokenRecord) async throws {
+        try await createDeviceToken(token, messages: [])
+    }
 }
 
