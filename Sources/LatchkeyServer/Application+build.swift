@@ -92,8 +92,8 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     router.add(middleware: BodyLimitMiddleware(maxBytes: maxBody))
     OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry())
     let authentication = AuthenticationService(store: store, environment: environment)
-    WebRoutes.add(to: router, enrollment: enrollment, issuer: configuration.issuer)
     let profile = ProfileService(store: store, environment: environment, verifier: authentication.verifier)
+    WebRoutes.add(to: router, enrollment: enrollment, profile: profile, issuer: configuration.issuer)
     PortalRoutes(profile: profile, issuer: configuration.issuer,
                  csrf: PortalCSRF(pepper: pepper, secureCookie: publicURL.value.hasPrefix("https:")),
                  maxBodyBytes: maxBody).add(to: router.group().add(middleware: PortalLimitMiddleware(

@@ -17,7 +17,7 @@ import Yams
             }
         }
         let served = Set(ApplicationRoutes.table.routes.map { "\($0.method.rawValue) \($0.template)" })
-        let operational: Set<String> = ["GET /health", "GET /ready", "GET /metrics", "GET /verify-email", "GET /reset",
+        let operational: Set<String> = ["GET /health", "GET /ready", "GET /metrics", "GET /verify-email", "GET /revert-email", "GET /reset",
                                         "POST /reset/answer", "POST /reset/credential", "GET /portal.css"]
         #expect(served.subtracting(operational) == documented)
     }

@@ -81,5 +81,44 @@ import Testing
                                                      "security questions", "security questions"])
         }
     }
+
+    /// Attack: the email moved to another address and the old address could not cancel. Now the
+    /// old address gets a link that, for 7 days, puts it back and signs everyone out, even after the
+    /// new address was verified; before that, it voids the pending change.
+    @Test(arguments: TestEnvironment.engines)
+    func theOldAddressCanPutAnEmailChangeBack(engine: String) async throws {
+        try await withServer(engine: engine) { app, client in
+            let session = try await AuthFixture.enrolledSession(app, client)
+            func link(_ template: String, to recipient: String) async throws -> String {
+                let row = try #require(try await app.store.outboxMessages().last { $0.template == template && $0.recipient == recipient })
+                let link = try #require(app.cipher.open(row)?.data["link"])
+                return String(link[link.range(of: "/", options: [], range: link.index(link.startIndex, offsetBy: 8)..<link.endIndex)!
+                    .lowerBound...])
+            }
+            func open(_ path: String) async throws -> HTTPResponse.Status {
+                try await client.execute(uri: path, method: .get) { $0.status }
+            }
+            #expect(try await client.call(.patch, "/v1/profile", headers: appHeaders(session: session),
+                                          body: ["email": "mallory@example.com"]).status == .ok)
+            #expect(try await open(try await link("email_change_verification", to: "mallory@example.com")) == .ok)
+            #expect(try await AuthFixture.passwordLogin(client, email: "mallory@example.com").json["sessionToken"] is String)
+
+            #expect(try await open(try await link("email_change_notice", to: "ada@example.com")) == .ok)
+            #expect(try await client.call(.get, "/v1/profile", headers: appHeaders(session: session)).status == .unauthorized,
+                    "everyone is signed out")
+            #expect(try await AuthFixture.passwordLogin(client, email: "mallory@example.com").errorCode == 401)
+            let again = try #require(try await AuthFixture.passwordLogin(client).json["sessionToken"] as? String)
+            let profile = try await client.call(.get, "/v1/profile", headers: appHeaders(session: again))
+            #expect(profile.json["username"] as? String == "ada@example.com")
+
+            // Before the new address is verified, putting it back voids the pending change.
+            #expect(try await client.call(.patch, "/v1/profile", headers: appHeaders(session: again),
+                                          body: ["email": "eve@example.com"]).status == .ok)
+            let pending = try await link("email_change_verification", to: "eve@example.com")
+            #expect(try await open(try await link("email_change_notice", to: "ada@example.com")) == .ok)
+            #expect(try await open(pending) == .badRequest, "the pending change is void")
+            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String)
+        }
+    }
 }
 

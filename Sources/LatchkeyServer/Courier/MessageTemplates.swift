@@ -14,13 +14,17 @@ enum MessageTemplates {
     }
 
     /// The notice to the old address when a change to a new one is requested.
-    static func emailChangeNotice(to old: String, new: String, issuer: IssuerSettings) -> OutgoingMessage {
+    static func emailChangeNotice(to old: String, new: String, revertLink: String, issuer: IssuerSettings) -> OutgoingMessage {
         OutgoingMessage(
             channel: .email, to: old, template: "email_change_notice", subject: "Your \(issuer.name) email is changing",
             body: "Someone signed in to your \(issuer.name) wallet asked to change its email address to \(new). "
-                + "The change takes effect once the new address is verified. If this was not you, contact \(issuer.name).",
-            data: ["newEmail": new])
+                + "The change takes effect once the new address is verified. If this was not you, open this link to keep "
+                + "this address and sign everyone out of the wallet (it works for 7 days):\n\(revertLink)",
+            data: ["newEmail": new, "link": revertLink])
     }
+
+    /// How long the old address can put an email change back.
+    static let revertLifetime: TimeInterval = 7 * 86_400
 
     /// The notice to the owner that something guarding the wallet changed (`change` names it).
     static func securityNotice(to email: String, change: String, issuer: IssuerSettings) -> OutgoingMessage {

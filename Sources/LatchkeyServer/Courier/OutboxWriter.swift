@@ -30,9 +30,16 @@ public struct OutboxWriter: Sendable {
                     message: try cipher.seal(message, now: time))
     }
 
-    /// The notice to the old address that a change to `new` was asked for.
-    func emailChangeNotice(to old: String, new: String, at time: Date) throws -> OutboxMessage {
-        try cipher.seal(MessageTemplates.emailChangeNotice(to: old, new: new, issuer: issuer), now: time)
+    /// The notice to the old address that a change to `new` was asked for, with the link that puts
+    /// it back (the token's data is the old address).
+    func emailChangeNotice(to old: String, new: String, userID: String, at time: Date) throws -> Link {
+        let secret = SecureRandom.token()
+        let message = MessageTemplates.emailChangeNotice(to: old, new: new, revertLink: "\(publicURL.value)/revert-email?token=\(secret)",
+                                                         issuer: issuer)
+        return Link(token: TokenRecord(digest: SecureRandom.digest(secret), purpose: .emailRevert, userID: userID, deviceID: nil,
+                                       createdAt: time, expiresAt: time.addingTimeInterval(MessageTemplates.revertLifetime),
+                                       data: old),
+                    message: try cipher.seal(message, now: time))
     }
 
     /// The security notice of a change to `user`'s wallet, or none for a wallet without an email.

@@ -34,7 +34,7 @@ public enum ApplicationRoutes {
         table.add(.delete, "/a/self-service/logout/api")
         table.add(.put, "/identity/pki/client/certificates")
         table.add(.get, "/identity/pki/client/certificates/{serialNumber}")
-        for path in ["/verify-email", "/reset", "/portal.css"] { table.add(.get, path) }
+        for path in ["/verify-email", "/revert-email", "/reset", "/portal.css"] { table.add(.get, path) }
         table.add(.post, "/reset/answer")
         table.add(.post, "/reset/credential")
         return table

@@ -27,7 +27,7 @@ extension ProfileService {
         }
         user.profileJSON = String(decoding: try JSONEncoder().encode(document), as: UTF8.self)
 
-        var token: TokenRecord?
+        var tokens: [TokenRecord] = []
         var messages: [OutboxMessage] = []
         let time = now()
         if let email = update.email?.trimmingCharacters(in: .whitespaces), EmailAddress.normalized(email) != user.emailNormalized {
@@ -36,11 +36,40 @@ extension ProfileService {
             }
             let link = try outbox.emailVerification(userID: user.id, to: email, firstName: user.firstName, at: time,
                                                     purpose: .emailChange, data: email, template: "email_change_verification")
-            token = link.token
-            messages = [link.message, try outbox.emailChangeNotice(to: user.email, new: email, at: time)]
+            let revert = try outbox.emailChangeNotice(to: user.email, new: email, userID: user.id, at: time)
+            tokens = [link.token, revert.token]
+            messages = [link.message, revert.message]
         }
         let answers: [MFAAnswerRecord]? = if let given = update.mfaAnswers { try await hashAnswers(given) } else { nil }
         if answers != nil { messages += try outbox.securityNotice("security questions", to: current, at: time) }
-        try await store.applyProfileUpdate(user, answers: answers, token: token, messages: messages, now: time)
+        try await store.applyProfileUpdate(user, answers: answers, tokens: tokens, messages: messages, now: time)
     }
 }
+
+/// What opening an email change's revert link did.
+public enum EmailRevertOutcome: Sendable, Equatable {
+    /// The address is the wallet's again; every session ended.
+    case reverted(email: String)
+    /// Another wallet has the address meanwhile: nothing changed.
+    case taken(email: String)
+    /// Unknown, used or expired.
+    case invalid
+}
+
+extension ProfileService {
+    /// Opens the link the old address got with an email change: the old address is the login
+    /// again, a pending change is void, and every session and device token of the wallet ends (whoever
+    /// changed it is signed out).
+    public func revertEmailChange(token: String) async throws -> EmailRevertOutcome {
+        let time = now()
+        guard let record = try await store.consumeToken(digest: SecureRandom.digest(token), purpose: .emailRevert, now: time),
+              let email = record.data else { return .invalid }
+        do {
+            try await store.revertEmail(userID: record.userID, email: email, now: time)
+        } catch StoreError.emailInUse {
+            return .taken(email: email)
+        }
+        return .reverted(email: email)
+    }
+}
+

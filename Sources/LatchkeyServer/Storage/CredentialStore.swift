@@ -22,9 +22,13 @@ public protocol CredentialStore: Sendable {
     /// Sets or clears the operator lock (424).
     func setLocked(userID: String, locked: Bool) async throws
     /// Applies a profile update in one transaction: the columns, the profile document, the MFA
-    /// answers when given, and an email-change token with its messages when given.
-    func applyProfileUpdate(_ user: UserRecord, answers: [MFAAnswerRecord]?, token: TokenRecord?,
+    /// answers when given, and the tokens (an email change's link and its revert link) with their messages.
+    func applyProfileUpdate(_ user: UserRecord, answers: [MFAAnswerRecord]?, tokens: [TokenRecord],
                             messages: [OutboxMessage], now: Date) async throws
+    /// Puts an email change back, in one transaction: `email` is the login again (verified: its
+    /// owner opened the link), pending email-change links are void, and every session and device
+    /// token ends. Throws `StoreError.emailInUse` when another wallet has the address meanwhile.
+    func revertEmail(userID: String, email: String, now: Date) async throws
     /// Makes a confirmed new address the login. Throws `StoreError.emailInUse` when it was taken meanwhile.
     func changeEmail(userID: String, email: String, now: Date) async throws
     /// Stores a token together with the messages that carry it, in one transaction.

@@ -89,6 +89,8 @@ public enum TokenPurpose: String, Sendable {
     case mfaChallenge = "mfa_challenge"
     /// The link that confirms a new email address; its data is the new address.
     case emailChange = "email_change"
+    /// The link to the old address of an email change that puts it back; its data is the old address.
+    case emailRevert = "email_revert"
     /// A forgotten-password link; its data is the MFA question the portal asks.
     case passwordReset = "password_reset"
     /// A forgotten-passcode link; its data is the MFA question the portal asks.

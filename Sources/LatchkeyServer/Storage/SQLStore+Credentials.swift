@@ -62,7 +62,7 @@ extension SQLStore {
         try await engine.execute("UPDATE users SET locked = $2 WHERE id = $1", [.text(userID), .integer(locked ? 1 : 0)])
     }
 
-    public func applyProfileUpdate(_ user: UserRecord, answers: [MFAAnswerRecord]?, token: TokenRecord?,
+    public func applyProfileUpdate(_ user: UserRecord, answers: [MFAAnswerRecord]?, tokens: [TokenRecord],
                                    messages: [OutboxMessage], now: Date) async throws {
         try await engine.transaction { db in
             try await db.execute("""
@@ -74,9 +74,27 @@ extension SQLStore {
                 try await db.execute("DELETE FROM mfa_answers WHERE user_id = $1", [.text(user.id)])
                 try await Self.insert(answers, userID: user.id, into: db)
             }
-            if let token { try await Self.insert(token, into: db) }
+            for token in tokens { try await Self.insert(token, into: db) }
             for message in messages { try await Self.insert(message, into: db) }
         }
+    }
+
+    public func revertEmail(userID: String, email: String, now: Date) async throws {
+        do {
+            try await engine.transaction { db in
+                try await db.execute("""
+                    UPDATE users SET email = $2, email_normalized = $3, email_verified = 1, updated_at = $4 WHERE id = $1
+                    """, [.text(userID), .text(email), .text(EmailAddress.normalized(email)), now.epochSeconds])
+                try await db.execute("""
+                    UPDATE tokens SET used_at = $2 WHERE user_id = $1 AND purpose = $3 AND used_at IS NULL
+                    """, [.text(userID), now.epochSeconds, .text(TokenPurpose.emailChange.rawValue)])
+                try await Self.revokeSessions(userID: userID, except: nil, deviceID: nil, now: now, in: db)
+                try await Self.revokeDeviceTokens(userID: userID, now: now, in: db)
+            }
+        } catch SQLEngineError.uniqueViolation(.userEmail) {
+            throw StoreError.emailInUse
+        }
+        sessions.remove(userID: userID, deviceID: nil)
     }
 
     public func changeEmail(userID: String, email: String, now: Date) async throws {

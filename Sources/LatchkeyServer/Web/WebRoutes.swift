@@ -5,7 +5,23 @@ import NIOCore
 
 /// The email verification page (the links of registration, resend and email change).
 enum WebRoutes {
-    static func add(to router: Router<AppRequestContext>, enrollment: EnrollmentService, issuer: IssuerSettings) {
+    static func add(to router: Router<AppRequestContext>, enrollment: EnrollmentService, profile: ProfileService,
+                    issuer: IssuerSettings) {
+        router.get("/revert-email") { request, _ -> Response in
+            switch try await profile.revertEmailChange(token: request.uri.queryParameters.get("token") ?? "") {
+            case .reverted(let email):
+                page(status: .ok, title: "Email kept",
+                     text: "\(email) is your wallet's address again and everyone was signed out. Sign in again, and change "
+                         + "your password if you did not ask for the change.", issuer: issuer)
+            case .taken(let email):
+                page(status: .conflict, title: "This address is taken",
+                     text: "\(email) now belongs to another wallet, so it could not be put back. Contact \(issuer.name).",
+                     issuer: issuer)
+            case .invalid:
+                page(status: .badRequest, title: "This link does not work",
+                     text: "The link is invalid, already used, or expired.", issuer: issuer)
+            }
+        }
         router.get("/verify-email") { request, _ -> Response in
             switch try await enrollment.verifyEmail(token: request.uri.queryParameters.get("token") ?? "") {
             case .verified(let email):
