@@ -90,7 +90,7 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     router.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table))
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: BodyLimitMiddleware(maxBytes: maxBody))
-    OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry())
+    OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry(), http: configuration.http)
     let authentication = AuthenticationService(store: store, environment: environment)
     let profile = ProfileService(store: store, environment: environment, verifier: authentication.verifier)
     WebRoutes.add(to: router, enrollment: enrollment, profile: profile, issuer: configuration.issuer)

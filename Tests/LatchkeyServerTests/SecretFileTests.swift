@@ -79,4 +79,23 @@ import Testing
             #expect(unknown.status == .notFound && unknown.headers[.cacheControl] == "no-store")
         }
     }
+
+    /// `/metrics` can be protected by a bearer token or turned off.
+    @Test func metricsCanBeProtectedOrOff() async throws {
+        try await withServer(configure: { $0.http.metricsToken = "scraper-secret" }) { (_, client) async throws -> Void in
+            func status(_ authorization: String?) async throws -> HTTPResponse.Status {
+                var headers = HTTPFields()
+                if let authorization { headers[.authorization] = authorization }
+                return try await client.execute(uri: "/metrics", method: .get, headers: headers) { $0.status }
+            }
+            #expect(try await status(nil) == .unauthorized)
+            #expect(try await status("Bearer wrong") == .unauthorized)
+            #expect(try await status("Bearer scraper-secret") == .ok)
+        }
+        try await withServer(configure: { $0.http.metricsEnabled = false }) { (_, client) async throws -> Void in
+            let status = try await client.execute(uri: "/metrics", method: .get) { $0.status }
+            #expect(status == .notFound)
+        }
+    }
 }
+

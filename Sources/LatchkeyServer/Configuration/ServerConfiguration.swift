@@ -72,6 +72,9 @@ public struct HTTPSettings: Codable, Sendable, Equatable {
     /// The proxies (CIDRs) whose `X-Forwarded-For` is believed: the client is the rightmost entry
     /// that is not one of them. Empty (the default): the header is ignored.
     public var trustedProxies: [String] = []
+    /// `/metrics`: off, or only for a scraper that sends `Authorization: Bearer <metricsToken>`.
+    public var metricsEnabled = true
+    public var metricsToken: String?
     public init() {}
 }
 
