@@ -17,6 +17,19 @@ public final class FakeOIDCProvider: @unchecked Sendable {
         var expiresIn: TimeInterval
         var forged: Bool
         var withEmailInToken: Bool
+        var timing = TokenTiming()
+    }
+
+    /// What a test can bend in an ID token: `azp`, `nbf` and `iat` (offsets in seconds from now).
+    public struct TokenTiming: Sendable {
+        public var authorizedParty: String?
+        public var notBefore: TimeInterval?
+        public var issuedAt: TimeInterval = 0
+        public init(authorizedParty: String? = nil, notBefore: TimeInterval? = nil, issuedAt: TimeInterval = 0) {
+            self.authorizedParty = authorizedParty
+            self.notBefore = notBefore
+            self.issuedAt = issuedAt
+        }
     }
     struct IDToken: JWTPayload {
         var iss: IssuerClaim
@@ -24,6 +37,8 @@ public final class FakeOIDCProvider: @unchecked Sendable {
         var aud: AudienceClaim
         var exp: ExpirationClaim
         var iat: IssuedAtClaim
+        var nbf: NotBeforeClaim?
+        var azp: String?
         var email: String?
         var email_verified: Bool?
         var given_name: String?
@@ -48,13 +63,14 @@ public final class FakeOIDCProvider: @unchecked Sendable {
 
     /// A code for `subject`, as the app would get it from the authorization endpoint.
     public func code(subject: String, email: String? = nil, verified: Bool = true, audience: String = clientID,
-              expiresIn: TimeInterval = 300, forged: Bool = false, emailInToken: Bool = true) -> String {
+              expiresIn: TimeInterval = 300, forged: Bool = false, emailInToken: Bool = true,
+              timing: TokenTiming = TokenTiming()) -> String {
         let code = "code-" + UUID().uuidString
         var claims = ["given_name": "Ada", "family_name": "Lovelace"]
         if let email { claims["email"] = email; claims["email_verified"] = verified ? "true" : "false" }
         lock.withLock {
             grants[code] = Grant(subject: subject, claims: claims, audience: audience, expiresIn: expiresIn, forged: forged,
-                                 withEmailInToken: emailInToken)
+                                 withEmailInToken: emailInToken, timing: timing)
         }
         return code
     }
@@ -62,6 +78,11 @@ public final class FakeOIDCProvider: @unchecked Sendable {
     /// Starts signing with a new key (`kid` k2, k3, …), as a provider rotating its keys does.
     public func rotateKeys() {
         lock.withLock { keys.insert(("k\(keys.count + 1)", try! ES256PrivateKey(backing: P256.Signing.PrivateKey())), at: 0) }
+    }
+
+    /// Replaces the signing key but keeps its `kid`, as some providers do.
+    public func rotateKeysKeepingKid() {
+        lock.withLock { keys[0] = (keys[0].kid, try! ES256PrivateKey(backing: P256.Signing.PrivateKey())) }
     }
 
     public init() {}
@@ -115,7 +136,10 @@ public final class FakeOIDCProvider: @unchecked Sendable {
         let now = Date()
         let claims = grant.withEmailInToken ? grant.claims : [:]
         let payload = IDToken(iss: .init(value: base), sub: .init(value: grant.subject), aud: .init(value: [grant.audience]),
-                              exp: .init(value: now.addingTimeInterval(grant.expiresIn)), iat: .init(value: now),
+                              exp: .init(value: now.addingTimeInterval(grant.expiresIn)),
+                              iat: .init(value: now.addingTimeInterval(grant.timing.issuedAt)),
+                              nbf: grant.timing.notBefore.map { .init(value: now.addingTimeInterval($0)) },
+                              azp: grant.timing.authorizedParty,
                               email: claims["email"], email_verified: claims["email_verified"].map { $0 == "true" },
                               given_name: claims["given_name"], family_name: claims["family_name"])
         let (kid, key) = lock.withLock { keys[0] }

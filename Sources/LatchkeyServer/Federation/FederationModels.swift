@@ -24,9 +24,8 @@ extension DomainError {
     static let invalidFederationNonce = DomainError(.invalidNonce)
     static let mfaAnswersRequired = DomainError(.mfaAnswersRequired, field: "mfaSecurityProfiles")
     static let noLinkedWallet = DomainError(.noLinkedWallet)
-    static func providerUnavailable(_ detail: String) -> DomainError {
-        DomainError(.providerUnavailable, message: ErrorKind.providerUnavailable.defaultMessage + " (\(detail))")
-    }
+    /// The provider's own words never reach the app (the caller logs them).
+    static let providerUnavailable = DomainError(.providerUnavailable)
     static let providerTimeout = DomainError(.providerTimeout)
 
     /// The refusal a provider failure means for the app.
@@ -35,7 +34,7 @@ extension DomainError {
         case .unknownProvider, .codeRefused: .invalidAuthorizationCode
         case .invalidIDToken(let reason):
             DomainError(.invalidIDToken, message: "Access denied; \(reason)")
-        case .unavailable(let detail): .providerUnavailable(detail)
+        case .unavailable: .providerUnavailable
         case .timeout: .providerTimeout
         }
     }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import JWTKit
+import Logging
 import NIOCore
 import NIOHTTP1
 
@@ -52,6 +53,10 @@ public actor OIDCProvider {
     private var kids: Set<String> = []
     private var keysFetchedAt: Date?
     static let leeway: TimeInterval = 30
+    /// The JWKS is fetched again this long after the last fetch, so a rotation is seen even when the
+    /// provider keeps its `kid`s.
+    static let keysMaxAge: TimeInterval = 3600
+    private let logger = Logger(label: "latchkey.federation")
 
     public init(settings: IdentityProviderSettings, http: HTTPClient = .shared, now: @escaping @Sendable () -> Date) {
         self.settings = settings
@@ -89,9 +94,18 @@ public actor OIDCProvider {
     func verify(idToken: String, metadata: Metadata) async throws -> VerifiedIdentity {
         if let kid = Self.keyID(of: idToken), !kids.contains(kid) { try await refreshKeys(metadata, force: keysFetchedAt != nil) }
         if keysFetchedAt == nil { try await refreshKeys(metadata, force: true) }
+        if let fetched = keysFetchedAt, now().timeIntervalSince(fetched) > Self.keysMaxAge { try await refreshKeys(metadata, force: true) }
         let claims: IDTokenClaims
-        do { claims = try await keys.verify(idToken, as: IDTokenClaims.self) } catch {
-            throw FederationError.invalidIDToken("The signature does not verify with the provider's keys.")
+        do {
+            claims = try await keys.verify(idToken, as: IDTokenClaims.self)
+        } catch {
+            // A provider may rotate a key under the same `kid`: fetch the keys once more (rate-limited) and retry.
+            let before = keysFetchedAt
+            try await refreshKeys(metadata, force: true)
+            guard keysFetchedAt != before, let retried = try? await keys.verify(idToken, as: IDTokenClaims.self) else {
+                throw FederationError.invalidIDToken("The signature does not verify with the provider's keys.")
+            }
+            claims = retried
         }
         guard Self.sameIssuer(claims.iss.value, metadata.issuer), Self.sameIssuer(claims.iss.value, settings.issuer) else {
             throw FederationError.invalidIDToken("The token's issuer is not the provider.")
@@ -102,7 +116,24 @@ public actor OIDCProvider {
         guard claims.exp.value.addingTimeInterval(Self.leeway) > now() else {
             throw FederationError.invalidIDToken("The token has expired.")
         }
-        return VerifiedIdentity(subject: claims.sub.value, claims: Self.payload(of: idToken) ?? [:])
+        let payload = Self.payload(of: idToken) ?? [:]
+        try checkTimesAndParty(payload)
+        return VerifiedIdentity(subject: claims.sub.value, claims: payload)
+    }
+
+    /// `nbf` and `iat` not in the future (with the leeway), and `azp`, when present, this client
+    /// (OpenID Connect Core §3.1.3.7).
+    func checkTimesAndParty(_ payload: [String: Any]) throws {
+        let latest = now().addingTimeInterval(Self.leeway).timeIntervalSince1970
+        if let nbf = payload["nbf"] as? NSNumber, nbf.doubleValue > latest {
+            throw FederationError.invalidIDToken("The token is not valid yet.")
+        }
+        if let iat = payload["iat"] as? NSNumber, iat.doubleValue > latest {
+            throw FederationError.invalidIDToken("The token was issued in the future.")
+        }
+        if let azp = payload["azp"], azp as? String != settings.clientId {
+            throw FederationError.invalidIDToken("The token was issued to another party.")
+        }
     }
 
     private func complete(_ identity: VerifiedIdentity, userinfo: String, accessToken: String) async throws -> VerifiedIdentity {
@@ -155,7 +186,9 @@ public actor OIDCProvider {
         } catch let error as FederationError {
             throw error
         } catch {
-            throw FederationError.unavailable("The provider cannot be reached: \(error)")
+            // What went wrong is for the operator's log, not for the app.
+            logger.warning("Identity provider unreachable", metadata: ["provider": "\(settings.id)", "error": "\(error)"])
+            throw FederationError.unavailable("The provider cannot be reached.")
         }
     }
 }
