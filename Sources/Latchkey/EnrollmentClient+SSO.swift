@@ -41,8 +41,7 @@ extension AuthenticationClient {
     /// `kUserErrorLoginWithFederatedIdentityDomain`: 401, 418, 421, 423, 500, 503, 511.
     public func loginByFederatedIdentity(_ request: LoginByFederatedIdentityRequest) async throws(LatchkeyError) -> LoginResult {
         try await login(.loginWithFederatedIdentity) {
-            try await api.loginByFederatedIdentity(body: .json(.init(authorizationCode: request.authorizationCode,
-                                                                     identityProvider: request.identityProvider))).ok.body.json
+            try await api.loginByFederatedIdentity(body: .json(request)).ok.body.json
         }
     }
 }

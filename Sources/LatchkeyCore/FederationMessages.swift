@@ -18,16 +18,20 @@ public struct RetrieveCustomerProfileMetaDataRequest: Codable, Sendable, Hashabl
     /// The issuer's id of the provider (`identityProviders[].id`).
     public var identityProvider: String
     public var additionalInformation: [CustomerProfileMetaDataAdditionalData]
+    /// PKCE (RFC 7636): the `code_verifier` the app made for this authorization request; the server
+    /// sends it with the code, so a stolen code is useless without it.
+    public var codeVerifier: String?
     public init(authorizationCode: String, identityProvider: String,
-                additionalInformation: [CustomerProfileMetaDataAdditionalData] = []) {
+                additionalInformation: [CustomerProfileMetaDataAdditionalData] = [], codeVerifier: String? = nil) {
         self.authorizationCode = authorizationCode
         self.identityProvider = identityProvider
         self.additionalInformation = additionalInformation
+        self.codeVerifier = codeVerifier
     }
 }
 
 extension RetrieveCustomerProfileMetaDataRequest {
-    private enum CodingKeys: String, CodingKey { case authorizationCode, identityProvider, additionalInformation }
+    private enum CodingKeys: String, CodingKey { case authorizationCode, identityProvider, additionalInformation, codeVerifier }
 
     /// `additionalInformation` is optional on the wire (no extra data asked for).
     public init(from decoder: any Decoder) throws {
@@ -35,7 +39,8 @@ extension RetrieveCustomerProfileMetaDataRequest {
         self.init(authorizationCode: try container.decode(String.self, forKey: .authorizationCode),
                   identityProvider: try container.decode(String.self, forKey: .identityProvider),
                   additionalInformation: try container.decodeIfPresent([CustomerProfileMetaDataAdditionalData].self,
-                                                                       forKey: .additionalInformation) ?? [])
+                                                                       forKey: .additionalInformation) ?? [],
+                  codeVerifier: try container.decodeIfPresent(String.self, forKey: .codeVerifier))
     }
 }
 
@@ -131,8 +136,11 @@ public struct RegisterCustomerResponse: Codable, Sendable, Hashable {
 public struct LoginByFederatedIdentityRequest: Codable, Sendable, Hashable {
     public var authorizationCode: String
     public var identityProvider: String
-    public init(authorizationCode: String, identityProvider: String) {
+    /// PKCE (RFC 7636): the `code_verifier` of this authorization request.
+    public var codeVerifier: String?
+    public init(authorizationCode: String, identityProvider: String, codeVerifier: String? = nil) {
         self.authorizationCode = authorizationCode
         self.identityProvider = identityProvider
+        self.codeVerifier = codeVerifier
     }
 }

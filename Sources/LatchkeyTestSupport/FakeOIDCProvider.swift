@@ -18,6 +18,8 @@ public final class FakeOIDCProvider: @unchecked Sendable {
         var forged: Bool
         var withEmailInToken: Bool
         var timing = TokenTiming()
+        /// PKCE: the S256 `code_challenge` the authorization request carried.
+        var codeChallenge: String?
     }
 
     /// What a test can bend in an ID token: `azp`, `nbf` and `iat` (offsets in seconds from now).
@@ -64,13 +66,13 @@ public final class FakeOIDCProvider: @unchecked Sendable {
     /// A code for `subject`, as the app would get it from the authorization endpoint.
     public func code(subject: String, email: String? = nil, verified: Bool = true, audience: String = clientID,
               expiresIn: TimeInterval = 300, forged: Bool = false, emailInToken: Bool = true,
-              timing: TokenTiming = TokenTiming()) -> String {
+              timing: TokenTiming = TokenTiming(), codeChallenge: String? = nil) -> String {
         let code = "code-" + UUID().uuidString
         var claims = ["given_name": "Ada", "family_name": "Lovelace"]
         if let email { claims["email"] = email; claims["email_verified"] = verified ? "true" : "false" }
         lock.withLock {
             grants[code] = Grant(subject: subject, claims: claims, audience: audience, expiresIn: expiresIn, forged: forged,
-                                 withEmailInToken: emailInToken, timing: timing)
+                                 withEmailInToken: emailInToken, timing: timing, codeChallenge: codeChallenge)
         }
         return code
     }
@@ -132,6 +134,9 @@ public final class FakeOIDCProvider: @unchecked Sendable {
               let code = form["code"], let grant = lock.withLock({ grants.removeValue(forKey: code) }) else {
             return Self.json(["error": "invalid_grant"], status: .badRequest)
         }
+        if let challenge = grant.codeChallenge, Self.s256(form["code_verifier"] ?? "") != challenge {
+            return Self.json(["error": "invalid_grant", "error_description": "PKCE verification failed"], status: .badRequest)
+        }
         let base = "http://\(request.head.authority ?? "127.0.0.1")"
         let now = Date()
         let claims = grant.withEmailInToken ? grant.claims : [:]
@@ -149,6 +154,12 @@ public final class FakeOIDCProvider: @unchecked Sendable {
         let access = "at-" + UUID().uuidString
         lock.withLock { accessTokens[access] = grant }
         return Self.json(["access_token": access, "token_type": "Bearer", "expires_in": 300, "id_token": idToken])
+    }
+
+    /// RFC 7636's S256 challenge of a verifier.
+    public static func s256(_ verifier: String) -> String {
+        Data(SHA256.hash(data: Data(verifier.utf8))).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
     private static func json(_ object: Any, status: HTTPResponse.Status = .ok) -> Response {

@@ -58,4 +58,24 @@ import Testing
             #expect(unreachable.error["message"] as? String == ErrorKind.providerUnavailable.defaultMessage, "\(unreachable.json)")
         }
     }
+
+    /// Attack: without PKCE a code intercepted on its way to the app could be redeemed by anyone.
+    /// The app sends its `code_verifier`; the server passes it to the token endpoint, and a provider
+    /// that saw a challenge refuses the code without it.
+    @Test func pkceVerifierGoesToTheProvider() async throws {
+        try await withFederation { (provider, _, client) async throws -> Void in
+            let verifier = String(repeating: "v", count: 20) + "-pkce-verifier-0123456789abc"
+            func metadata(_ verifierSent: String?) async throws -> JSONAnswer {
+                let code = provider.code(subject: "u", email: "u@idp.example", codeChallenge: FakeOIDCProvider.s256(verifier))
+                var body: [String: Any] = ["authorizationCode": code, "identityProvider": "example"]
+                if let verifierSent { body["codeVerifier"] = verifierSent }
+                return try await client.call(.post, "/v1/enrollment/customer-profile-metadata", body: body)
+            }
+            #expect(try await metadata(nil).error["id"] as? String == "invalid_authorization_code")
+            #expect(try await metadata(String(repeating: "w", count: 43)).error["id"] as? String == "invalid_authorization_code")
+            #expect(try await metadata("short").errorField == "codeVerifier")
+            #expect(try await metadata(verifier).status == .ok)
+        }
+    }
 }
+

@@ -53,9 +53,9 @@ extension FederationService {
     /// `loginByFederatedIdentity`: a fresh code logs in the wallet linked to its subject, under the
     /// rules of every login: 421 wallet deactivated, 423/503 device, 418 email, 511 app instance,
     /// and the MFA prompt (412) on a device not linked yet. 401 when no wallet is linked.
-    public func login(code: String, provider: String, device: DeviceContext) async throws -> LoginOutcome {
+    public func login(code: String, provider: String, codeVerifier: String? = nil, device: DeviceContext) async throws -> LoginOutcome {
         guard device.deviceID != nil else { throw DomainError.deviceIDRequired }
-        let identity = try await identity(code: code, provider: provider)
+        let identity = try await identity(code: code, provider: provider, codeVerifier: codeVerifier)
         guard let user = try await store.federatedUser(providerID: provider, subject: identity.subject) else {
             throw DomainError.noLinkedWallet
         }

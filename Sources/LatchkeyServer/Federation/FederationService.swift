@@ -23,19 +23,23 @@ public struct FederationService: EnvironmentService, Sendable {
 
     /// The identity a code stands for at a provider; 401 for an unknown provider or a refused code,
     /// 401 for an ID token that does not verify, 500 (HTTP 502/504) when the provider is down or slow.
-    func identity(code: String, provider id: String) async throws -> VerifiedIdentity {
+    func identity(code: String, provider id: String, codeVerifier: String?) async throws -> VerifiedIdentity {
         if code.isEmpty { throw DomainError.invalidField("authorizationCode", "authorizationCode is required.") }
+        if let codeVerifier, !(43...128).contains(codeVerifier.count)
+            || !codeVerifier.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._~".contains($0)) }) {
+            throw DomainError.invalidField("codeVerifier", "A PKCE code verifier is 43 to 128 characters of A-Z, a-z, 0-9, -, ., _ and ~.")
+        }
         if id.isEmpty { throw DomainError.invalidField("identityProvider", "identityProvider is required.") }
         guard let provider = providers[id] else { throw DomainError.invalidAuthorizationCode }
-        do { return try await provider.identity(forCode: code) } catch let error as FederationError {
+        do { return try await provider.identity(forCode: code, codeVerifier: codeVerifier) } catch let error as FederationError {
             throw DomainError.from(error)
         }
     }
 
     /// `retrieveCustomerProfileMetaData`.
-    public func retrieveProfileMetadata(code: String, provider: String, requested: [String], device: DeviceContext)
-        async throws -> RetrieveCustomerProfileMetaDataResponse {
-        let identity = try await identity(code: code, provider: provider)
+    public func retrieveProfileMetadata(code: String, provider: String, codeVerifier: String? = nil, requested: [String],
+                                        device: DeviceContext) async throws -> RetrieveCustomerProfileMetaDataResponse {
+        let identity = try await identity(code: code, provider: provider, codeVerifier: codeVerifier)
         let nonce = SecureRandom.token()
         let time = now()
         try await store.createFederationNonce(FederationNonceRecord(

@@ -67,7 +67,7 @@ public actor OIDCProvider {
     private var timeout: TimeAmount { .seconds(Int64(settings.timeoutSeconds ?? 5)) }
 
     /// Exchanges an authorization code and answers the verified identity.
-    public func identity(forCode code: String) async throws -> VerifiedIdentity {
+    public func identity(forCode code: String, codeVerifier: String? = nil) async throws -> VerifiedIdentity {
         let metadata = try await discovery()
         var request = HTTPClientRequest(url: metadata.token_endpoint)
         request.method = .POST
@@ -76,6 +76,7 @@ public actor OIDCProvider {
         let credentials = "\(Self.formEncode(settings.clientId)):\(Self.formEncode(settings.clientSecret ?? ""))"
         request.headers.add(name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString())
         let form = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", settings.redirectUri)]
+            + (codeVerifier.map { [("code_verifier", $0)] } ?? [])
         request.body = .bytes(ByteBuffer(string: form.map { "\($0)=\(Self.formEncode($1))" }.joined(separator: "&")))
         let (status, body) = try await send(request)
         if (400..<500).contains(status) { throw FederationError.codeRefused }

@@ -8,7 +8,7 @@ extension APIHandler {
         -> Operations.RetrieveCustomerProfileMetaData.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
         let answer = try await federation.retrieveProfileMetadata(
-            code: body.authorizationCode, provider: body.identityProvider,
+            code: body.authorizationCode, provider: body.identityProvider, codeVerifier: body.codeVerifier,
             requested: (body.additionalInformation ?? []).map(\.additionalDataKey), device: device)
         return .ok(.init(body: .json(answer)))
     }
@@ -44,7 +44,8 @@ extension APIHandler {
     func loginByFederatedIdentity(_ input: Operations.LoginByFederatedIdentity.Input) async throws
         -> Operations.LoginByFederatedIdentity.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
-        let outcome = try await federation.login(code: body.authorizationCode, provider: body.identityProvider, device: device)
+        let outcome = try await federation.login(code: body.authorizationCode, provider: body.identityProvider,
+                                                 codeVerifier: body.codeVerifier, device: device)
         return .ok(.init(body: .json(Self.wire(outcome))))
     }
 }
