@@ -158,8 +158,7 @@ public final class FakeOIDCProvider: @unchecked Sendable {
 
     /// RFC 7636's S256 challenge of a verifier.
     public static func s256(_ verifier: String) -> String {
-        Data(SHA256.hash(data: Data(verifier.utf8))).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        Data(SHA256.hash(data: Data(verifier.utf8))).base64URL
     }
 
     private static func json(_ object: Any, status: HTTPResponse.Status = .ok) -> Response {

@@ -11,8 +11,8 @@ extension AuthenticationService {
     /// device), device tokens and certificates end in the same transaction.
     /// Throws `not_found` (404, field `deviceId`) when the wallet has no such device.
     public func unlink(deviceID: String, of principal: Principal) async throws {
-        try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
         let time = now()
+        try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: time)
         let notice = try outbox.securityNotice("list of linked devices", to: try await principal.user(), at: time)
         guard try await store.unlinkDevice(userID: principal.userID, deviceID: deviceID, now: time, messages: notice) else {
             throw DomainError(.notFound, message: "No device with this id is linked to the wallet.", field: "deviceId")

@@ -48,11 +48,6 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
     /// What a recovery answer was.
     enum RecoveryAnswer { case right, wrong, questionGone }
 
-    /// Checks the answer to one of the user's MFA questions on the reset portal. Recovery must keep
-    /// working after a failure lockout (a completed reset lifts it), so a deactivated wallet or an
-    /// exhausted count does not refuse the check; a wrong answer still counts toward the lockout
-    /// whenever an attempt could be reserved. `questionGone` when the user no longer has the
-    /// question (the answers changed since the link was sent); it counts as wrong.
     /// The MFA question to ask `user`: the pending one while it is live, so asking again (from any
     /// device, or through a new reset link) never draws an easier one; nil without answers.
     func pendingQuestion(for user: UserRecord) async throws -> String? {
@@ -68,6 +63,11 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
         return questions.contains(chosen) ? chosen : proposal
     }
 
+    /// Checks the answer to one of the user's MFA questions on the reset portal. Recovery must keep
+    /// working after a failure lockout (a completed reset lifts it), so a deactivated wallet or an
+    /// exhausted count does not refuse the check; a wrong answer still counts toward the lockout
+    /// whenever an attempt could be reserved. `questionGone` when the user no longer has the
+    /// question (the answers changed since the link was sent); it counts as wrong.
     func checkRecoveryAnswer(_ answer: String, question: String, user: UserRecord) async throws -> RecoveryAnswer {
         let reservation = try await store.reserveAttempt(userID: user.id, deviceID: nil, limits: issuer.attemptLimits)
         let stored = try await store.mfaAnswers(userID: user.id).first { $0.question == question }

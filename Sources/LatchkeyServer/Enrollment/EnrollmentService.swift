@@ -87,15 +87,15 @@ public struct EnrollmentService: EnvironmentService, Sendable {
     public func resendVerificationEmail(_ email: String) async throws -> String {
         let trimmed = email.trimmingCharacters(in: .whitespaces)
         guard EmailAddress.isValid(trimmed) else { throw DomainError.invalidField("email", "The email address is not valid.") }
+        let (normalized, time) = (EmailAddress.normalized(trimmed), now())
         // Counted per address whether or not a wallet has it, so the limit tells nothing.
-        if let until = try await store.hit("verify-email:" + EmailAddress.normalized(trimmed), limit: issuer.maxEmailsPerAddressPerHour,
-                                           window: 3600, now: now()) {
+        if let until = try await store.hit("verify-email:" + normalized, limit: issuer.maxEmailsPerAddressPerHour,
+                                           window: 3600, now: time) {
             throw DomainError(.rateLimited, message: "Too many verification emails for this address; try again later.",
-                              retryAfter: max(1, Int(until.timeIntervalSince(now()).rounded(.up))))
+                              retryAfter: until.retryAfter(from: time))
         }
-        if let user = try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(trimmed)),
-           !user.emailVerified {
-            let link = try outbox.emailVerification(userID: user.id, to: user.email, firstName: user.firstName, at: now())
+        if let user = try await store.user(issuer: issuer.id, emailNormalized: normalized), !user.emailVerified {
+            let link = try outbox.emailVerification(userID: user.id, to: user.email, firstName: user.firstName, at: time)
             try await store.issueToken(link.token, messages: [link.message])
         }
         return "If \(trimmed) is waiting for verification, a new link is on its way."

@@ -16,9 +16,7 @@ extension OIDCProvider {
     static func segment(_ token: String, _ index: Int) -> Data? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { return nil }
-        var text = parts[index].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while text.count % 4 != 0 { text += "=" }
-        return Data(base64Encoded: text)
+        return Data(base64URL: String(parts[index]))
     }
 
     static func keyID(of token: String) -> String? {

@@ -7,10 +7,12 @@ extension ProfileService {
     /// notice, and becomes the login once verified. `lastModifiedDate` moves on every update.
     public func updateProfile(_ principal: Principal, _ update: ProfileUpdate) async throws {
         let current = try await principal.user()
+        let time = now()
+        let newEmail = update.email.map { $0.trimmingCharacters(in: .whitespaces) }
+            .flatMap { EmailAddress.normalized($0) != current.emailNormalized ? $0 : nil }
         // Names and the address are everyday edits; the email and the MFA answers guard the account.
-        if update.mfaAnswers != nil || update.email.map({ EmailAddress.normalized($0.trimmingCharacters(in: .whitespaces)) })
-            .map({ $0 != current.emailNormalized }) == true {
-            try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
+        if update.mfaAnswers != nil || newEmail != nil {
+            try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: time)
         }
         try issuer.enrollmentRules.validateUpdate(update)
         var user = current
@@ -29,8 +31,7 @@ extension ProfileService {
 
         var tokens: [TokenRecord] = []
         var messages: [OutboxMessage] = []
-        let time = now()
-        if let email = update.email?.trimmingCharacters(in: .whitespaces), EmailAddress.normalized(email) != user.emailNormalized {
+        if let email = newEmail {
             if try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)) != nil {
                 throw DomainError.emailInUse(field: "email")
             }

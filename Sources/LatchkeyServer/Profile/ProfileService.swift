@@ -65,10 +65,8 @@ public struct ProfileService: EnvironmentService, Sendable {
         try await verifier.check(old, against: user.passcodeHash, user: user, deviceID: session.deviceID,
                                                  wrong: .wrongCurrent("PIN"))
         let time = now()
-        try await store.updatePasscode(userID: user.id, hash: try await hasher.hash(new), now: time,
+        try await store.updatePasscode(userID: user.id, hash: try await hasher.hash(new), now: time, keepSession: session.digest,
                                        messages: try outbox.securityNotice("PIN", to: user, at: time))
-        try await store.revokeSessions(userID: user.id, except: session.digest, deviceID: nil, now: time)
-        try await store.revokeDeviceTokens(userID: user.id, now: time)
     }
 
     /// `updateMFAAnswers`: exactly the issuer's number of answers to pool questions, no empty
@@ -102,10 +100,8 @@ public struct ProfileService: EnvironmentService, Sendable {
         if try await recentlyUsed(new, by: user) { throw DomainError.passwordReused }
         let time = now()
         try await store.updatePassword(userID: user.id, hash: try await hasher.hash(new), now: time,
-                                       keep: max(0, issuer.passwordHistory - 1),
+                                       keep: max(0, issuer.passwordHistory - 1), keepSession: keepSession,
                                        messages: try outbox.securityNotice("password", to: user, at: time))
-        try await store.revokeSessions(userID: user.id, except: keepSession, deviceID: nil, now: time)
-        try await store.revokeDeviceTokens(userID: user.id, now: time)
     }
 
     /// Whether `password` is the current one or among the issuer's password history (406).

@@ -11,13 +11,13 @@ extension ProfileService {
         let trimmed = email.trimmingCharacters(in: .whitespaces)
         guard EmailAddress.isValid(trimmed) else { throw DomainError.invalidField("email", "The email address is not valid.") }
         let message = "If \(trimmed) belongs to a wallet, a link to reset its \(kind.displayName) is on its way."
-        let normalized = EmailAddress.normalized(trimmed)
+        let (normalized, time) = (EmailAddress.normalized(trimmed), now())
         // Reset emails per address in the database (every replica counts together), known or not.
         if let until = try await store.hit("reset-email:" + normalized, limit: issuer.maxEmailsPerAddressPerHour, window: 3600,
-                                           now: now()) {
+                                           now: time) {
             if issuer.reset.uniformAnswers { return message }
             throw DomainError(.rateLimited, message: "Too many reset emails for this address; try again later.",
-                              retryAfter: max(1, Int(until.timeIntervalSince(now()).rounded(.up))))
+                              retryAfter: until.retryAfter(from: time))
         }
         guard let user = try await store.user(issuer: issuer.id, emailNormalized: normalized) else {
             if issuer.reset.uniformAnswers { return message }
@@ -28,7 +28,7 @@ extension ProfileService {
             throw DomainError(.rateLimited, retryAfter: verifier.throttle.retryAfter)
         }
         let question = try await verifier.pendingQuestion(for: user)
-        let link = try outbox.resetLink(kind, for: user, question: question, at: now())
+        let link = try outbox.resetLink(kind, for: user, question: question, at: time)
         // A new link voids the older ones: one live link per account.
         try await store.issueResetLink(link.token, messages: [link.message], voiding: CredentialKind.allCases.map(\.linkPurpose))
         return message

@@ -14,7 +14,7 @@ public final class RateLimiter: Sendable {
 
     /// Keys one minute can hold; past it, requests of new keys are refused for the rest of the
     /// minute (a flood of distinct keys cannot grow the map without bound nor slip past the limit).
-    static let capacity = 200_000
+    public static let capacity = 200_000
     private let state = Mutex(Minute())
     private let now: @Sendable () -> Date
 
@@ -22,6 +22,8 @@ public final class RateLimiter: Sendable {
         self.now = now
     }
 
+    /// Counts one request for `key`; false when the key already used `limit` in this minute, or
+    /// when the minute is full and `key` is new.
     public func allow(_ key: String, limit: Int) -> Bool {
         let minute = Int64(now().timeIntervalSince1970 / 60)
         return state.withLock { state in

@@ -87,7 +87,7 @@ public struct SignupService: EnvironmentService, Sendable {
         // Wrong codes per number across flows: new flows do not buy new guesses.
         let guesses = "otp-guess:" + (flow.phone ?? flow.id)
         if let until = try await store.hit(guesses, limit: issuer.otp.maxWrongCodesPerNumberPerHour, window: 3600, now: time) {
-            throw DomainError.tooMany("Too many wrong codes for this number; try again later.", retryAfter: Self.seconds(until, time))
+            throw DomainError.tooMany("Too many wrong codes for this number; try again later.", retryAfter: until.retryAfter(from: time))
         }
         guard let counted = try await store.reserveOTPAttempt(flowID: flow.id, now: time, limit: issuer.otp.maxAttempts) else {
             throw DomainError.attemptsExhausted
@@ -109,17 +109,14 @@ public struct SignupService: EnvironmentService, Sendable {
             for (key, limit) in [("otp-number:" + phone, issuer.otp.maxSendsPerMinutePerNumber),
                                  ("otp-ip:" + clientIP, issuer.otp.maxSendsPerMinutePerIP)] {
                 if let until = try await store.hit(key, limit: limit, window: 60, now: time) {
-                    throw DomainError.tooMany("Too many codes requested; wait a minute.", retryAfter: Self.seconds(until, time))
+                    throw DomainError.tooMany("Too many codes requested; wait a minute.", retryAfter: until.retryAfter(from: time))
                 }
             }
         }
         if let until = try await store.hit("sms:" + issuer.id, limit: issuer.otp.maxSmsPerHour, window: 3600, now: time) {
-            throw DomainError.tooMany("No more codes can be sent right now; try again later.", retryAfter: Self.seconds(until, time))
+            throw DomainError.tooMany("No more codes can be sent right now; try again later.", retryAfter: until.retryAfter(from: time))
         }
     }
-
-    /// Whole seconds from `time` until `until`, at least one (for `Retry-After`).
-    static func seconds(_ until: Date, _ time: Date) -> Int { max(1, Int(until.timeIntervalSince(time).rounded(.up))) }
 
     static func checkTypes(phoneType: String, flowType: String) throws {
         guard phoneType == "PRIMARY" else { throw DomainError.invalidField("phoneType", "Only PRIMARY is supported.") }

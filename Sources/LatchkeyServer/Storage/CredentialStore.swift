@@ -9,14 +9,18 @@ public enum StoredCredential: Sendable, Equatable {
 
 /// Changes of a user's credentials and profile.
 public protocol CredentialStore: Sendable {
-    /// Replaces the password hash, keeping the previous one in the history (at most `keep` kept).
-    func updatePassword(userID: String, hash: String, now: Date, keep: Int, messages: [OutboxMessage]) async throws
+    /// Replaces the password hash, keeping the previous one in the history (at most `keep` kept), and
+    /// in the same transaction ends every session but `keepSession` and every device token, and
+    /// queues `messages`.
+    func updatePassword(userID: String, hash: String, now: Date, keep: Int, keepSession: String?,
+                        messages: [OutboxMessage]) async throws
     /// Replaces a hash of the same secret (stronger parameters); dates and history stay as they are.
     func upgradeHash(userID: String, credential: StoredCredential, hash: String) async throws
     /// The newest `limit` previous password hashes.
     func passwordHistory(userID: String, limit: Int) async throws -> [String]
-    /// Replaces the passcode hash.
-    func updatePasscode(userID: String, hash: String, now: Date, messages: [OutboxMessage]) async throws
+    /// Replaces the passcode hash and, in the same transaction, ends every session but `keepSession`
+    /// and every device token (whoever knew the old PIN keeps nothing it opened), and queues `messages`.
+    func updatePasscode(userID: String, hash: String, now: Date, keepSession: String?, messages: [OutboxMessage]) async throws
     /// Replaces all MFA answers at once.
     func replaceMFAAnswers(userID: String, answers: [MFAAnswerRecord], now: Date, messages: [OutboxMessage]) async throws
     /// Sets or clears the operator lock (424).

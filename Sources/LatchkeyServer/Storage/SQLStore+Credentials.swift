@@ -2,11 +2,14 @@ import Foundation
 import LatchkeyCore
 
 extension SQLStore {
-    public func updatePassword(userID: String, hash: String, now: Date, keep: Int, messages: [OutboxMessage]) async throws {
+    public func updatePassword(userID: String, hash: String, now: Date, keep: Int, keepSession: String?,
+                               messages: [OutboxMessage]) async throws {
         try await engine.transaction { db in
             try await Self.replacePassword(userID: userID, hash: hash, keep: keep, now: now, in: db)
+            try await Self.endOtherSessions(userID: userID, keepSession: keepSession, now: now, in: db)
             for message in messages { try await Self.insert(message, into: db) }
         }
+        sessions.remove(userID: userID, deviceID: nil)
     }
 
     /// Sets the password hash inside a transaction, moving the previous one into the history.
@@ -41,12 +44,22 @@ extension SQLStore {
             """, [.text(userID), .integer(Int64(max(0, limit)))]).map { try $0.string("password_hash") }
     }
 
-    public func updatePasscode(userID: String, hash: String, now: Date, messages: [OutboxMessage]) async throws {
+    public func updatePasscode(userID: String, hash: String, now: Date, keepSession: String?,
+                               messages: [OutboxMessage]) async throws {
         try await engine.transaction { db in
             try await db.execute("UPDATE users SET passcode_hash = $2, updated_at = $3 WHERE id = $1",
                                  [.text(userID), .text(hash), now.epochSeconds])
+            try await Self.endOtherSessions(userID: userID, keepSession: keepSession, now: now, in: db)
             for message in messages { try await Self.insert(message, into: db) }
         }
+        sessions.remove(userID: userID, deviceID: nil)
+    }
+
+    /// What a credential change ends, inside its transaction: every session but `keepSession` and
+    /// every device token.
+    static func endOtherSessions(userID: String, keepSession: String?, now: Date, in db: any SQLExecutor) async throws {
+        try await revokeSessions(userID: userID, except: keepSession, deviceID: nil, now: now, in: db)
+        try await revokeDeviceTokens(userID: userID, now: now, in: db)
     }
 
     public func replaceMFAAnswers(userID: String, answers: [MFAAnswerRecord], now: Date, messages: [OutboxMessage]) async throws {
@@ -88,8 +101,7 @@ extension SQLStore {
                 try await db.execute("""
                     UPDATE tokens SET used_at = $2 WHERE user_id = $1 AND purpose = $3 AND used_at IS NULL
                     """, [.text(userID), now.epochSeconds, .text(TokenPurpose.emailChange.rawValue)])
-                try await Self.revokeSessions(userID: userID, except: nil, deviceID: nil, now: now, in: db)
-                try await Self.revokeDeviceTokens(userID: userID, now: now, in: db)
+                try await Self.endOtherSessions(userID: userID, keepSession: nil, now: now, in: db)
             }
         } catch SQLEngineError.uniqueViolation(.userEmail) {
             throw StoreError.emailInUse

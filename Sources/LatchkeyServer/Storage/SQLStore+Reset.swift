@@ -30,14 +30,12 @@ extension SQLStore {
             switch change {
             case .password(let hash, let keep):
                 try await Self.replacePassword(userID: userID, hash: hash, keep: keep, now: now, in: db)
-                try await Self.revokeSessions(userID: userID, except: nil, deviceID: nil, now: now, in: db)
-                try await Self.revokeDeviceTokens(userID: userID, now: now, in: db)
+                try await Self.endOtherSessions(userID: userID, keepSession: nil, now: now, in: db)
                 try await Self.revokeCertificates(userID: userID, deviceID: nil, now: now, in: db)
             case .passcode(let hash):
                 try await db.execute("UPDATE users SET passcode_hash = $2 WHERE id = $1", [.text(userID), .text(hash)])
                 // Whoever knew the old PIN may hold a session or device token: end them like a password reset does.
-                try await Self.revokeSessions(userID: userID, except: nil, deviceID: nil, now: now, in: db)
-                try await Self.revokeDeviceTokens(userID: userID, now: now, in: db)
+                try await Self.endOtherSessions(userID: userID, keepSession: nil, now: now, in: db)
             }
             for message in messages { try await Self.insert(message, into: db) }
             return true

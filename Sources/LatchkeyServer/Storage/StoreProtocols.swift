@@ -129,6 +129,11 @@ public protocol ProofStore: Sendable {
     func recordProof(digest: String, expiresAt: Date, now: Date) async throws -> Bool
 }
 
+extension Date {
+    /// Whole seconds from `now` until this date, at least one: a `Retry-After` value.
+    func retryAfter(from now: Date) -> Int { max(1, Int(timeIntervalSince(now).rounded(.up))) }
+}
+
 /// Fixed-window counters in the database, so every replica enforces one limit: reset answers per
 /// account, emails per address, codes and wrong codes per number, SMS per issuer.
 public protocol WindowCounterStore: Sendable {

@@ -40,7 +40,7 @@ struct WebPage {
     /// The page, saying in `Retry-After` when to come back.
     func response(retryAfter until: Date, now: Date = Date()) -> Response {
         var response = response()
-        response.headers[.retryAfter] = String(max(1, Int(until.timeIntervalSince(now).rounded(.up))))
+        response.headers[.retryAfter] = String(until.retryAfter(from: now))
         return response
     }
 }
