@@ -147,4 +147,48 @@ import X509
             #expect(try await status("not-hex").status == .badRequest)
         }
     }
+
+    /// The key registration refuses a key another wallet has linked (409) and a device this wallet
+    /// deactivated (423), writing nothing.
+    @Test(arguments: TestEnvironment.engines)
+    func theKeyRegistrationRefusesATakenKeyAndADeactivatedDevice(engine: String) async throws {
+        try await withSignupServer(engine: engine) { app, client in
+            let theirs = TestDeviceKey()
+            _ = try await AuthFixture.keyEnrolledSession(app, client, key: theirs)
+            let flow = try await SignupFixture.verifiedFlow(app, client)
+            let token = try #require(try await SignupFixture.finish(client, flow: flow).json["session_token"] as? String)
+            func register(_ key: TestDeviceKey) async throws -> JSONAnswer {
+                try await client.call(.put, Self.path, headers: appHeaders(session: token).with(proof: key.proof("PUT", Self.path)),
+                                      body: ["publicKey": key.key.publicKey.pemRepresentation])
+            }
+            let taken = try await register(theirs)
+            #expect(taken.status == .conflict && taken.error["id"] as? String == "device_key_in_use", "\(taken.json)")
+            let user = try #require(try await app.store.user(issuer: "default", phoneNormalized: SignupFixture.phone))
+            #expect(try await app.store.deviceCertificates(userID: user.id, deviceID: "jkt:" + theirs.thumbprint).isEmpty)
+
+            let mine = TestDeviceKey()
+            try await app.store.linkDevice(userID: user.id, deviceID: "jkt:" + mine.thumbprint, deviceType: nil, now: Date())
+            try await app.store.setDeviceStatus(userID: user.id, deviceID: "jkt:" + mine.thumbprint, status: .deactivated, now: Date())
+            let deactivated = try await register(mine)
+            #expect(deactivated.status.code == 423 && deactivated.error["id"] as? String == "device_deactivated", "\(deactivated.json)")
+            #expect(try await client.call(.get, "/v1/profile", headers: appHeaders(session: token)).error["id"] as? String
+                    == "device_key_required", "the session is still limited")
+        }
+    }
+
+    /// A certificate past its `notAfter` reads `expired`.
+    @Test func anExpiredCertificateReadsExpired() async throws {
+        let clock = TestClock(start: Date())
+        try await withServer(clock: clock, configure: { $0.publicURL = TestDeviceKey.base }) { app, client in
+            let device = TestDeviceKey()
+            let session = try await AuthFixture.keyEnrolledSession(app, client, key: device)
+            let issued = try await client.dpopCall(device, .put, Self.path, token: session,
+                                                   body: ["publicKey": device.key.publicKey.pemRepresentation])
+            let serial = try #require(issued.json["serialNumber"] as? String, "\(issued.json)")
+            clock.advance(91 * 86_400)
+            let status = try await client.call(.get, Self.path + "/" + serial, headers: [:])
+            #expect(status.json["status"] as? String == "expired", "\(status.json)")
+        }
+    }
 }
+

@@ -120,5 +120,25 @@ import Testing
             #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String)
         }
     }
+
+    /// A revert link works once, and not when another wallet holds the old address by then.
+    @Test func aRevertLinkWorksOnceAndNotForATakenAddress() async throws {
+        try await withServer { app, client in
+            let session = try await AuthFixture.enrolledSession(app, client)
+            #expect(try await client.call(.patch, "/v1/profile", headers: appHeaders(session: session),
+                                          body: ["email": "new@example.com"]).status == .ok)
+            func path(_ template: String, _ recipient: String) async throws -> String {
+                let row = try #require(try await app.store.outboxMessages().last { $0.template == template && $0.recipient == recipient })
+                let link = try #require(app.cipher.open(row)?.data["link"])
+                return String(link[try #require(link.range(of: "/verify-email") ?? link.range(of: "/revert-email")).lowerBound...])
+            }
+            func open(_ path: String) async throws -> HTTPResponse.Status { try await client.execute(uri: path, method: .get) { $0.status } }
+            let revert = try await path("email_change_notice", "ada@example.com")
+            #expect(try await open(try await path("email_change_verification", "new@example.com")) == .ok)
+            _ = try await AuthFixture.register(client, email: "ada@example.com", device: "device-9")
+            #expect(try await open(revert) == .conflict, "the old address belongs to another wallet now")
+            #expect(try await open(revert) == .badRequest, "the link was used")
+        }
+    }
 }
 

@@ -81,4 +81,17 @@ import Testing
             #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String)
         }
     }
+
+    /// The in-memory limiter holds one minute of keys, at most `capacity`: past it a new key is
+    /// refused for the rest of the minute (known keys go on), and the next minute starts empty.
+    @Test func theLimiterIsBoundedPerMinute() {
+        let clock = TestClock(start: Date(timeIntervalSince1970: 6_000_000))
+        let limiter = RateLimiter(now: { clock.now })
+        for index in 0..<RateLimiter.capacity { _ = limiter.allow("ip:\(index)", limit: 5) }
+        #expect(!limiter.allow("ip:new", limit: 5), "a full minute takes no new key")
+        #expect(limiter.allow("ip:7", limit: 5), "a known key keeps its count")
+        clock.advance(60)
+        #expect(limiter.allow("ip:new", limit: 5), "a new minute starts empty")
+    }
 }
+
