@@ -7,6 +7,12 @@ import Testing
 enum AuthFixture {
     static let password = "correct-horse-42"
     static let pin = "314159"
+    /// The MFA answers `registrationBody` enrols.
+    static let answers = ["What was the name of your first pet?": "Rex", "In what city were you born?": "London",
+                          "What is your mother's maiden name?": "Byron"]
+
+    /// The enrolled answer to `question`.
+    static func answer(for question: String) -> String { answers[question] ?? "" }
 
     /// Registers `email` from `device`; answers the nonce.
     static func register(_ client: any TestClientProtocol, email: String = "ada@example.com", device: String = "device-1")

@@ -52,7 +52,22 @@ import Testing
                 codes.append(try await change(["email": "ada@example.com", "expiredPassword": "wrong-one-1",
                                                "newPassword": "fresh-pass-42", "confirmNewPassword": "fresh-pass-42"]).errorCode ?? 0)
             }
-            #expect(codes == [416, 421])
+            #expect(codes == [416, 421], "from the linked device, as the spec says")
+        }
+    }
+
+    @Test func expiredPasswordChangesFromUnlinkedDevicesNeverDeactivate() async throws {
+        try await withServer(configure: { $0.issuer.lockout.walletThreshold = 2 }) { app, client in
+            _ = try await AuthFixture.enrolledSession(app, client)
+            var codes: [Int] = []
+            for _ in 0..<4 {
+                codes.append(try await client.call(.post, "/v1/enrollment/expired-password", headers: appHeaders(device: "stranger"),
+                                                   body: ["email": "ada@example.com", "expiredPassword": "wrong-one-1",
+                                                          "newPassword": "fresh-pass-42", "confirmNewPassword": "fresh-pass-42"])
+                    .errorCode ?? 0)
+            }
+            #expect(codes == [416, 416, 416, 416])
+            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String)
         }
     }
 

@@ -76,21 +76,6 @@ import Testing
         }
     }
 
-    @Test func wrongMFAAnswersCountTowardLockout() async throws {
-        try await withServer(configure: { $0.issuer.lockout.walletThreshold = 2 }) { app, client in
-            _ = try await AuthFixture.enrolledSession(app, client)
-            var codes: [Int] = []
-            for _ in 0..<2 {
-                let prompt = try await LoginTests.prompt(client, device: "device-2")
-                codes.append(try await client.call(.post, "/v1/auth/mfa", headers: appHeaders(device: "device-2"),
-                                                   body: ["challengeToken": prompt.challenge,
-                                                          "mfaSecretAnswer": "wrong"]).errorCode ?? 0)
-            }
-            #expect(codes == [401, 421])
-            #expect(try await AuthFixture.passwordLogin(client).errorCode == 421)
-        }
-    }
-
     @Test func successResetsTheConsecutiveCount() async throws {
         try await withServer { app, client in
             _ = try await AuthFixture.enrolledSession(app, client)

@@ -48,7 +48,7 @@ extension AuthenticationService {
     }
 
     /// `registerWithMFA`: the answer to the prompted question links the device and logs in. The
-    /// challenge is single use; wrong answers count toward lockout.
+    /// challenge is single use; wrong answers count toward the smart lockout of unlinked devices.
     public func answerMFA(challengeToken: String, answer: String, device: DeviceContext) async throws -> LoginOutcome {
         if challengeToken.isEmpty { throw DomainError.invalidField("challengeToken", "challengeToken is required.") }
         if answer.isEmpty { throw DomainError.invalidField("mfaSecretAnswer", "mfaSecretAnswer is required.") }
@@ -62,6 +62,8 @@ extension AuthenticationService {
         try await verifier.check(issuer.mfa.normalize(answer), against: hash, user: user, deviceID: nil,
                                   credential: .answer(question: question))
         try await store.clearPendingMFAQuestion(userID: user.id)
+        // The password and an answer were proven: earlier failures from unlinked devices were not an attack.
+        try await store.clearUnlinkedAttempts(userID: user.id)
         return try await finish(user, device: device, linkDevice: true)
     }
 }

@@ -51,11 +51,16 @@ extension AuthenticationService {
     public func passwordLogin(_ identifier: LoginIdentifier, password: String, device: DeviceContext,
                               unlinked: UnlinkedDevicePolicy,
                               beforeSession: () async throws -> Void = {}) async throws -> PasswordLoginResult {
-        let found: UserRecord? = switch identifier {
-        case .email(let email): try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email))
-        case .phone(let phone): try await store.user(issuer: issuer.id, phoneNormalized: phone)
+        let (found, key): (UserRecord?, String) = switch identifier {
+        case .email(let email):
+            (try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)), EmailAddress.normalized(email))
+        case .phone(let phone): (try await store.user(issuer: issuer.id, phoneNormalized: phone), phone)
         }
         guard let user = found else {
+            // The per-account limit a known wallet would meet in `check`, so a 429 tells nothing either.
+            if !verifier.throttle.allow("account:unknown:" + key, limit: verifier.throttle.settings.credentialAttemptsPerMinutePerAccount) {
+                throw DomainError(.rateLimited, retryAfter: verifier.throttle.retryAfter)
+            }
             try await hasher.burn(password)
             throw DomainError.wrongCredentials
         }

@@ -28,8 +28,8 @@ extension AuthenticationService {
             try await hasher.burn(password)
             throw DomainError.deviceTokenWrongCredentials
         }
-        try await verifier.check(password, against: user.passwordHash, user: user, deviceID: deviceID,
-                                  wrong: .deviceTokenWrongCredentials)
+        try await verifier.check(password, against: user.passwordHash, user: user, deviceID: deviceID, source: .session,
+                                 wrong: .deviceTokenWrongCredentials)
         let token = SecureRandom.token()
         let time = now()
         let expiresAt = time.addingTimeInterval(TimeInterval(issuer.deviceAuthentication.lifetimeDays) * 86_400)

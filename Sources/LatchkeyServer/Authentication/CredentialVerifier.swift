@@ -13,19 +13,31 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
     /// The per-account rate limit (shared with the edge and the portal).
     var throttle: Throttle { environment.throttle }
 
+    /// Where a credential check comes from.
+    enum AttemptSource {
+        /// A login step: from a linked device the spec's lockout, from any other the smart lockout.
+        case login
+        /// The owner's session (a credential change): always the spec's lockout.
+        case session
+    }
+
     /// Checks a secret against a hash under the lockout rules: an attempt is reserved before the
     /// hash is computed, a failure may deactivate the wallet (421) or the device (423), a success
     /// gives the attempt back (the counts reset only when a login completes, in `startSession`).
-    /// Sessions of what gets deactivated are revoked.
+    /// Sessions of what gets deactivated are revoked. A login from a device not linked to the
+    /// wallet is checked under the smart lockout instead (`checkUnlinked`).
     /// A right credential whose hash was made with weaker parameters than the configured ones is
     /// hashed again and stored as `credential` (DESIGN §6: upgraded at the next successful check).
-    func check(_ secret: String, against hash: String?, user: UserRecord, deviceID: String?,
-                         wrong: DomainError = .wrongCredentials, credential: StoredCredential? = nil) async throws {
-        if user.status != .active { throw DomainError.walletDeactivated }
+    func check(_ secret: String, against hash: String?, user: UserRecord, deviceID: String?, source: AttemptSource = .login,
+               wrong: DomainError = .wrongCredentials, credential: StoredCredential? = nil) async throws {
         if !throttle.allow("account:" + user.id, limit: throttle.settings.credentialAttemptsPerMinutePerAccount) {
             throw DomainError(.rateLimited, retryAfter: throttle.retryAfter)
         }
         let linked = try await linkedDevice(user: user, deviceID: deviceID)
+        if linked == nil && source == .login {
+            return try await checkUnlinked(secret, against: hash, user: user, wrong: wrong, credential: credential)
+        }
+        if user.status != .active { throw DomainError.walletDeactivated }
         switch try await store.reserveAttempt(userID: user.id, deviceID: linked, limits: issuer.attemptLimits) {
         case .reserved: break
         case .walletLocked: throw DomainError.walletDeactivated
@@ -33,14 +45,47 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
         case .deviceSuspended: throw DomainError.deviceSuspended
         case .exhausted: throw DomainError.attemptsInFlight
         }
-        guard let hash, try await hasher.verify(secret, against: hash) else {
+        guard try await verify(secret, against: hash) else {
             let outcome = try await store.recordFailure(userID: user.id, deviceID: linked, limits: issuer.attemptLimits, now: now())
             if outcome.walletDeactivated { throw DomainError.walletDeactivated }
             if outcome.deviceDeactivated { throw DomainError.deviceDeactivated }
             throw wrong
         }
         try await store.releaseAttempt(userID: user.id, deviceID: linked)
-        if let credential, hasher.needsUpgrade(hash) {
+        try await upgrade(secret, hash: hash, user: user, credential: credential)
+    }
+
+    /// The smart lockout (Azure AD's, Keycloak's brute-force detection): failures from unlinked
+    /// devices count apart from the owner's and lock out unlinked devices only, for a while; they
+    /// never deactivate the wallet, end its sessions or touch its linked devices. Every refusal is
+    /// `wrong` after the same hash work as for an unknown email, and the wallet's status is told
+    /// only for the right credential, so no answer tells whether an email has a wallet.
+    private func checkUnlinked(_ secret: String, against hash: String?, user: UserRecord, wrong: DomainError,
+                               credential: StoredCredential?) async throws {
+        guard try await store.reserveUnlinkedAttempt(userID: user.id, limit: issuer.lockout.unlinkedThreshold, now: now()) else {
+            try await hasher.burn(secret)
+            throw wrong
+        }
+        guard try await verify(secret, against: hash) else {
+            _ = try await store.recordUnlinkedFailure(userID: user.id, lockout: issuer.lockout, now: now())
+            throw wrong
+        }
+        try await store.releaseUnlinkedAttempt(userID: user.id)
+        if user.status != .active { throw DomainError.walletDeactivated }
+        try await upgrade(secret, hash: hash, user: user, credential: credential)
+    }
+
+    /// Whether `secret` matches `hash`; without a hash (an SSO-only wallet) the same work is burnt.
+    private func verify(_ secret: String, against hash: String?) async throws -> Bool {
+        guard let hash else {
+            try await hasher.burn(secret)
+            return false
+        }
+        return try await hasher.verify(secret, against: hash)
+    }
+
+    private func upgrade(_ secret: String, hash: String?, user: UserRecord, credential: StoredCredential?) async throws {
+        if let credential, let hash, hasher.needsUpgrade(hash) {
             try await store.upgradeHash(userID: user.id, credential: credential, hash: try await hasher.hash(secret))
         }
     }

@@ -113,6 +113,10 @@ extension ServerConfiguration {
         try require(issuer.passwordHistory >= 0, "issuer.passwordHistory", "Must not be negative.")
         try require(issuer.lockout.walletThreshold >= 1, "issuer.lockout.walletThreshold", "Must be at least 1.")
         try require(issuer.lockout.deviceThreshold >= 1, "issuer.lockout.deviceThreshold", "Must be at least 1.")
+        try require(issuer.lockout.unlinkedThreshold >= 1, "issuer.lockout.unlinkedThreshold", "Must be at least 1.")
+        try require(issuer.lockout.temporarySeconds >= 1, "issuer.lockout.temporarySeconds", "Must be at least 1.")
+        try require(issuer.lockout.maxTemporarySeconds >= issuer.lockout.temporarySeconds, "issuer.lockout.maxTemporarySeconds",
+                    "Must be at least temporarySeconds.")
         try require((4...10).contains(issuer.otp.length), "issuer.otp.length", "Must be between 4 and 10.")
         try require(issuer.otp.lifetimeSeconds > 0, "issuer.otp.lifetimeSeconds", "Must be positive.")
         try require(issuer.otp.maxAttempts >= 1, "issuer.otp.maxAttempts", "Must be at least 1.")

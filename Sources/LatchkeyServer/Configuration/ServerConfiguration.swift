@@ -159,11 +159,25 @@ public struct MFASettings: Codable, Sendable, Equatable {
     ].map { Question($0) }
 }
 
-/// Consecutive-failure thresholds.
+/// Consecutive-failure thresholds. Failures from the wallet's linked devices (and its sessions)
+/// follow the spec: 421 at `walletThreshold`, 423 per device at `deviceThreshold`. Failures from
+/// devices not linked to the wallet lock out unlinked devices only, for a while (smart lockout).
 public struct LockoutSettings: Codable, Sendable, Equatable {
     public var walletThreshold = 5
     public var deviceThreshold = 10
+    /// Failed passwords or MFA answers from unlinked devices that start a temporary lockout.
+    public var unlinkedThreshold = 5
+    /// The first temporary lockout's length; each further one within a day doubles it.
+    public var temporarySeconds = 900
+    /// The longest temporary lockout.
+    public var maxTemporarySeconds = 86_400
     public init() {}
+
+    /// How long the `lockouts`-th temporary lockout in a row lasts (1 is the first).
+    public func temporaryLockout(number lockouts: Int) -> Int {
+        let doublings = min(max(lockouts - 1, 0), 30)
+        return min(temporarySeconds << doublings, maxTemporarySeconds)
+    }
 }
 
 /// Session lifetimes: idle (since the last use) and absolute (since login).

@@ -32,7 +32,7 @@ extension APIHandler {
         -> Operations.ChangeExpiredPassword.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
         try await profile.changeExpiredPassword(email: body.email, expired: body.expiredPassword, new: body.newPassword,
-                                                confirm: body.confirmNewPassword)
+                                                confirm: body.confirmNewPassword, deviceID: RequestIdentity.client.deviceID)
         return .ok(.init(body: .json(Self.message("The password is changed."))))
     }
 

@@ -43,14 +43,17 @@ public struct ProfileService: EnvironmentService, Sendable {
     /// `changeExpiredPassword`: without a session, by email and the expired current password. A
     /// password that has not expired is refused (400 `password_not_expired`) once the current
     /// password is checked, so the call neither bypasses a logged-in change nor tells who has a wallet.
-    public func changeExpiredPassword(email: String, expired: String, new: String, confirm: String) async throws {
+    /// From a linked device wrong passwords count as the spec says (416, then 421); from any other
+    /// device under the smart lockout.
+    public func changeExpiredPassword(email: String, expired: String, new: String, confirm: String,
+                                      deviceID: String?) async throws {
         if email.isEmpty { throw DomainError.invalidField("email", "email is required.") }
         guard let user = try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)) else {
             try await hasher.burn(expired)
             throw DomainError.wrongCurrent("password")
         }
         try await changePassword(user, current: expired, currentField: "expiredPassword", new: new, confirm: confirm,
-                                 deviceID: nil, keepSession: nil, onlyExpired: true)
+                                 deviceID: deviceID, keepSession: nil, onlyExpired: true)
     }
 
     /// `updateUserPasscode`: 403, 424, 400, 417, 420, 416 wrong current PIN (421 at the threshold).
@@ -62,8 +65,8 @@ public struct ProfileService: EnvironmentService, Sendable {
         if old.isEmpty { throw DomainError.invalidField("oldPasscode", "oldPasscode is required.") }
         if new != confirm { throw DomainError.confirmationMismatch(field: "confirmNewPasscode") }
         try issuer.passcode.validate(new, field: "newPasscode")
-        try await verifier.check(old, against: user.passcodeHash, user: user, deviceID: session.deviceID,
-                                                 wrong: .wrongCurrent("PIN"))
+        try await verifier.check(old, against: user.passcodeHash, user: user, deviceID: session.deviceID, source: .session,
+                                 wrong: .wrongCurrent("PIN"))
         let time = now()
         try await store.updatePasscode(userID: user.id, hash: try await hasher.hash(new), now: time, keepSession: session.digest,
                                        messages: try outbox.securityNotice("PIN", to: user, at: time))
@@ -88,12 +91,14 @@ public struct ProfileService: EnvironmentService, Sendable {
 
     private func changePassword(_ user: UserRecord, current: String, currentField: String, new: String, confirm: String,
                                 deviceID: String?, keepSession: String?, onlyExpired: Bool) async throws {
-        if user.locked { throw DomainError.accountLocked }
+        // Without a session the lock is told only after the password, like every other status.
+        if user.locked && !onlyExpired { throw DomainError.accountLocked }
         if current.isEmpty { throw DomainError.invalidField(currentField, "\(currentField) is required.") }
         if new != confirm { throw DomainError.confirmationMismatch(field: "confirmNewPassword") }
         try issuer.validateNewPassword(new, field: "newPassword")
         try await verifier.check(current, against: user.passwordHash, user: user, deviceID: deviceID,
-                                                 wrong: .wrongCurrent("password"))
+                                 source: keepSession == nil ? .login : .session, wrong: .wrongCurrent("password"))
+        if user.locked { throw DomainError.accountLocked }
         if onlyExpired, !(issuer.passwordExpiry(of: user).map { $0 <= now() } ?? false) {
             throw DomainError(.passwordNotExpired)
         }

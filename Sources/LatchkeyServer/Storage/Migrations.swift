@@ -131,6 +131,14 @@ enum Migrations {
             "CREATE TABLE window_counters (key TEXT PRIMARY KEY, window_start BIGINT NOT NULL, count BIGINT NOT NULL)",
             "CREATE INDEX window_counters_start ON window_counters (window_start)",
         ]),
+        (9, [
+            // Smart lockout: failures from devices not linked to the wallet, and their temporary lockout.
+            """
+            CREATE TABLE unlinked_attempts (
+                user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, failures BIGINT NOT NULL,
+                locked_until BIGINT NOT NULL, lockouts BIGINT NOT NULL)
+            """,
+        ]),
     ]
 
     /// The newest schema version.

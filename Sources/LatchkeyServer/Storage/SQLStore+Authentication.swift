@@ -93,6 +93,7 @@ extension SQLStore {
         try await engine.transaction { db in
             try await db.execute("UPDATE users SET status = $2\(change.clearsFailures ? ", failed_attempts = 0" : "") WHERE id = $1",
                                  [.text(userID), .text(change.status.rawValue)])
+            if change.clearsFailures { try await Self.clearUnlinkedAttempts(userID: userID, in: db) }
             if change.endsSessions { try await Self.revokeSessions(userID: userID, except: nil, deviceID: nil, now: now, in: db) }
         }
         if change.endsSessions { sessions.remove(userID: userID, deviceID: nil) }

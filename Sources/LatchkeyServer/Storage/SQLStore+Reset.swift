@@ -27,6 +27,7 @@ extension SQLStore {
                     failed_attempts = 0, email_verified = 1, updated_at = $3
                 WHERE id = $1
                 """, [.text(userID), .integer(Int64(limits.wallet)), now.epochSeconds])
+            try await Self.clearUnlinkedAttempts(userID: userID, in: db)
             switch change {
             case .password(let hash, let keep):
                 try await Self.replacePassword(userID: userID, hash: hash, keep: keep, now: now, in: db)

@@ -55,6 +55,19 @@ public protocol AttemptStore: Sendable {
     func releaseAttempt(userID: String, deviceID: String?) async throws
     /// After a completed login: resets the consecutive counts and, when given, records the login time.
     func recordSuccess(userID: String, deviceID: String?, loginAt: Date?) async throws
+
+    /// Counts an attempt from a device not linked to the wallet before the credential is checked,
+    /// atomically; false while unlinked devices are locked out or `limit` attempts are counted.
+    func reserveUnlinkedAttempt(userID: String, limit: Int, now: Date) async throws -> Bool
+    /// After a wrong credential from an unlinked device: at `lockout.unlinkedThreshold` failures
+    /// locks unlinked devices out for the next temporary lockout's length (doubling when the
+    /// previous one ended within `maxTemporarySeconds`); answers the lockout's end when this
+    /// failure started one.
+    func recordUnlinkedFailure(userID: String, lockout: LockoutSettings, now: Date) async throws -> Date?
+    /// After a right credential from an unlinked device: gives the reserved attempt back.
+    func releaseUnlinkedAttempt(userID: String) async throws
+    /// Forgets the unlinked failures and lockouts (the password and an MFA answer were proven).
+    func clearUnlinkedAttempts(userID: String) async throws
 }
 
 /// The devices linked to wallets.
