@@ -127,6 +127,29 @@ try:
     status, stranger = api("POST", "/v1/auth/login/federated",
                            {"authorizationCode": authorization_code(client["client_id"], "someone-else"), "identityProvider": "mock"})
     check(status == 401, "an identity without a wallet is refused (401)")
+
+    # The audit trail through the CLI, on the server's database while it runs.
+    def cli(*args):
+        return subprocess.run([BINARY, *args, "--database", DATABASE, "--config", config], env={**os.environ, "LOG_LEVEL": "error"},
+                              capture_output=True, text=True, check=True).stdout
+    subprocess.run([BINARY, "users", "lock", EMAIL, "--database", DATABASE, "--config", config], check=True,
+                   capture_output=True)
+    events = cli("users", "events", EMAIL).splitlines()
+    kinds = [line.split("\t")[1] for line in events]
+    check(kinds[0] == "user.registered" and "method=sso" in events[0], "latchkey users events: the SSO registration first")
+    check(any(line.split("\t")[1] == "login.succeeded" and "method=sso" in line for line in events),
+          "latchkey users events: the federated login")
+    check(kinds[-1] == "operator.command" and "command=lock" in events[-1] and "\toperator\t" in events[-1],
+          "latchkey users events: the operator's lock, by the operator")
+    exported = os.path.join(WORK, "audit.jsonl")
+    cli("audit", "export", "--output", exported)
+    with open(exported) as lines:
+        trail = [json.loads(line) for line in lines]
+    check(oct(os.stat(exported).st_mode & 0o777) == "0o600", "latchkey audit export writes a 0600 file")
+    check(any(e["type"] == "login.failed" and e["reason"] == "no_linked_wallet" for e in trail),
+          "the export holds the refused login of an identity without a wallet")
+    check([e["id"] for e in trail] == sorted(e["id"] for e in trail) and trail[-1]["details"]["command"] == "audit export",
+          "the export is in recording order and ends with its own record")
 finally:
     server.terminate()
     server.wait()

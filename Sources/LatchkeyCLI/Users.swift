@@ -7,7 +7,8 @@ import LatchkeyServer
 struct Users: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Administer wallet users.",
-        subcommands: [List.self, Show.self, Lock.self, Unlock.self, Reactivate.self, Deactivate.self, Suspend.self, Verify.self])
+        subcommands: [List.self, Show.self, Events.self, Lock.self, Unlock.self, Reactivate.self, Deactivate.self, Suspend.self,
+                      Verify.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List users, newest first.")
@@ -49,6 +50,19 @@ struct Users: AsyncParsableCommand {
                         + "label=\(device.label ?? "-")\t\(device.deviceType ?? "-")\t\(device.status.rawValue)\t"
                         + "failures=\(device.failedAttempts)\tlinked=\(device.linkedAt.formatted(.iso8601))")
                 }
+            }
+        }
+    }
+
+    struct Events: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print a user's security events (the audit trail), oldest first.")
+        @OptionGroup var options: ServerOptions
+        @Argument(help: "The user's email.") var email: String
+        @Option(help: "How many of the latest events.") var limit = 100
+
+        func run() async throws {
+            try await withOperator(options) { service in
+                for event in try await service.events(email: email, limit: limit) { print(event.line) }
             }
         }
     }
@@ -124,7 +138,7 @@ struct Users: AsyncParsableCommand {
 
 /// Runs `body` with the operator service over the configured database (migrated first);
 /// an `OperatorError` becomes the command's error message.
-private func withOperator(_ options: ServerOptions, _ body: (OperatorService) async throws -> Void) async throws {
+func withOperator(_ options: ServerOptions, _ body: (OperatorService) async throws -> Void) async throws {
     let configuration = try options.resolve()
     do {
         try await StoreFactory.withStore(configuration.database, logger: makeLogger(level: .error)) { store in

@@ -67,7 +67,8 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     // Nothing reads the database until the application runs: the store's background work is a
     // service of the application, and migrations run before the server accepts requests.
     let store = try await StoreFactory.open(configuration.database, logger: logger)
-    let storeService = StoreService(store: store, logger: logger)
+    let storeService = StoreService(store: store, logger: logger, auditRetentionDays: configuration.audit.retentionDays,
+                                    now: options.now)
 
     let pepper = try options.pepper ?? Pepper.load(settings: configuration.secrets, logger: logger)
     let hasher = SecretHasher(settings: configuration.hashing, pepper: pepper)
@@ -90,6 +91,7 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     router.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table))
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: BodyLimitMiddleware(maxBytes: maxBody))
+    router.add(middleware: AuditMiddleware(store: store, proxies: proxies))
     OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry(), http: configuration.http)
     let authentication = AuthenticationService(store: store, environment: environment)
     let profile = ProfileService(store: store, environment: environment, verifier: authentication.verifier)

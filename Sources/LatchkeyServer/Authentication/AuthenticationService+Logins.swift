@@ -19,12 +19,14 @@ extension AuthenticationService {
         if pin.isEmpty { throw DomainError.invalidField("pin", "pin is required.") }
         guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
         guard let link = try await store.deviceOwner(deviceID: deviceID), let user = try await store.user(id: link.userID) else {
+            audit(.loginFailed, user: nil, outcome: .failure, reason: "unknown_device", deviceID: deviceID, details: ["factor": "pin"])
             try await hasher.burn(pin)
             throw DomainError.wrongCredentials
         }
-        try await verifier.check(pin, against: user.passcodeHash, user: user, deviceID: deviceID, credential: .passcode)
+        try await verifier.check(pin, against: user.passcodeHash, user: user, deviceID: deviceID, factor: "pin",
+                                 credential: .passcode)
         try verifier.requireVerified(user)
-        return try await finish(user, device: device)
+        return try await finish(user, device: device, method: "pin")
     }
 
     /// `loginByNonce`: the registration nonce, once, within the issuer's window. It completes the
@@ -44,7 +46,8 @@ extension AuthenticationService {
             throw DomainError.wrongCredentials
         }
         try await store.markAppInstanceVerified(userID: user.id)
-        return try await finish(user, device: device, linkDevice: token.deviceID == nil || token.deviceID == deviceID)
+        return try await finish(user, device: device, linkDevice: token.deviceID == nil || token.deviceID == deviceID,
+                                method: "nonce")
     }
 
     /// `registerWithMFA`: the answer to the prompted question links the device and logs in. The
@@ -56,14 +59,19 @@ extension AuthenticationService {
         guard let challenge = try await store.consumeToken(digest: SecureRandom.digest(challengeToken), purpose: .mfaChallenge,
                                                            now: now()),
               challenge.deviceID == deviceID, let user = try await store.user(id: challenge.userID)
-        else { throw DomainError.wrongCredentials }
+        else {
+            audit(.loginFailed, user: nil, outcome: .failure, reason: "invalid_challenge", deviceID: deviceID,
+                  details: ["factor": "mfa_answer"])
+            throw DomainError.wrongCredentials
+        }
         let question = challenge.data ?? ""
         let hash = try await store.mfaAnswers(userID: user.id).first { $0.question == question }?.answerHash
-        try await verifier.check(issuer.mfa.normalize(answer), against: hash, user: user, deviceID: nil,
-                                  credential: .answer(question: question))
+        try await verifier.check(issuer.mfa.normalize(answer), against: hash, user: user, deviceID: nil, factor: "mfa_answer",
+                                 credential: .answer(question: question))
+        audit(.mfaAnswered, user: user.id, deviceID: deviceID, details: ["question": question])
         try await store.clearPendingMFAQuestion(userID: user.id)
         // The password and an answer were proven: earlier failures from unlinked devices were not an attack.
         try await store.clearUnlinkedAttempts(userID: user.id)
-        return try await finish(user, device: device, linkDevice: true)
+        return try await finish(user, device: device, linkDevice: true, method: "mfa")
     }
 }

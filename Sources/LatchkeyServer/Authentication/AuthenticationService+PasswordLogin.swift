@@ -57,6 +57,8 @@ extension AuthenticationService {
         case .phone(let phone): (try await store.user(issuer: issuer.id, phoneNormalized: phone), phone)
         }
         guard let user = found else {
+            audit(.loginFailed, user: nil, outcome: .failure, reason: "unknown_user", deviceID: device.deviceID,
+                  details: ["identifier": String(key.prefix(320))])
             // The per-account limit a known wallet would meet in `check`, so a 429 tells nothing either.
             if !verifier.throttle.allow("account:unknown:" + key, limit: verifier.throttle.settings.credentialAttemptsPerMinutePerAccount) {
                 throw DomainError(.rateLimited, retryAfter: verifier.throttle.retryAfter)
@@ -81,7 +83,7 @@ extension AuthenticationService {
         if linked == nil, let deviceID = device.deviceID {
             try await link(user, deviceID: deviceID, device: device)
         }
-        let opened = try await sessions.open(user, deviceID: device.deviceID)
+        let opened = try await sessions.open(user, deviceID: device.deviceID, method: identifier.isEmail ? "password" : "password_phone")
         return .session(OpenedSession(token: opened.token, session: opened.session, user: user))
     }
 }

@@ -12,6 +12,7 @@ extension AuthenticationService {
 
     /// `logout`: revokes the principal's session.
     public func logout(_ principal: Principal) async throws {
+        audit(.sessionEnded, user: principal.userID, reason: "logout", deviceID: principal.session.deviceID)
         try await store.revokeSession(digest: principal.session.digest, now: now())
     }
 
@@ -30,6 +31,7 @@ extension AuthenticationService {
         }
         try await verifier.check(password, against: user.passwordHash, user: user, deviceID: deviceID, source: .session,
                                  wrong: .deviceTokenWrongCredentials)
+        audit(.deviceTokenCreated, user: user.id, deviceID: deviceID)
         let token = SecureRandom.token()
         let time = now()
         let expiresAt = time.addingTimeInterval(TimeInterval(issuer.deviceAuthentication.lifetimeDays) * 86_400)
@@ -50,7 +52,7 @@ extension AuthenticationService {
         else { throw DomainError.wrongCredentials }
         if user.status != .active { throw DomainError.deviceTokenWalletDeactivated }
         _ = try await verifier.linkedDevice(user: user, deviceID: deviceID)
-        return try await sessions.start(user, deviceID: deviceID)
+        return try await sessions.start(user, deviceID: deviceID, method: "device_token")
     }
 
     /// `expireDeviceAuthenticationToken`: revokes the token; 403 when it has already expired.

@@ -25,6 +25,7 @@ public struct AuthenticationService: EnvironmentService, Sendable {
 
     /// Links a device to the wallet; a device key linked to another wallet is refused (409).
     func link(_ user: UserRecord, deviceID: String, device: DeviceContext) async throws {
+        audit(.deviceLinked, user: user.id, deviceID: deviceID, details: device.label.map { ["label": $0] } ?? [:])
         do {
             try await store.linkDevice(userID: user.id, deviceID: deviceID, deviceType: device.deviceType, label: device.label,
                                        now: now())
@@ -34,7 +35,7 @@ public struct AuthenticationService: EnvironmentService, Sendable {
     }
 
     /// Logs the user in on a linked device, or prompts for an MFA answer on an unlinked one.
-    func finish(_ user: UserRecord, device: DeviceContext, linkDevice: Bool = false) async throws -> LoginOutcome {
+    func finish(_ user: UserRecord, device: DeviceContext, linkDevice: Bool = false, method: String) async throws -> LoginOutcome {
         guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
         if let linked = try await store.device(userID: user.id, deviceID: deviceID) {
             try CredentialVerifier.requireUsable(linked)
@@ -44,7 +45,7 @@ public struct AuthenticationService: EnvironmentService, Sendable {
             let challenge = try await prompt(user, deviceID: deviceID)
             return .mfaRequired(question: challenge.question, challengeToken: challenge.token)
         }
-        return try await sessions.start(user, deviceID: deviceID)
+        return try await sessions.start(user, deviceID: deviceID, method: method)
     }
 
     /// Creates the MFA challenge for the user's pending question (`CredentialVerifier.pendingQuestion`).
@@ -54,6 +55,7 @@ public struct AuthenticationService: EnvironmentService, Sendable {
         }
         let token = SecureRandom.token()
         let time = now()
+        audit(.mfaPrompted, user: user.id, deviceID: deviceID, details: ["question": question])
         try await store.createToken(TokenRecord(digest: SecureRandom.digest(token), purpose: .mfaChallenge, userID: user.id,
                                                 deviceID: deviceID, createdAt: time,
                                                 expiresAt: time.addingTimeInterval(Self.challengeLifetime), data: question))

@@ -28,24 +28,45 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
     /// wallet is checked under the smart lockout instead (`checkUnlinked`).
     /// A right credential whose hash was made with weaker parameters than the configured ones is
     /// hashed again and stored as `credential` (DESIGN §6: upgraded at the next successful check).
+    /// `factor` names what was checked in the audit trail (`password`, `pin`, `mfa_answer`).
     func check(_ secret: String, against hash: String?, user: UserRecord, deviceID: String?, source: AttemptSource = .login,
-               wrong: DomainError = .wrongCredentials, credential: StoredCredential? = nil) async throws {
+               factor: String = "password", wrong: DomainError = .wrongCredentials,
+               credential: StoredCredential? = nil) async throws {
+        let failed = { (reason: String) in
+            audit(source == .login ? .loginFailed : .credentialCheckFailed, user: user.id, outcome: .failure, reason: reason,
+                  deviceID: deviceID, details: ["factor": factor])
+        }
         if !throttle.allow("account:" + user.id, limit: throttle.settings.credentialAttemptsPerMinutePerAccount) {
+            failed("rate_limited")
             throw DomainError(.rateLimited, retryAfter: throttle.retryAfter)
         }
-        let linked = try await linkedDevice(user: user, deviceID: deviceID)
-        if linked == nil && source == .login {
-            return try await checkUnlinked(secret, against: hash, user: user, wrong: wrong, credential: credential)
+        let linked: String?
+        do { linked = try await linkedDevice(user: user, deviceID: deviceID) } catch let error as DomainError {
+            failed(error.kind == .deviceSuspended ? "device_suspended" : "device_deactivated")
+            throw error
         }
-        if user.status != .active { throw DomainError.walletDeactivated }
-        switch try await store.reserveAttempt(userID: user.id, deviceID: linked, limits: issuer.attemptLimits) {
-        case .reserved: break
-        case .walletLocked: throw DomainError.walletDeactivated
-        case .deviceLocked: throw DomainError.deviceDeactivated
-        case .deviceSuspended: throw DomainError.deviceSuspended
-        case .exhausted: throw DomainError.attemptsInFlight
+        if linked == nil && source == .login {
+            return try await checkUnlinked(secret, against: hash, user: user, wrong: wrong, credential: credential, factor: factor,
+                                         failed: failed)
+        }
+        if user.status != .active {
+            failed("wallet_deactivated")
+            throw DomainError.walletDeactivated
+        }
+        let refusal: (String, DomainError)? = switch try await store.reserveAttempt(userID: user.id, deviceID: linked,
+                                                                                   limits: issuer.attemptLimits) {
+        case .reserved: nil
+        case .walletLocked: ("wallet_deactivated", DomainError.walletDeactivated)
+        case .deviceLocked: ("device_deactivated", DomainError.deviceDeactivated)
+        case .deviceSuspended: ("device_suspended", DomainError.deviceSuspended)
+        case .exhausted: ("attempts_in_flight", DomainError.attemptsInFlight)
+        }
+        if let (reason, error) = refusal {
+            failed(reason)
+            throw error
         }
         guard try await verify(secret, against: hash) else {
+            failed("wrong_" + factor)
             let outcome = try await store.recordFailure(userID: user.id, deviceID: linked, limits: issuer.attemptLimits, now: now())
             if outcome.walletDeactivated { throw DomainError.walletDeactivated }
             if outcome.deviceDeactivated { throw DomainError.deviceDeactivated }
@@ -61,17 +82,22 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
     /// `wrong` after the same hash work as for an unknown email, and the wallet's status is told
     /// only for the right credential, so no answer tells whether an email has a wallet.
     private func checkUnlinked(_ secret: String, against hash: String?, user: UserRecord, wrong: DomainError,
-                               credential: StoredCredential?) async throws {
+                               credential: StoredCredential?, factor: String, failed: (String) -> Void) async throws {
         guard try await store.reserveUnlinkedAttempt(userID: user.id, limit: issuer.lockout.unlinkedThreshold, now: now()) else {
+            failed("unlinked_devices_locked")
             try await hasher.burn(secret)
             throw wrong
         }
         guard try await verify(secret, against: hash) else {
+            failed("wrong_" + factor)
             _ = try await store.recordUnlinkedFailure(userID: user.id, lockout: issuer.lockout, now: now())
             throw wrong
         }
         try await store.releaseUnlinkedAttempt(userID: user.id)
-        if user.status != .active { throw DomainError.walletDeactivated }
+        if user.status != .active {
+            failed("wallet_deactivated")
+            throw DomainError.walletDeactivated
+        }
         try await upgrade(secret, hash: hash, user: user, credential: credential)
     }
 
@@ -119,6 +145,8 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
         let verdict: RecoveryAnswer = if let stored {
             try await hasher.verify(issuer.mfa.normalize(answer), against: stored.answerHash) ? .right : .wrong
         } else { .questionGone }
+        audit(.mfaAnswered, user: user.id, outcome: verdict == .right ? .success : .failure,
+              reason: verdict == .right ? nil : "wrong_mfa_answer", details: ["question": question, "via": "reset_portal"])
         guard reservation == .reserved else { return verdict }
         if verdict == .right {
             try await store.releaseAttempt(userID: user.id, deviceID: nil)

@@ -21,17 +21,19 @@ public struct SessionIssuer: EnvironmentService, Sendable {
     }
 
     /// Completes a login: resets the failure counts, records the login time, stores a new session.
-    func open(_ user: UserRecord, deviceID: String?) async throws -> (token: String, session: SessionRecord) {
+    /// `method` names the login in the audit trail (`password`, `pin`, `nonce`, `mfa`, …).
+    func open(_ user: UserRecord, deviceID: String?, method: String) async throws -> (token: String, session: SessionRecord) {
         let time = now()
         let opened = newSession(userID: user.id, deviceID: deviceID, at: time)
+        audit(.loginSucceeded, user: user.id, deviceID: deviceID, details: ["method": method])
         try await store.recordSuccess(userID: user.id, deviceID: deviceID, loginAt: time)
         try await store.createSession(opened.session)
         return opened
     }
 
     /// A new session on the device, with the attributes the spec mentions; records the login time.
-    func start(_ user: UserRecord, deviceID: String?) async throws -> LoginOutcome {
-        let opened = try await open(user, deviceID: deviceID)
+    func start(_ user: UserRecord, deviceID: String?, method: String) async throws -> LoginOutcome {
+        let opened = try await open(user, deviceID: deviceID, method: method)
         return outcome(OpenedSession(token: opened.token, session: opened.session, user: user))
     }
 

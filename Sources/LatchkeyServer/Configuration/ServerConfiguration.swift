@@ -16,6 +16,7 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
     public var secrets = SecretSettings()
     public var http = HTTPSettings()
     public var issuer = IssuerSettings()
+    public var audit = AuditSettings()
 
     public init() {}
 
@@ -31,6 +32,13 @@ public struct CourierSettings: Codable, Sendable, Equatable {
     public var url: String?
     public var maxAttempts = 10
     public var pollIntervalMilliseconds = 500
+    public init() {}
+}
+
+/// The audit trail (`audit_events`).
+public struct AuditSettings: Codable, Sendable, Equatable {
+    /// How long events are kept; older ones are deleted every hour. 0 keeps them forever.
+    public var retentionDays = 365
     public init() {}
 }
 

@@ -25,6 +25,7 @@ extension EnrollmentService {
             if user.emailNormalized.hasPrefix("phone:"), !user.email.isEmpty {
                 // A phone sign-up's email claim becomes the wallet's address only now, if it is still free.
                 do {
+                    audit(.emailChanged, user: user.id, reason: "sign_up_claim_verified", details: ["to": user.email])
                     try await store.changeEmail(userID: user.id, email: user.email, now: time)
                 } catch StoreError.emailInUse {
                     return .taken(email: user.email)
@@ -39,6 +40,7 @@ extension EnrollmentService {
         }
         if let record = try await store.consumeToken(digest: digest, purpose: .emailChange, now: time), let email = record.data {
             do {
+                audit(.emailChanged, user: record.userID, details: ["to": email])
                 try await store.changeEmail(userID: record.userID, email: email, now: time)
             } catch StoreError.emailInUse {
                 return .taken(email: email)

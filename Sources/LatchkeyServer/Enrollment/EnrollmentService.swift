@@ -61,6 +61,7 @@ public struct EnrollmentService: EnvironmentService, Sendable {
             profileJSON: String(decoding: try JSONEncoder().encode(document), as: UTF8.self), createdAt: time, updatedAt: time,
             passwordUpdatedAt: time)
         do {
+            audit(.userRegistered, user: user.id, deviceID: deviceID, details: ["method": "enrollment"])
             try await store.createUser(user, answers: hashes.answers, tokens: tokens, messages: messages)
         } catch StoreError.emailInUse {
             throw DomainError.emailInUse()

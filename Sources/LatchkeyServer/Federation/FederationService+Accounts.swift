@@ -22,6 +22,7 @@ extension FederationService {
                                   expiresAt: time.addingTimeInterval(TimeInterval(issuer.appInstanceVerificationSeconds)))]
         let used: FederationNonceRecord
         do {
+            audit(.userRegistered, user: user.id, deviceID: deviceID, details: ["method": "sso"])
             used = try await store.createFederatedUser(nonceDigest: SecureRandom.digest(nonce), user: user, answers: answers,
                                                        tokens: tokens, messages: [], now: time)
         } catch StoreError.nonceNotUsable {
@@ -57,11 +58,17 @@ extension FederationService {
         guard device.deviceID != nil else { throw DomainError.deviceIDRequired }
         let identity = try await identity(code: code, provider: provider, codeVerifier: codeVerifier)
         guard let user = try await store.federatedUser(providerID: provider, subject: identity.subject) else {
+            audit(.loginFailed, user: nil, outcome: .failure, reason: "no_linked_wallet", deviceID: device.deviceID,
+                  details: ["method": "sso", "provider": provider])
             throw DomainError.noLinkedWallet
         }
-        if user.status != .active { throw DomainError.walletDeactivated }
+        if user.status != .active {
+            audit(.loginFailed, user: user.id, outcome: .failure, reason: "wallet_deactivated", deviceID: device.deviceID,
+                  details: ["method": "sso", "provider": provider])
+            throw DomainError.walletDeactivated
+        }
         _ = try await authentication.verifier.linkedDevice(user: user, deviceID: device.deviceID)
         try authentication.verifier.requireVerified(user)
-        return try await authentication.finish(user, device: device)
+        return try await authentication.finish(user, device: device, method: "sso")
     }
 }

@@ -6,7 +6,7 @@ import LatchkeyCore
 /// terminal; refuses with `OperatorError`.
 public struct OperatorService: Sendable {
     /// Users, their devices and statuses.
-    public typealias Store = UserStore & DeviceStore & CredentialStore
+    public typealias Store = UserStore & DeviceStore & CredentialStore & AuditStore
     let store: any Store
     let issuer: IssuerSettings
     let now: @Sendable () -> Date
@@ -39,7 +39,9 @@ public struct OperatorService: Sendable {
     /// failure count. Throws `OperatorError.unknownUser`.
     public func setStatus(email: String, _ status: UserStatus) async throws {
         let user = try await user(email: email)
-        try await store.setUserStatus(userID: user.id, status: status, now: now())
+        try await audited("set wallet status \(status.rawValue)", user: user) {
+            try await store.setUserStatus(userID: user.id, status: status, now: now())
+        }
     }
 
     /// Sets the standing of one device of a wallet; anything but `active` ends the device's
@@ -49,19 +51,35 @@ public struct OperatorService: Sendable {
         guard try await store.device(userID: user.id, deviceID: device) != nil else {
             throw OperatorError.unknownDevice(device, email: email)
         }
-        try await store.setDeviceStatus(userID: user.id, deviceID: device, status: status, now: now())
+        try await audited("set device status \(status.rawValue)", user: user, deviceID: device) {
+            try await store.setDeviceStatus(userID: user.id, deviceID: device, status: status, now: now())
+        }
     }
 
     /// The operator lock: credential changes answer 424 while it is on.
     public func setLocked(email: String, _ locked: Bool) async throws {
-        try await store.setLocked(userID: try await user(email: email).id, locked: locked)
+        let user = try await user(email: email)
+        try await audited(locked ? "lock" : "unlock", user: user) {
+            try await store.setLocked(userID: user.id, locked: locked)
+        }
     }
 
     /// Marks the address and the app instance verified.
     public func verify(email: String) async throws {
         let user = try await user(email: email)
-        try await store.markEmailVerified(userID: user.id)
-        try await store.markAppInstanceVerified(userID: user.id)
+        try await audited("verify", user: user) {
+            try await store.markEmailVerified(userID: user.id)
+            try await store.markAppInstanceVerified(userID: user.id)
+        }
+    }
+
+    /// Runs an operator's change in its own audit scope, recorded as `operator.command`.
+    func audited(_ command: String, user: UserRecord?, deviceID: String? = nil,
+                 _ change: () async throws -> Void) async throws {
+        try await AuditTrail.scope(actor: .operator, store: store) {
+            AuditTrail.record(.operatorCommand, user: user?.id, deviceID: deviceID, details: ["command": command], at: now())
+            try await change()
+        }
     }
 }
 

@@ -43,6 +43,8 @@ extension ProfileService {
         }
         let answers: [MFAAnswerRecord]? = if let given = update.mfaAnswers { try await hashAnswers(given) } else { nil }
         if answers != nil { messages += try outbox.securityNotice("security questions", to: current, at: time) }
+        if let newEmail { audit(.emailChangeRequested, user: user.id, deviceID: principal.session.deviceID, details: ["to": newEmail]) }
+        if answers != nil { audit(.mfaAnswersChanged, user: user.id, deviceID: principal.session.deviceID) }
         try await store.applyProfileUpdate(user, answers: answers, tokens: tokens, messages: messages, now: time)
     }
 }
@@ -66,6 +68,7 @@ extension ProfileService {
         guard let record = try await store.consumeToken(digest: SecureRandom.digest(token), purpose: .emailRevert, now: time),
               let email = record.data else { return .invalid }
         do {
+            audit(.emailReverted, user: record.userID, details: ["to": email])
             try await store.revertEmail(userID: record.userID, email: email, now: time)
         } catch StoreError.emailInUse {
             return .taken(email: email)

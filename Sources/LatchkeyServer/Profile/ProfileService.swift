@@ -68,6 +68,7 @@ public struct ProfileService: EnvironmentService, Sendable {
         try await verifier.check(old, against: user.passcodeHash, user: user, deviceID: session.deviceID, source: .session,
                                  wrong: .wrongCurrent("PIN"))
         let time = now()
+        audit(.passcodeChanged, user: user.id, deviceID: session.deviceID)
         try await store.updatePasscode(userID: user.id, hash: try await hasher.hash(new), now: time, keepSession: session.digest,
                                        messages: try outbox.securityNotice("PIN", to: user, at: time))
     }
@@ -80,6 +81,7 @@ public struct ProfileService: EnvironmentService, Sendable {
         if user.locked { throw DomainError.accountLocked }
         try issuer.enrollmentRules.validateMFAAnswers(answers, field: "mfaAnswers")
         let time = now()
+        audit(.mfaAnswersChanged, user: user.id, deviceID: principal.session.deviceID)
         try await store.replaceMFAAnswers(userID: user.id, answers: try await hashAnswers(answers), now: time,
                                           messages: try outbox.securityNotice("security questions", to: user, at: time))
     }
@@ -104,6 +106,7 @@ public struct ProfileService: EnvironmentService, Sendable {
         }
         if try await recentlyUsed(new, by: user) { throw DomainError.passwordReused }
         let time = now()
+        audit(.passwordChanged, user: user.id, reason: onlyExpired ? "expired" : "changed", deviceID: deviceID)
         try await store.updatePassword(userID: user.id, hash: try await hasher.hash(new), now: time,
                                        keep: max(0, issuer.passwordHistory - 1), keepSession: keepSession,
                                        messages: try outbox.securityNotice("password", to: user, at: time))

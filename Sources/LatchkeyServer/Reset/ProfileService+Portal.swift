@@ -85,6 +85,7 @@ extension ProfileService {
         }
         let time = now()
         let notice = try outbox.resetNotice(kind, to: user.email, at: time)
+        audit(.resetCompleted, user: user.id, details: ["credential": kind.rawValue])
         guard try await store.completeReset(grant: record.digest, purpose: record.purpose, userID: user.id, change: change,
                                             limits: issuer.attemptLimits, messages: [notice], now: time) else {
             return .invalid

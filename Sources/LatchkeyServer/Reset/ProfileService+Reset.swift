@@ -30,6 +30,7 @@ extension ProfileService {
         let question = try await verifier.pendingQuestion(for: user)
         let link = try outbox.resetLink(kind, for: user, question: question, at: time)
         // A new link voids the older ones: one live link per account.
+        audit(.resetRequested, user: user.id, details: ["credential": kind.rawValue])
         try await store.issueResetLink(link.token, messages: [link.message], voiding: CredentialKind.allCases.map(\.linkPurpose))
         return message
     }

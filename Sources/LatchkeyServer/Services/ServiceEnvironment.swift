@@ -37,4 +37,10 @@ extension EnvironmentService {
     var outbox: OutboxWriter { environment.outbox }
     var publicURL: PublicBaseURL { environment.publicURL }
     var now: @Sendable () -> Date { environment.now }
+
+    /// Records a security event; it is written with the task's next write (`AuditTrail`).
+    func audit(_ type: AuditEventType, user userID: String?, outcome: AuditOutcome = .success, reason: String? = nil,
+               deviceID: String? = nil, details: [String: String] = [:]) {
+        AuditTrail.record(type, user: userID, outcome: outcome, reason: reason, deviceID: deviceID, details: details, at: now())
+    }
 }

@@ -55,6 +55,8 @@ extension SignupService {
         let pem = try certificate.serializeAsPEM().pemString
         let serial = certificate.serialNumber.bytes.map { String(format: "%02x", $0) }.joined()
         do {
+            audit(.deviceLinked, user: principal.userID, deviceID: device, details: label.map { ["label": $0] } ?? [:])
+            audit(.certificateIssued, user: principal.userID, deviceID: device, details: ["serial": serial])
             try await store.registerDeviceKey(DeviceCertificateRecord(
                 serial: serial, userID: principal.userID, deviceID: device, publicKey: Data(key.derRepresentation).base64EncodedString(),
                 certificatePEM: pem, createdAt: time, expiresAt: certificate.notValidAfter),

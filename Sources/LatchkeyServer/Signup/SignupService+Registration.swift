@@ -84,6 +84,7 @@ extension SignupService {
             tokens.append(link.token)
         }
         do {
+            audit(.userRegistered, user: user.id, deviceID: deviceID, details: ["method": "phone"])
             try await store.completeRegistration(flowID: flow.id, user: user, deviceID: deviceID, session: session,
                                                  tokens: tokens, messages: messages, now: time)
         } catch StoreError.phoneInUse, StoreError.emailInUse {

@@ -138,7 +138,51 @@ enum Migrations {
                 user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, failures BIGINT NOT NULL,
                 locked_until BIGINT NOT NULL, lockouts BIGINT NOT NULL)
             """,
+            // The audit trail: appended in the transaction of the change it records; no foreign
+            // key, so a deleted wallet's history stays.
+            """
+            CREATE TABLE audit_events (
+                id TEXT PRIMARY KEY, occurred_at BIGINT NOT NULL, type TEXT NOT NULL, outcome TEXT NOT NULL,
+                user_id TEXT, actor TEXT NOT NULL, reason TEXT, device_id TEXT, client_ip TEXT, details TEXT NOT NULL)
+            """,
+            "CREATE INDEX audit_events_user ON audit_events (user_id, id)",
+            "CREATE INDEX audit_events_time ON audit_events (occurred_at)",
         ]),
+    ]
+
+    /// Statements of a version in one engine's own dialect, run after the common ones.
+    static let engineSpecific: [Int: [String: [String]]] = [
+        // The audit trail is append-only in the database too: no update, and no deletion of a
+        // row younger than a day (the retention purge deletes older ones).
+        9: [
+            "sqlite": [
+                """
+                CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events
+                BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END
+                """,
+                """
+                CREATE TRIGGER audit_events_no_early_delete BEFORE DELETE ON audit_events
+                WHEN OLD.occurred_at > CAST(strftime('%s', 'now') AS INTEGER) - 86400
+                BEGIN SELECT RAISE(ABORT, 'audit_events younger than a day cannot be deleted'); END
+                """,
+            ],
+            "postgres": [
+                """
+                CREATE FUNCTION audit_events_guard() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_OP = 'UPDATE' THEN RAISE EXCEPTION 'audit_events is append-only'; END IF;
+                    IF OLD.occurred_at > extract(epoch FROM now())::bigint - 86400 THEN
+                        RAISE EXCEPTION 'audit_events younger than a day cannot be deleted';
+                    END IF;
+                    RETURN OLD;
+                END $$
+                """,
+                """
+                CREATE TRIGGER audit_events_guard BEFORE UPDATE OR DELETE ON audit_events
+                FOR EACH ROW EXECUTE FUNCTION audit_events_guard()
+                """,
+            ],
+        ],
     ]
 
     /// The newest schema version.

@@ -112,11 +112,16 @@ extension SQLStore {
     }
 
     /// Revokes the live certificates of a user's device, or of all its devices when `deviceID` is nil.
+    /// Each revocation is an audit event of the transaction.
     static func revokeCertificates(userID: String, deviceID: String?, now: Date, in db: any SQLExecutor) async throws {
-        try await db.execute("""
+        let revoked = try await db.query("""
             UPDATE device_certificates SET revoked_at = $2
-            WHERE user_id = $1 AND revoked_at IS NULL AND ($3 = '' OR device_id = $3)
+            WHERE user_id = $1 AND revoked_at IS NULL AND ($3 = '' OR device_id = $3) RETURNING serial, device_id
             """, [.text(userID), now.epochSeconds, .text(deviceID ?? "")])
+        for row in revoked {
+            AuditTrail.record(.certificateRevoked, user: userID, deviceID: try row.string("device_id"),
+                              details: ["serial": try row.string("serial")], at: now)
+        }
     }
 
     public func deviceCertificates(userID: String, deviceID: String) async throws -> [DeviceCertificateRecord] {

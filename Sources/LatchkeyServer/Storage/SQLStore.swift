@@ -7,11 +7,11 @@ public struct SQLStore: LatchkeyStore {
     public var engineName: String { engine.name }
 
     public init(engine: any SQLEngine) {
-        self.engine = engine
+        self.engine = engine is AuditedEngine ? engine : AuditedEngine(inner: engine)
     }
 
     public func migrate() async throws -> [Int] {
-        let advisory = engine.capabilities.advisoryLocks
+        let (advisory, name) = (engine.capabilities.advisoryLocks, engine.name)
         return try await engine.transaction { db in
             if advisory { try await db.execute("SELECT pg_advisory_xact_lock(7413)") }
             try await db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)")
@@ -19,6 +19,7 @@ public struct SQLStore: LatchkeyStore {
             var done: [Int] = []
             for migration in Migrations.all where !applied.contains(Int64(migration.version)) {
                 for statement in migration.statements { try await db.execute(statement) }
+                for statement in Migrations.engineSpecific[migration.version]?[name] ?? [] { try await db.execute(statement) }
                 try await db.execute("INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)",
                                      [.integer(Int64(migration.version)), Date().epochSeconds])
                 done.append(migration.version)

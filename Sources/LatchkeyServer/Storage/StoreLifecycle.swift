@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -10,12 +11,18 @@ import Synchronization
 public struct StoreService: Service {
     let store: any LatchkeyStore
     let logger: Logger
+    /// How long audit events are kept (0: forever); older ones are deleted hourly.
+    let auditRetentionDays: Int
+    let now: @Sendable () -> Date
     /// Opens once the schema is current; fails if migrating failed.
     public let ready = ReadinessGate()
 
-    public init(store: any LatchkeyStore, logger: Logger) {
+    public init(store: any LatchkeyStore, logger: Logger, auditRetentionDays: Int = 0,
+                now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.logger = logger
+        self.auditRetentionDays = auditRetentionDays
+        self.now = now
     }
 
     public func run() async throws {
@@ -29,7 +36,24 @@ public struct StoreService: Service {
                 ready.fail(error)
                 throw error
             }
+            if auditRetentionDays > 0 { group.addTask { await purgeAuditEvents() } }
             try await group.waitForAll()
+        }
+    }
+
+    /// Applies the audit retention now and every hour until the shutdown.
+    private func purgeAuditEvents() async {
+        while true {
+            do {
+                let cutoff = now().addingTimeInterval(-TimeInterval(auditRetentionDays) * 86_400)
+                let purged = try await store.purgeAuditEvents(before: cutoff)
+                if purged > 0 { logger.info("Deleted \(purged) audit events older than \(auditRetentionDays) days") }
+            } catch {
+                logger.warning("Deleting old audit events failed: \(error)")
+            }
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(3600)) }
+            } catch { return }
         }
     }
 }

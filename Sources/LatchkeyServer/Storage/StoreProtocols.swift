@@ -173,3 +173,16 @@ extension SessionStore {
     }
 }
 
+
+/// The audit trail (`AuditTrail`): security events, appended, read per wallet or in order, and
+/// purged past the retention.
+public protocol AuditStore: Sendable {
+    /// Writes events on their own (those no change's transaction carried).
+    func appendAuditEvents(_ events: [AuditEvent]) async throws
+    /// The latest `limit` events of a wallet, oldest first.
+    func auditEvents(userID: String, limit: Int) async throws -> [AuditEvent]
+    /// Events in recording order after `id` (nil: from the first), since `since`, at most `limit`.
+    func auditEvents(after id: String?, since: Date?, limit: Int) async throws -> [AuditEvent]
+    /// Deletes the events older than `date`; answers how many.
+    func purgeAuditEvents(before date: Date) async throws -> Int
+}

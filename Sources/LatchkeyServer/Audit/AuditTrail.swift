@@ -1,0 +1,68 @@
+import Foundation
+
+/// Where security events wait for the write that carries them. An event is recorded just before
+/// the change it describes (or inside the store's transaction, when only the transaction knows
+/// the outcome, like a lockout); `AuditedEngine` writes everything pending in the transaction of
+/// the task's next write, so the event and the change commit or roll back together. Events of
+/// requests that change nothing (a refused login) are written on their own when the request
+/// ends (`AuditTrail.scope`).
+public enum AuditTrail {
+    /// The events of the current request or command, and where it comes from.
+    @TaskLocal static var buffer: AuditBuffer?
+
+    /// Records an event of the running task. Device and address come from the request's edge
+    /// when not given. Without a scope (a store used directly) the event is dropped; services
+    /// run in one (a request, a command, a store transaction).
+    static func record(_ type: AuditEventType, user userID: String?, outcome: AuditOutcome = .success, reason: String? = nil,
+                       deviceID: String? = nil, details: [String: String] = [:], at time: Date) {
+        guard let buffer else { return }
+        let client = RequestIdentity.client
+        let event = AuditEvent(id: AuditEvent.newID(at: time), occurredAt: time, type: type, outcome: outcome, userID: userID,
+                               actor: buffer.actor, reason: reason, deviceID: deviceID ?? client.deviceID ?? buffer.deviceID,
+                               clientIP: client.clientIP == ClientContext().clientIP ? buffer.clientIP : client.clientIP,
+                               details: details)
+        buffer.append(event)
+    }
+
+    /// Runs `body` with its own events, and writes on their own those no write carried.
+    public static func scope<T: Sendable>(actor: AuditActor, clientIP: String? = nil, store: any AuditStore,
+                                          _ body: () async throws -> T) async throws -> T {
+        let buffer = AuditBuffer(actor: actor, clientIP: clientIP)
+        let result: T
+        do {
+            result = try await $buffer.withValue(buffer) { try await body() }
+        } catch {
+            try? await store.appendAuditEvents(buffer.take())
+            throw error
+        }
+        try await store.appendAuditEvents(buffer.take())
+        return result
+    }
+}
+
+/// The pending events of one task.
+final class AuditBuffer: @unchecked Sendable {
+    let actor: AuditActor
+    let clientIP: String?
+    let deviceID: String?
+    private let lock = NSLock()
+    private var events: [AuditEvent] = []
+
+    init(actor: AuditActor, clientIP: String? = nil, deviceID: String? = nil) {
+        self.actor = actor
+        self.clientIP = clientIP
+        self.deviceID = deviceID
+    }
+
+    func append(_ event: AuditEvent) { lock.withLock { events.append(event) } }
+
+    var isEmpty: Bool { lock.withLock { events.isEmpty } }
+
+    /// The pending events, leaving none.
+    func take() -> [AuditEvent] {
+        lock.withLock {
+            defer { events = [] }
+            return events
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import Hummingbird
+
+/// Opens each request's audit scope (`AuditTrail.scope`): the events a request records ride the
+/// transaction of its change; those of a request that changed nothing (a refused login) are
+/// written when it ends, answered or thrown.
+struct AuditMiddleware<Context: RequestContext & RemoteAddressRequestContext>: RouterMiddleware {
+    let store: any AuditStore
+    let proxies: TrustedProxies
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        try await AuditTrail.scope(actor: .user, clientIP: request.clientIP(peer: context.remoteAddress, proxies: proxies),
+                                   store: store) {
+            try await next(request, context)
+        }
+    }
+}

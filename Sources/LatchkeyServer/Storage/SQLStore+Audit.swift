@@ -1,0 +1,60 @@
+import Foundation
+
+/// The audit trail's table: rows are inserted, read and, past the retention, deleted; the
+/// database refuses any update and any deletion of a row younger than a day (migration 9).
+extension SQLStore {
+    public func appendAuditEvents(_ events: [AuditEvent]) async throws {
+        guard !events.isEmpty else { return }
+        try await engine.transaction { db in
+            for event in events { try await Self.insert(event, into: db) }
+        }
+    }
+
+    public func auditEvents(userID: String, limit: Int) async throws -> [AuditEvent] {
+        try await engine.read("""
+            SELECT * FROM (SELECT * FROM audit_events WHERE user_id = $1 ORDER BY id DESC LIMIT $2) AS latest ORDER BY id
+            """, [.text(userID), .integer(Int64(limit))]).map { try AuditEvent(row: $0) }
+    }
+
+    public func auditEvents(after id: String?, since: Date?, limit: Int) async throws -> [AuditEvent] {
+        try await engine.read("""
+            SELECT * FROM audit_events WHERE id > $1 AND occurred_at >= $2 ORDER BY id LIMIT $3
+            """, [.text(id ?? ""), (since ?? .distantPast).epochSeconds, .integer(Int64(limit))]).map { try AuditEvent(row: $0) }
+    }
+
+    public func purgeAuditEvents(before date: Date) async throws -> Int {
+        try await engine.query("DELETE FROM audit_events WHERE occurred_at < $1 RETURNING id", [date.epochSeconds]).count
+    }
+
+    static func insert(_ event: AuditEvent, into db: any SQLExecutor) async throws {
+        let details = event.details.isEmpty ? "{}" : String(decoding: try JSONEncoder.sorted.encode(event.details), as: UTF8.self)
+        try await db.execute("""
+            INSERT INTO audit_events (id, occurred_at, type, outcome, user_id, actor, reason, device_id, client_ip, details)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+            """, [.text(event.id), event.occurredAt.epochSeconds, .text(event.type.rawValue), .text(event.outcome.rawValue),
+                  event.userID.sql, .text(event.actor.rawValue), event.reason.sql, event.deviceID.sql, event.clientIP.sql,
+                  .text(details)])
+    }
+}
+
+extension JSONEncoder {
+    /// Keys sorted, so equal values encode equally.
+    static var sorted: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}
+
+extension AuditEvent {
+    init(row: SQLRow) throws {
+        let details = try row.string("details")
+        guard let decoded = try? JSONDecoder().decode([String: String].self, from: Data(details.utf8)) else {
+            throw StoreError.undecodableRow(column: "details", reason: "not a JSON object of strings")
+        }
+        self.init(id: try row.string("id"), occurredAt: try row.date("occurred_at"), type: try row.value("type"),
+                  outcome: try row.value("outcome"), userID: try row.optionalString("user_id"), actor: try row.value("actor"),
+                  reason: try row.optionalString("reason"), deviceID: try row.optionalString("device_id"),
+                  clientIP: try row.optionalString("client_ip"), details: decoded)
+    }
+}
