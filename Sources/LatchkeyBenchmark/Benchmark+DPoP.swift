@@ -3,6 +3,23 @@ import Foundation
 import Logging
 import LatchkeyServer
 
+/// A device key that signs DPoP proofs (RFC 9449) as the SDK does.
+struct DPoPSigner {
+    let key = P256.Signing.PrivateKey()
+    var thumbprint: String { DPoPVerifier.thumbprint(of: key.publicKey) }
+
+    /// A proof of `method url`, with `ath` for `token` when given.
+    func proof(method: String, url: String, token: String?, jti: String = UUID().uuidString, at now: Date = Date()) throws -> String {
+        let point = key.publicKey.rawRepresentation
+        let (x, y) = (Data(point.prefix(32)).base64URL, Data(point.suffix(32)).base64URL)
+        let header = Data(#"{"alg":"ES256","jwk":{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"},"typ":"dpop+jwt"}"#.utf8).base64URL
+        let ath = token.map { #","ath":""# + Data(SHA256.hash(data: Data($0.utf8))).base64URL + "\"" } ?? ""
+        let claims = #"{"htm":"\#(method)","htu":"\#(url)","iat":\#(Int(now.timeIntervalSince1970)),"jti":"\#(jti)"\#(ath)}"#
+        let input = header + "." + Data(claims.utf8).base64URL
+        return input + "." + Data(try key.signature(for: Data(input.utf8)).rawRepresentation).base64URL
+    }
+}
+
 /// A device-bound session for the benchmark: a session bound to a P-256 key and proofs for it,
 /// signed before the timed run so the client's signing does not compete with the server for the
 /// same cores (the server verifies one ES256 signature per request, which is what is measured).
@@ -13,23 +30,13 @@ struct BoundSession {
     /// Stores a session bound to a new key (as a login with a proof would) and signs `count`
     /// proofs of `GET url` for it, each with its own `jti`.
     static func prepare(store: any SessionStore, userID: String, url: String, count: Int) async throws -> BoundSession {
-        let key = P256.Signing.PrivateKey()
-        let point = key.publicKey.rawRepresentation
-        let (x, y) = (Data(point.prefix(32)).base64URL, Data(point.suffix(32)).base64URL)
-        let thumbprint = DPoPVerifier.thumbprint(of: key.publicKey)
+        let signer = DPoPSigner()
         let token = UUID().uuidString + UUID().uuidString
         let now = Date()
         try await store.createSession(SessionRecord(digest: SecureRandom.digest(token), userID: userID,
-                                                        deviceID: "jkt:" + thumbprint, createdAt: now, lastSeenAt: now,
-                                                        expiresAt: now.addingTimeInterval(3600), keyThumbprint: thumbprint))
-        let header = Data(#"{"alg":"ES256","jwk":{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"},"typ":"dpop+jwt"}"#.utf8).base64URL
-        let ath = Data(SHA256.hash(data: Data(token.utf8))).base64URL
-        let iat = Int(now.timeIntervalSince1970)
-        let proofs = try (0..<count).map { index in
-            let claims = #"{"ath":"\#(ath)","htm":"GET","htu":"\#(url)","iat":\#(iat),"jti":"bench-\#(index)"}"#
-            let input = header + "." + Data(claims.utf8).base64URL
-            return input + "." + Data(try key.signature(for: Data(input.utf8)).rawRepresentation).base64URL
-        }
+                                                        deviceID: "jkt:" + signer.thumbprint, createdAt: now, lastSeenAt: now,
+                                                        expiresAt: now.addingTimeInterval(3600), keyThumbprint: signer.thumbprint))
+        let proofs = try (0..<count).map { try signer.proof(method: "GET", url: url, token: token, jti: "bench-\($0)", at: now) }
         return BoundSession(token: token, proofs: proofs)
     }
 

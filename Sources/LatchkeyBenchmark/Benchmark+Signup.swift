@@ -42,9 +42,13 @@ extension Benchmark {
                 "password": "benchmark-pass-1"}
                 """))
             guard let token = registered["session_token"] as? String else { throw BenchmarkError("registration: \(registered)") }
-            let key = P256.Signing.PrivateKey().publicKey.derRepresentation.base64EncodedString()
-            try await expect(200, driver.send(.init(path: "/identity/pki/client/certificates", method: .PUT, session: token,
-                                                    body: #"{"publicKey": "\#(key)"}"#)))
+            // The key registration needs a proof by the registered key (the device binding).
+            let signer = DPoPSigner()
+            let key = signer.key.publicKey.derRepresentation.base64EncodedString()
+            let path = "/identity/pki/client/certificates"
+            let proof = try signer.proof(method: "PUT", url: driver.base.absoluteString + path, token: token)
+            try await expect(200, driver.send(.init(path: path, method: .PUT, session: token, body: #"{"publicKey": "\#(key)"}"#,
+                                                    headers: [("DPoP", proof)])))
         }
         result.print(baseline: nil)
         print(String(format: "phone sign-up: 1 hash each, %.0f%% of the raw hash rate", result.rate / hashRate * 100))

@@ -32,10 +32,13 @@ public enum AuditTrail {
         do {
             result = try await $buffer.withValue(buffer) { try await body() }
         } catch {
-            try? await store.appendAuditEvents(buffer.take())
+            let leftovers = buffer.take()
+            if !leftovers.isEmpty { try? await store.appendAuditEvents(leftovers) }
             throw error
         }
-        try await store.appendAuditEvents(buffer.take())
+        // Most requests record nothing (a session check, a page): no call at all then.
+        let leftovers = buffer.take()
+        if !leftovers.isEmpty { try await store.appendAuditEvents(leftovers) }
         return result
     }
 }
