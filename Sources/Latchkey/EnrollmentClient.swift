@@ -84,10 +84,14 @@ extension LatchkeyError {
         if let refusal = underlying as? ServerRefusal {
             let code = StatusCode(rawValue: refusal.body.code)
             let id = ErrorID(rawValue: refusal.body.id)
-            return LatchkeyError(kind: id == .sessionRefreshRequired ? .reauthenticationRequired : .server, code: code, domain: domain,
-                                 id: id,
+            let kind: LatchkeyError.Kind = switch id {
+            case .sessionRefreshRequired: .reauthenticationRequired
+            case .overloaded: .overloaded
+            default: .server
+            }
+            return LatchkeyError(kind: kind, code: code, domain: domain, id: id,
                                  message: context.message(for: domain, code: code) ?? refusal.body.message,
-                                 detail: refusal.body.message, field: refusal.body.field)
+                                 detail: refusal.body.message, field: refusal.body.field, retryAfter: refusal.retryAfter)
         }
         if let known = underlying as? LatchkeyError { return known }
         let detail = "The server could not be reached or answered unexpectedly: \(underlying)"

@@ -75,6 +75,8 @@ struct AppContextMiddleware: ClientMiddleware {
 struct ServerRefusal: Error {
     let httpStatus: Int
     let body: Components.Schemas.ErrorBody
+    /// The answer's `Retry-After`, in seconds.
+    var retryAfter: Int? = nil
 }
 
 /// Reads the error envelope of any non-2xx answer and throws it, so the façade sees one error shape.
@@ -86,7 +88,8 @@ struct ErrorEnvelopeMiddleware: ClientMiddleware {
         guard response.status.kind != .successful else { return (response, responseBody) }
         var data = Data()
         if let responseBody { data = try await Data(collecting: responseBody, upTo: 1024 * 1024) }
-        throw ServerRefusal(httpStatus: response.status.code, body: Self.errorBody(data, status: response.status))
+        throw ServerRefusal(httpStatus: response.status.code, body: Self.errorBody(data, status: response.status),
+                            retryAfter: response.headerFields[.retryAfter].flatMap { Int($0) })
     }
 
     /// The error of any envelope: Latchkey's, Kratos's (`reason` is the message), or a Kratos flow

@@ -16,6 +16,9 @@ public struct LatchkeyError: Error, Sendable, Equatable, CustomStringConvertible
         /// The change needs a recent login (`session_refresh_required`): log the user in again, then
         /// repeat the call. The session itself is still valid for everyday calls.
         case reauthenticationRequired
+        /// The server is too busy checking credentials (`overloaded`, HTTP 503): nothing was
+        /// checked or counted; repeat the call after `retryAfter` seconds.
+        case overloaded
     }
 
     public var kind: Kind
@@ -30,9 +33,16 @@ public struct LatchkeyError: Error, Sendable, Equatable, CustomStringConvertible
     public var detail: String
     /// The request field at fault, when there is one.
     public var field: String?
+    /// How many seconds to wait before repeating the call, when the server said (`Retry-After`:
+    /// `.overloaded`, rate limits).
+    public var retryAfter: Int?
+
+    /// Whether repeating the same call later may succeed: the server was busy or limited the rate.
+    public var isRetryable: Bool { kind == .overloaded || id == .rateLimited }
 
     public init(kind: Kind, code: StatusCode, domain: ErrorDomain, id: ErrorID, message: String, detail: String,
-                field: String? = nil) {
+                field: String? = nil, retryAfter: Int? = nil) {
+        self.retryAfter = retryAfter
         self.kind = kind
         self.code = code
         self.domain = domain

@@ -46,6 +46,12 @@ struct BenchmarkUser {
         password.print(baseline: nil)
         print(String(format: "password login: 1 hash each, %.0f%% of the raw hash rate (target ≥ 90%%)",
                      password.rate / hashRate * 100))
+        // Ten times the connections, as in a login storm (issue 13's measurement: 160 clients).
+        let storm = LoadDriver(base: driver.base, connections: driver.connections * 10)
+        try await storm.storm(clients: driver.connections * 10, seconds: max(seconds, 10), timeout: 10, request: .init(
+            path: "/v1/auth/login/password", method: .POST,
+            body: #"{"username": "\#(Self.email)", "password": "\#(Self.password)"}"#)).print(hashRate: hashRate)
+        try await storm.shutdown()
         try await driver.measure("POST /v1/auth/login/pin", seconds: seconds) { _ in
             .init(path: "/v1/auth/login/pin", method: .POST, body: #"{"pin": "\#(Self.pin)"}"#)
         }.print(baseline: nil)

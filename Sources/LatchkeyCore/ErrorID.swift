@@ -28,6 +28,8 @@ extension ErrorID {
     public static let rateLimited: ErrorID = "rate_limited"
     public static let serverError: ErrorID = "server_error"
     public static let notReady: ErrorID = "not_ready"
+    /// Too much credential checking queued: retry after `Retry-After` (503).
+    public static let overloaded: ErrorID = "overloaded"
     // Logins and sessions
     public static let invalidCredentials: ErrorID = "invalid_credentials"
     public static let notLoggedIn: ErrorID = "not_logged_in"

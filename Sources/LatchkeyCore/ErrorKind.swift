@@ -9,7 +9,7 @@
 public enum ErrorKind: String, CaseIterable, Sendable {
     // Shared by every route
     case invalidField, invalidAppSignature, malformedJSON, invalidRequest, notFound, methodNotAllowed, payloadTooLarge
-    case rateLimited, serverError, notReady
+    case rateLimited, serverError, notReady, overloaded
     // Logins and sessions
     case wrongCredentials, notLoggedIn, deviceTokenExpired, deviceTokenWalletDeactivated, emailNotVerified
     case deviceTokenWrongCredentials, walletDeactivated, deviceDeactivated, attemptsInFlight, deviceTokensDisabled
@@ -57,6 +57,8 @@ public enum ErrorKind: String, CaseIterable, Sendable {
         case .rateLimited: Entry(id: .rateLimited, code: 429, httpStatus: 429, message: "Too many requests; try again in a minute.")
         case .serverError: Entry(id: .serverError, code: 500, httpStatus: 500, message: "An unknown error occurred internally in the server.")
         case .notReady: Entry(id: .notReady, code: 503, httpStatus: 503, message: "The database is not reachable.")
+        case .overloaded: Entry(id: .overloaded, code: 503, httpStatus: 503,
+                                message: "The server is busy checking credentials; try again after the Retry-After delay.")
 
         case .wrongCredentials: Entry(id: .invalidCredentials, code: 401, httpStatus: 401, message: "The login credentials are not correct.")
         case .invalidDPoPProof:

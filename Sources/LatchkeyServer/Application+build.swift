@@ -72,6 +72,8 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
 
     let pepper = try options.pepper ?? Pepper.load(settings: configuration.secrets, logger: logger)
     let hasher = SecretHasher(settings: configuration.hashing, pepper: pepper)
+    // One hash seeds the gate's estimate, so a burst right after the start is bounded too.
+    try await hasher.burn("calibration")
     let cipher = OutboxCipher(pepper: pepper)
     let channel: any MessageChannel = options.channel ?? makeChannel(configuration.courier, logger: logger)
     let courier = CourierWorker(store: store, channel: channel, cipher: cipher, settings: configuration.courier,

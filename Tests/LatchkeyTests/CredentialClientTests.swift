@@ -88,6 +88,18 @@ import Testing
 
     /// A change that needs a recent login surfaces as the typed "log in again" error, and the
     /// session stays for everyday calls.
+    /// A busy server's 503 `overloaded` reaches the app as a typed, retryable error with the delay.
+    @Test func anOverloadedServerSaysWhenToRetry() async throws {
+        try await withLiveServer(configure: { $0.hashing.maxQueueMilliseconds = 1; $0.hashing.logN = 12 }) { sdk, _ in
+            let error = await failure {
+                _ = try await sdk.authentication.loginByUsernamePassword(username: "grace@example.com", password: "cobol-rules-1959")
+            }
+            #expect(error?.kind == .overloaded && error?.id == .overloaded, "\(String(describing: error))")
+            #expect(error?.retryAfter.map { $0 >= 1 } == true)
+            #expect(error?.isRetryable == true)
+        }
+    }
+
     @Test func anOldSessionIsAskedToLogInAgain() async throws {
         let offset = Mutex<TimeInterval>(0)
         let clock: @Sendable () -> Date = { Date().addingTimeInterval(offset.withLock { $0 }) }

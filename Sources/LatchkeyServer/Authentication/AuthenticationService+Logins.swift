@@ -16,17 +16,19 @@ extension AuthenticationService {
 
     /// `loginByPIN`: the user is the one the device (`X-Device-ID`) is linked to.
     public func loginWithPIN(pin: String, device: DeviceContext) async throws -> LoginOutcome {
-        if pin.isEmpty { throw DomainError.invalidField("pin", "pin is required.") }
-        guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
-        guard let link = try await store.deviceOwner(deviceID: deviceID), let user = try await store.user(id: link.userID) else {
-            audit(.loginFailed, user: nil, outcome: .failure, reason: "unknown_device", deviceID: deviceID, details: ["factor": "pin"])
-            try await hasher.burn(pin)
-            throw DomainError.wrongCredentials
+        return try await admitted(1) {
+            if pin.isEmpty { throw DomainError.invalidField("pin", "pin is required.") }
+            guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
+            guard let link = try await store.deviceOwner(deviceID: deviceID), let user = try await store.user(id: link.userID) else {
+                audit(.loginFailed, user: nil, outcome: .failure, reason: "unknown_device", deviceID: deviceID, details: ["factor": "pin"])
+                try await hasher.burn(pin)
+                throw DomainError.wrongCredentials
+            }
+            try await verifier.check(pin, against: user.passcodeHash, user: user, deviceID: deviceID, factor: "pin",
+                                     credential: .passcode)
+            try verifier.requireVerified(user)
+            return try await finish(user, device: device, method: "pin")
         }
-        try await verifier.check(pin, against: user.passcodeHash, user: user, deviceID: deviceID, factor: "pin",
-                                 credential: .passcode)
-        try verifier.requireVerified(user)
-        return try await finish(user, device: device, method: "pin")
     }
 
     /// `loginByNonce`: the registration nonce, once, within the issuer's window. It completes the
@@ -53,25 +55,27 @@ extension AuthenticationService {
     /// `registerWithMFA`: the answer to the prompted question links the device and logs in. The
     /// challenge is single use; wrong answers count toward the smart lockout of unlinked devices.
     public func answerMFA(challengeToken: String, answer: String, device: DeviceContext) async throws -> LoginOutcome {
-        if challengeToken.isEmpty { throw DomainError.invalidField("challengeToken", "challengeToken is required.") }
-        if answer.isEmpty { throw DomainError.invalidField("mfaSecretAnswer", "mfaSecretAnswer is required.") }
-        guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
-        guard let challenge = try await store.consumeToken(digest: SecureRandom.digest(challengeToken), purpose: .mfaChallenge,
-                                                           now: now()),
-              challenge.deviceID == deviceID, let user = try await store.user(id: challenge.userID)
-        else {
-            audit(.loginFailed, user: nil, outcome: .failure, reason: "invalid_challenge", deviceID: deviceID,
-                  details: ["factor": "mfa_answer"])
-            throw DomainError.wrongCredentials
+        return try await admitted(1) {
+            if challengeToken.isEmpty { throw DomainError.invalidField("challengeToken", "challengeToken is required.") }
+            if answer.isEmpty { throw DomainError.invalidField("mfaSecretAnswer", "mfaSecretAnswer is required.") }
+            guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
+            guard let challenge = try await store.consumeToken(digest: SecureRandom.digest(challengeToken), purpose: .mfaChallenge,
+                                                               now: now()),
+                  challenge.deviceID == deviceID, let user = try await store.user(id: challenge.userID)
+            else {
+                audit(.loginFailed, user: nil, outcome: .failure, reason: "invalid_challenge", deviceID: deviceID,
+                      details: ["factor": "mfa_answer"])
+                throw DomainError.wrongCredentials
+            }
+            let question = challenge.data ?? ""
+            let hash = try await store.mfaAnswers(userID: user.id).first { $0.question == question }?.answerHash
+            try await verifier.check(issuer.mfa.normalize(answer), against: hash, user: user, deviceID: nil, factor: "mfa_answer",
+                                     credential: .answer(question: question))
+            audit(.mfaAnswered, user: user.id, deviceID: deviceID, details: ["question": question])
+            try await store.clearPendingMFAQuestion(userID: user.id)
+            // The password and an answer were proven: earlier failures from unlinked devices were not an attack.
+            try await store.clearUnlinkedAttempts(userID: user.id)
+            return try await finish(user, device: device, linkDevice: true, method: "mfa")
         }
-        let question = challenge.data ?? ""
-        let hash = try await store.mfaAnswers(userID: user.id).first { $0.question == question }?.answerHash
-        try await verifier.check(issuer.mfa.normalize(answer), against: hash, user: user, deviceID: nil, factor: "mfa_answer",
-                                 credential: .answer(question: question))
-        audit(.mfaAnswered, user: user.id, deviceID: deviceID, details: ["question": question])
-        try await store.clearPendingMFAQuestion(userID: user.id)
-        // The password and an answer were proven: earlier failures from unlinked devices were not an attack.
-        try await store.clearUnlinkedAttempts(userID: user.id)
-        return try await finish(user, device: device, linkDevice: true, method: "mfa")
     }
 }

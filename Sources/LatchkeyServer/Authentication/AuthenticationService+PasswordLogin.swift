@@ -51,39 +51,41 @@ extension AuthenticationService {
     public func passwordLogin(_ identifier: LoginIdentifier, password: String, device: DeviceContext,
                               unlinked: UnlinkedDevicePolicy,
                               beforeSession: () async throws -> Void = {}) async throws -> PasswordLoginResult {
-        let (found, key): (UserRecord?, String) = switch identifier {
-        case .email(let email):
-            (try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)), EmailAddress.normalized(email))
-        case .phone(let phone): (try await store.user(issuer: issuer.id, phoneNormalized: phone), phone)
-        }
-        guard let user = found else {
-            audit(.loginFailed, user: nil, outcome: .failure, reason: "unknown_user", deviceID: device.deviceID,
-                  details: ["identifier": String(key.prefix(320))])
-            // The per-account limit a known wallet would meet in `check`, so a 429 tells nothing either.
-            if !verifier.throttle.allow("account:unknown:" + key, limit: verifier.throttle.settings.credentialAttemptsPerMinutePerAccount) {
-                throw DomainError(.rateLimited, retryAfter: verifier.throttle.retryAfter)
+        return try await admitted(1) {
+            let (found, key): (UserRecord?, String) = switch identifier {
+            case .email(let email):
+                (try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)), EmailAddress.normalized(email))
+            case .phone(let phone): (try await store.user(issuer: issuer.id, phoneNormalized: phone), phone)
             }
-            try await hasher.burn(password)
-            throw DomainError.wrongCredentials
-        }
-        try await verifier.check(password, against: user.passwordHash, user: user, deviceID: device.deviceID, credential: .password)
-        try verifier.requireVerified(user, byEmail: identifier.isEmail)
-        let linked = try await verifier.linkedDevice(user: user, deviceID: device.deviceID)
-        if linked == nil {
-            switch unlinked {
-            case .prompt:
-                guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
-                let challenge = try await prompt(user, deviceID: deviceID)
-                return .mfaRequired(question: challenge.question, challengeToken: challenge.token)
-            case .linkUnlessQuestions:
-                if !(try await store.mfaAnswers(userID: user.id)).isEmpty { throw PasswordLoginRefusal.deviceNotLinked }
+            guard let user = found else {
+                audit(.loginFailed, user: nil, outcome: .failure, reason: "unknown_user", deviceID: device.deviceID,
+                      details: ["identifier": String(key.prefix(320))])
+                // The per-account limit a known wallet would meet in `check`, so a 429 tells nothing either.
+                if !verifier.throttle.allow("account:unknown:" + key, limit: verifier.throttle.settings.credentialAttemptsPerMinutePerAccount) {
+                    throw DomainError(.rateLimited, retryAfter: verifier.throttle.retryAfter)
+                }
+                try await hasher.burn(password)
+                throw DomainError.wrongCredentials
             }
+            try await verifier.check(password, against: user.passwordHash, user: user, deviceID: device.deviceID, credential: .password)
+            try verifier.requireVerified(user, byEmail: identifier.isEmail)
+            let linked = try await verifier.linkedDevice(user: user, deviceID: device.deviceID)
+            if linked == nil {
+                switch unlinked {
+                case .prompt:
+                    guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
+                    let challenge = try await prompt(user, deviceID: deviceID)
+                    return .mfaRequired(question: challenge.question, challengeToken: challenge.token)
+                case .linkUnlessQuestions:
+                    if !(try await store.mfaAnswers(userID: user.id)).isEmpty { throw PasswordLoginRefusal.deviceNotLinked }
+                }
+            }
+            try await beforeSession()
+            if linked == nil, let deviceID = device.deviceID {
+                try await link(user, deviceID: deviceID, device: device)
+            }
+            let opened = try await sessions.open(user, deviceID: device.deviceID, method: identifier.isEmail ? "password" : "password_phone")
+            return .session(OpenedSession(token: opened.token, session: opened.session, user: user))
         }
-        try await beforeSession()
-        if linked == nil, let deviceID = device.deviceID {
-            try await link(user, deviceID: deviceID, device: device)
-        }
-        let opened = try await sessions.open(user, deviceID: device.deviceID, method: identifier.isEmail ? "password" : "password_phone")
-        return .session(OpenedSession(token: opened.token, session: opened.session, user: user))
     }
 }

@@ -21,24 +21,26 @@ extension AuthenticationService {
     /// 419 for wrong credentials (which count toward lockout).
     public func generateDeviceToken(_ principal: Principal, username: String, password: String, device: DeviceContext) async throws
         -> (token: String, expiresAt: Date) {
-        guard issuer.deviceAuthentication.enabled else { throw DomainError.deviceTokensDisabled }
-        guard let deviceID = device.deviceID, deviceID == principal.deviceID else { throw DomainError.notLoggedIn }
-        try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
-        let user = try await principal.user()
-        if EmailAddress.normalized(username) != user.emailNormalized {
-            try await hasher.burn(password)
-            throw DomainError.deviceTokenWrongCredentials
+        return try await admitted(1) {
+            guard issuer.deviceAuthentication.enabled else { throw DomainError.deviceTokensDisabled }
+            guard let deviceID = device.deviceID, deviceID == principal.deviceID else { throw DomainError.notLoggedIn }
+            try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
+            let user = try await principal.user()
+            if EmailAddress.normalized(username) != user.emailNormalized {
+                try await hasher.burn(password)
+                throw DomainError.deviceTokenWrongCredentials
+            }
+            try await verifier.check(password, against: user.passwordHash, user: user, deviceID: deviceID, source: .session,
+                                     wrong: .deviceTokenWrongCredentials)
+            audit(.deviceTokenCreated, user: user.id, deviceID: deviceID)
+            let token = SecureRandom.token()
+            let time = now()
+            let expiresAt = time.addingTimeInterval(TimeInterval(issuer.deviceAuthentication.lifetimeDays) * 86_400)
+            try await store.createDeviceToken(DeviceTokenRecord(digest: SecureRandom.digest(token), userID: user.id,
+                                                                deviceID: deviceID, createdAt: time, expiresAt: expiresAt),
+                                              messages: try outbox.securityNotice("device sign-in token", to: user, at: time))
+            return (token, expiresAt)
         }
-        try await verifier.check(password, against: user.passwordHash, user: user, deviceID: deviceID, source: .session,
-                                 wrong: .deviceTokenWrongCredentials)
-        audit(.deviceTokenCreated, user: user.id, deviceID: deviceID)
-        let token = SecureRandom.token()
-        let time = now()
-        let expiresAt = time.addingTimeInterval(TimeInterval(issuer.deviceAuthentication.lifetimeDays) * 86_400)
-        try await store.createDeviceToken(DeviceTokenRecord(digest: SecureRandom.digest(token), userID: user.id,
-                                                            deviceID: deviceID, createdAt: time, expiresAt: expiresAt),
-                                          messages: try outbox.securityNotice("device sign-in token", to: user, at: time))
-        return (token, expiresAt)
     }
 
     /// `loginWithDeviceAuthenticationToken`: only from the device that generated the token; 401

@@ -65,7 +65,10 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
             failed(reason)
             throw error
         }
-        guard try await verify(secret, against: hash) else {
+        guard try await verify(secret, against: hash, cancelled: { [store] in
+            try await store.releaseAttempt(userID: user.id, deviceID: linked)
+        })
+        else {
             failed("wrong_" + factor)
             let outcome = try await store.recordFailure(userID: user.id, deviceID: linked, limits: issuer.attemptLimits, now: now())
             if outcome.walletDeactivated { throw DomainError.walletDeactivated }
@@ -88,7 +91,8 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
             try await hasher.burn(secret)
             throw wrong
         }
-        guard try await verify(secret, against: hash) else {
+        guard try await verify(secret, against: hash, cancelled: { [store] in try await store.releaseUnlinkedAttempt(userID: user.id) })
+        else {
             failed("wrong_" + factor)
             _ = try await store.recordUnlinkedFailure(userID: user.id, lockout: issuer.lockout, now: now())
             throw wrong
@@ -102,12 +106,21 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
     }
 
     /// Whether `secret` matches `hash`; without a hash (an SSO-only wallet) the same work is burnt.
-    private func verify(_ secret: String, against hash: String?) async throws -> Bool {
-        guard let hash else {
-            try await hasher.burn(secret)
-            return false
+    /// When the client left before the hash ran (`CancellationError`), `cancelled` gives the
+    /// reserved attempt back: nothing was checked, so nothing counts.
+    private func verify(_ secret: String, against hash: String?,
+                        cancelled: @escaping @Sendable () async throws -> Void) async throws -> Bool {
+        do {
+            guard let hash else {
+                try await hasher.burn(secret)
+                return false
+            }
+            return try await hasher.verify(secret, against: hash)
+        } catch is CancellationError {
+            // A task of its own, which the cancellation does not reach.
+            try await Task { try await cancelled() }.value
+            throw CancellationError()
         }
-        return try await hasher.verify(secret, against: hash)
     }
 
     private func upgrade(_ secret: String, hash: String?, user: UserRecord, credential: StoredCredential?) async throws {

@@ -48,6 +48,9 @@ public struct HashingSettings: Codable, Sendable, Equatable {
     public var logN = 15
     public var r = 8
     public var p = 3
+    /// The longest an operation may expect to wait for its hashes (queue and hashing); beyond it
+    /// the request is refused at once with 503 `overloaded` and `Retry-After` (`HashGate`).
+    public var maxQueueMilliseconds = 2000
     public init() {}
     public init(logN: Int, r: Int, p: Int) {
         self.logN = logN

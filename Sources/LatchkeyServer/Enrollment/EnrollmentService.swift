@@ -33,43 +33,45 @@ public struct EnrollmentService: EnvironmentService, Sendable {
     /// a single-use nonce bound to the registering device and, when the issuer requires it, the
     /// verification email — all in one transaction.
     public func register(_ profile: UserProfile, deviceID: String?) async throws -> RegisterUserResponse {
-        try issuer.enrollmentRules.validateRegistration(profile)
-        try issuer.validateNewPassword(profile.password, field: "userProfile.password")
-        let email = (profile.email ?? "").trimmingCharacters(in: .whitespaces)
-        let normalized = EmailAddress.normalized(email)
-        if try await store.user(issuer: issuer.id, emailNormalized: normalized) != nil { throw DomainError.emailInUse() }
+        return try await admitted(2 + (profile.mfaAnswers?.count ?? 0)) {
+            try issuer.enrollmentRules.validateRegistration(profile)
+            try issuer.validateNewPassword(profile.password, field: "userProfile.password")
+            let email = (profile.email ?? "").trimmingCharacters(in: .whitespaces)
+            let normalized = EmailAddress.normalized(email)
+            if try await store.user(issuer: issuer.id, emailNormalized: normalized) != nil { throw DomainError.emailInUse() }
 
-        let hashes = try await hashCredentials(profile)
-        let time = now()
-        let userID = SecureRandom.identifier()
-        let nonce = SecureRandom.token()
-        var tokens = [TokenRecord(digest: SecureRandom.digest(nonce), purpose: .registrationNonce, userID: userID,
-                                  deviceID: deviceID, createdAt: time,
-                                  expiresAt: time.addingTimeInterval(TimeInterval(issuer.appInstanceVerificationSeconds)))]
-        var messages: [OutboxMessage] = []
-        if issuer.emailVerificationRequired {
-            let link = try outbox.emailVerification(userID: userID, to: email, firstName: profile.firstName, at: time)
-            tokens.append(link.token)
-            messages.append(link.message)
+            let hashes = try await hashCredentials(profile)
+            let time = now()
+            let userID = SecureRandom.identifier()
+            let nonce = SecureRandom.token()
+            var tokens = [TokenRecord(digest: SecureRandom.digest(nonce), purpose: .registrationNonce, userID: userID,
+                                      deviceID: deviceID, createdAt: time,
+                                      expiresAt: time.addingTimeInterval(TimeInterval(issuer.appInstanceVerificationSeconds)))]
+            var messages: [OutboxMessage] = []
+            if issuer.emailVerificationRequired {
+                let link = try outbox.emailVerification(userID: userID, to: email, firstName: profile.firstName, at: time)
+                tokens.append(link.token)
+                messages.append(link.message)
+            }
+            let document = StoredProfile(addressInformation: profile.addressInformation,
+                                         additionalCustomerInformation: profile.additionalCustomerInformation)
+            let user = UserRecord(
+                id: userID, issuer: issuer.id, email: email, emailNormalized: normalized, firstName: profile.firstName,
+                lastName: profile.lastName, phone: profile.phone, externalId: profile.externalId,
+                passwordHash: hashes.password, passcodeHash: hashes.passcode, emailVerified: !issuer.emailVerificationRequired,
+                profileJSON: String(decoding: try JSONEncoder().encode(document), as: UTF8.self), createdAt: time, updatedAt: time,
+                passwordUpdatedAt: time)
+            do {
+                audit(.userRegistered, user: user.id, deviceID: deviceID, details: ["method": "enrollment"])
+                try await store.createUser(user, answers: hashes.answers, tokens: tokens, messages: messages)
+            } catch StoreError.emailInUse {
+                throw DomainError.emailInUse()
+            }
+            let message = issuer.emailVerificationRequired
+                ? "Registration successful. Check your email for the verification link."
+                : "Registration successful."
+            return RegisterUserResponse(nonce: nonce, customerUri: Self.customerURI(userID), message: message)
         }
-        let document = StoredProfile(addressInformation: profile.addressInformation,
-                                     additionalCustomerInformation: profile.additionalCustomerInformation)
-        let user = UserRecord(
-            id: userID, issuer: issuer.id, email: email, emailNormalized: normalized, firstName: profile.firstName,
-            lastName: profile.lastName, phone: profile.phone, externalId: profile.externalId,
-            passwordHash: hashes.password, passcodeHash: hashes.passcode, emailVerified: !issuer.emailVerificationRequired,
-            profileJSON: String(decoding: try JSONEncoder().encode(document), as: UTF8.self), createdAt: time, updatedAt: time,
-            passwordUpdatedAt: time)
-        do {
-            audit(.userRegistered, user: user.id, deviceID: deviceID, details: ["method": "enrollment"])
-            try await store.createUser(user, answers: hashes.answers, tokens: tokens, messages: messages)
-        } catch StoreError.emailInUse {
-            throw DomainError.emailInUse()
-        }
-        let message = issuer.emailVerificationRequired
-            ? "Registration successful. Check your email for the verification link."
-            : "Registration successful."
-        return RegisterUserResponse(nonce: nonce, customerUri: Self.customerURI(userID), message: message)
     }
 
     /// The public identifier of a user.

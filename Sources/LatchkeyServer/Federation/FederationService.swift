@@ -60,21 +60,23 @@ public struct FederationService: EnvironmentService, Sendable {
     /// nonce, 416 email in use. The user is linked to the nonce's provider subject and gets a
     /// registration nonce for `loginByNonce` from this device.
     public func registerCustomer(_ request: CustomerRegistration, deviceID: String?) async throws -> CustomerRegistrationResult {
-        if request.nonce.isEmpty { throw DomainError.invalidField("nonce", "nonce is required.") }
-        var profile = request.profile
-        if profile.email.map({ $0.trimmingCharacters(in: .whitespaces) }) == nil || profile.email?.isEmpty == true {
-            throw DomainError.invalidField("email", "email is required.")
+        return try await admitted(1 + (request.profile.mfaAnswers?.count ?? 0)) {
+            if request.nonce.isEmpty { throw DomainError.invalidField("nonce", "nonce is required.") }
+            var profile = request.profile
+            if profile.email.map({ $0.trimmingCharacters(in: .whitespaces) }) == nil || profile.email?.isEmpty == true {
+                throw DomainError.invalidField("email", "email is required.")
+            }
+            profile.email = profile.email?.trimmingCharacters(in: .whitespaces)
+            if (profile.mfaAnswers ?? [:]).isEmpty { throw DomainError.mfaAnswersRequired }
+            if let problem = Self.problem(in: profile, rules: issuer.enrollmentRules) { throw problem }
+            guard try await store.federationNonce(digest: SecureRandom.digest(request.nonce), now: now()) != nil else {
+                throw DomainError.invalidFederationNonce
+            }
+            let email = profile.email ?? ""
+            let normalized = EmailAddress.normalized(email)
+            if try await store.user(issuer: issuer.id, emailNormalized: normalized) != nil { throw DomainError.emailInUse(field: "email") }
+            return try await create(profile, email: email, nonce: request.nonce, deviceID: deviceID)
         }
-        profile.email = profile.email?.trimmingCharacters(in: .whitespaces)
-        if (profile.mfaAnswers ?? [:]).isEmpty { throw DomainError.mfaAnswersRequired }
-        if let problem = Self.problem(in: profile, rules: issuer.enrollmentRules) { throw problem }
-        guard try await store.federationNonce(digest: SecureRandom.digest(request.nonce), now: now()) != nil else {
-            throw DomainError.invalidFederationNonce
-        }
-        let email = profile.email ?? ""
-        let normalized = EmailAddress.normalized(email)
-        if try await store.user(issuer: issuer.id, emailNormalized: normalized) != nil { throw DomainError.emailInUse(field: "email") }
-        return try await create(profile, email: email, nonce: request.nonce, deviceID: deviceID)
     }
 
     /// The first rule the profile breaks; passcode rules are the spec's 408 for this call.

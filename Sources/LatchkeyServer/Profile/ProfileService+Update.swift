@@ -6,46 +6,48 @@ extension ProfileService {
     /// 416 when a new email is taken; a new email gets a verification link and the old one a
     /// notice, and becomes the login once verified. `lastModifiedDate` moves on every update.
     public func updateProfile(_ principal: Principal, _ update: ProfileUpdate) async throws {
-        let current = try await principal.user()
-        let time = now()
-        let newEmail = update.email.map { $0.trimmingCharacters(in: .whitespaces) }
-            .flatMap { EmailAddress.normalized($0) != current.emailNormalized ? $0 : nil }
-        // Names and the address are everyday edits; the email and the MFA answers guard the account.
-        if update.mfaAnswers != nil || newEmail != nil {
-            try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: time)
-        }
-        try issuer.enrollmentRules.validateUpdate(update)
-        var user = current
-        if let firstName = update.firstName { user.firstName = firstName }
-        if let lastName = update.lastName { user.lastName = lastName }
-        user.externalId = update.externalId
-        var document = try EnrollmentService.StoredProfile(of: user)
-        if let address = update.addressInformation { document.addressInformation = address }
-        if let changes = update.additionalCustomerInformation {
-            var info = document.additionalCustomerInformation ?? [:]
-            for (key, value) in changes { info[key] = value }
-            try issuer.enrollmentRules.validateAdditionalInformation(info, field: "additionalCustomerInformation")
-            document.additionalCustomerInformation = info.isEmpty ? nil : info
-        }
-        user.profileJSON = String(decoding: try JSONEncoder().encode(document), as: UTF8.self)
-
-        var tokens: [TokenRecord] = []
-        var messages: [OutboxMessage] = []
-        if let email = newEmail {
-            if try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)) != nil {
-                throw DomainError.emailInUse(field: "email")
+        try await admitted(update.mfaAnswers?.count ?? 0) {
+            let current = try await principal.user()
+            let time = now()
+            let newEmail = update.email.map { $0.trimmingCharacters(in: .whitespaces) }
+                .flatMap { EmailAddress.normalized($0) != current.emailNormalized ? $0 : nil }
+            // Names and the address are everyday edits; the email and the MFA answers guard the account.
+            if update.mfaAnswers != nil || newEmail != nil {
+                try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: time)
             }
-            let link = try outbox.emailVerification(userID: user.id, to: email, firstName: user.firstName, at: time,
-                                                    purpose: .emailChange, data: email, template: "email_change_verification")
-            let revert = try outbox.emailChangeNotice(to: user.email, new: email, userID: user.id, at: time)
-            tokens = [link.token, revert.token]
-            messages = [link.message, revert.message]
+            try issuer.enrollmentRules.validateUpdate(update)
+            var user = current
+            if let firstName = update.firstName { user.firstName = firstName }
+            if let lastName = update.lastName { user.lastName = lastName }
+            user.externalId = update.externalId
+            var document = try EnrollmentService.StoredProfile(of: user)
+            if let address = update.addressInformation { document.addressInformation = address }
+            if let changes = update.additionalCustomerInformation {
+                var info = document.additionalCustomerInformation ?? [:]
+                for (key, value) in changes { info[key] = value }
+                try issuer.enrollmentRules.validateAdditionalInformation(info, field: "additionalCustomerInformation")
+                document.additionalCustomerInformation = info.isEmpty ? nil : info
+            }
+            user.profileJSON = String(decoding: try JSONEncoder().encode(document), as: UTF8.self)
+
+            var tokens: [TokenRecord] = []
+            var messages: [OutboxMessage] = []
+            if let email = newEmail {
+                if try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)) != nil {
+                    throw DomainError.emailInUse(field: "email")
+                }
+                let link = try outbox.emailVerification(userID: user.id, to: email, firstName: user.firstName, at: time,
+                                                        purpose: .emailChange, data: email, template: "email_change_verification")
+                let revert = try outbox.emailChangeNotice(to: user.email, new: email, userID: user.id, at: time)
+                tokens = [link.token, revert.token]
+                messages = [link.message, revert.message]
+            }
+            let answers: [MFAAnswerRecord]? = if let given = update.mfaAnswers { try await hashAnswers(given) } else { nil }
+            if answers != nil { messages += try outbox.securityNotice("security questions", to: current, at: time) }
+            if let newEmail { audit(.emailChangeRequested, user: user.id, deviceID: principal.session.deviceID, details: ["to": newEmail]) }
+            if answers != nil { audit(.mfaAnswersChanged, user: user.id, deviceID: principal.session.deviceID) }
+            try await store.applyProfileUpdate(user, answers: answers, tokens: tokens, messages: messages, now: time)
         }
-        let answers: [MFAAnswerRecord]? = if let given = update.mfaAnswers { try await hashAnswers(given) } else { nil }
-        if answers != nil { messages += try outbox.securityNotice("security questions", to: current, at: time) }
-        if let newEmail { audit(.emailChangeRequested, user: user.id, deviceID: principal.session.deviceID, details: ["to": newEmail]) }
-        if answers != nil { audit(.mfaAnswersChanged, user: user.id, deviceID: principal.session.deviceID) }
-        try await store.applyProfileUpdate(user, answers: answers, tokens: tokens, messages: messages, now: time)
     }
 }
 

@@ -34,10 +34,12 @@ public struct ProfileService: EnvironmentService, Sendable {
     /// 419 rules, 416 wrong current (421 once the wallet threshold is reached), 406 history. The
     /// user's other sessions and device tokens are revoked.
     public func updatePassword(_ principal: Principal, old: String, new: String, confirm: String) async throws {
-        try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
-        let (session, user) = (principal.session, try await principal.user())
-        try await changePassword(user, current: old, currentField: "oldPassword", new: new, confirm: confirm,
-                                 deviceID: session.deviceID, keepSession: session.digest, onlyExpired: false)
+        try await admitted(2 + issuer.passwordHistory) {
+            try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
+            let (session, user) = (principal.session, try await principal.user())
+            try await changePassword(user, current: old, currentField: "oldPassword", new: new, confirm: confirm,
+                                     deviceID: session.deviceID, keepSession: session.digest, onlyExpired: false)
+        }
     }
 
     /// `changeExpiredPassword`: without a session, by email and the expired current password. A
@@ -47,43 +49,49 @@ public struct ProfileService: EnvironmentService, Sendable {
     /// device under the smart lockout.
     public func changeExpiredPassword(email: String, expired: String, new: String, confirm: String,
                                       deviceID: String?) async throws {
-        if email.isEmpty { throw DomainError.invalidField("email", "email is required.") }
-        guard let user = try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)) else {
-            try await hasher.burn(expired)
-            throw DomainError.wrongCurrent("password")
+        try await admitted(2 + issuer.passwordHistory) {
+            if email.isEmpty { throw DomainError.invalidField("email", "email is required.") }
+            guard let user = try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)) else {
+                try await hasher.burn(expired)
+                throw DomainError.wrongCurrent("password")
+            }
+            try await changePassword(user, current: expired, currentField: "expiredPassword", new: new, confirm: confirm,
+                                     deviceID: deviceID, keepSession: nil, onlyExpired: true)
         }
-        try await changePassword(user, current: expired, currentField: "expiredPassword", new: new, confirm: confirm,
-                                 deviceID: deviceID, keepSession: nil, onlyExpired: true)
     }
 
     /// `updateUserPasscode`: 403, 424, 400, 417, 420, 416 wrong current PIN (421 at the threshold).
     /// The user's other sessions and device tokens are revoked, as for a password change.
     public func updatePasscode(_ principal: Principal, old: String, new: String, confirm: String) async throws {
-        try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
-        let (session, user) = (principal.session, try await principal.user())
-        if user.locked { throw DomainError.accountLocked }
-        if old.isEmpty { throw DomainError.invalidField("oldPasscode", "oldPasscode is required.") }
-        if new != confirm { throw DomainError.confirmationMismatch(field: "confirmNewPasscode") }
-        try issuer.passcode.validate(new, field: "newPasscode")
-        try await verifier.check(old, against: user.passcodeHash, user: user, deviceID: session.deviceID, source: .session,
-                                 wrong: .wrongCurrent("PIN"))
-        let time = now()
-        audit(.passcodeChanged, user: user.id, deviceID: session.deviceID)
-        try await store.updatePasscode(userID: user.id, hash: try await hasher.hash(new), now: time, keepSession: session.digest,
-                                       messages: try outbox.securityNotice("PIN", to: user, at: time))
+        try await admitted(2) {
+            try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
+            let (session, user) = (principal.session, try await principal.user())
+            if user.locked { throw DomainError.accountLocked }
+            if old.isEmpty { throw DomainError.invalidField("oldPasscode", "oldPasscode is required.") }
+            if new != confirm { throw DomainError.confirmationMismatch(field: "confirmNewPasscode") }
+            try issuer.passcode.validate(new, field: "newPasscode")
+            try await verifier.check(old, against: user.passcodeHash, user: user, deviceID: session.deviceID, source: .session,
+                                     wrong: .wrongCurrent("PIN"))
+            let time = now()
+            audit(.passcodeChanged, user: user.id, deviceID: session.deviceID)
+            try await store.updatePasscode(userID: user.id, hash: try await hasher.hash(new), now: time, keepSession: session.digest,
+                                           messages: try outbox.securityNotice("PIN", to: user, at: time))
+        }
     }
 
     /// `updateMFAAnswers`: exactly the issuer's number of answers to pool questions, no empty
     /// ones; the previous answers are gone afterwards.
     public func updateMFAAnswers(_ principal: Principal, answers: [String: String]) async throws {
-        try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
-        let user = try await principal.user()
-        if user.locked { throw DomainError.accountLocked }
-        try issuer.enrollmentRules.validateMFAAnswers(answers, field: "mfaAnswers")
-        let time = now()
-        audit(.mfaAnswersChanged, user: user.id, deviceID: principal.session.deviceID)
-        try await store.replaceMFAAnswers(userID: user.id, answers: try await hashAnswers(answers), now: time,
-                                          messages: try outbox.securityNotice("security questions", to: user, at: time))
+        try await admitted(answers.count) {
+            try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
+            let user = try await principal.user()
+            if user.locked { throw DomainError.accountLocked }
+            try issuer.enrollmentRules.validateMFAAnswers(answers, field: "mfaAnswers")
+            let time = now()
+            audit(.mfaAnswersChanged, user: user.id, deviceID: principal.session.deviceID)
+            try await store.replaceMFAAnswers(userID: user.id, answers: try await hashAnswers(answers), now: time,
+                                              messages: try outbox.securityNotice("security questions", to: user, at: time))
+        }
     }
 
     /// The hashes of answers, normalized as the issuer says.

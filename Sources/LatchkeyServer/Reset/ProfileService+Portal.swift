@@ -28,68 +28,72 @@ extension ProfileService {
     /// the `CredentialVerifier` (a wrong one counts toward the wallet's lockout). A right answer
     /// uses the link up and earns a grant.
     public func answerReset(token: String, answer: String) async throws -> ResetAnswerOutcome {
-        guard let (record, kind, user) = try await liveToken(token, \.linkPurpose) else { return .invalid }
-        if user.locked { return .locked }
-        let time = now()
-        if let question = record.data {
-            let limit = issuer.reset.maxAnswerAttempts
-            // The account's budget first: whoever holds the inbox gets `limit` answers per window
-            // however many links they ask for.
-            if let until = try await store.hit(Self.answerKey(user.id), limit: limit, window: answerWindow, now: time) {
-                return .resting(until: until)
-            }
-            guard let counted = try await store.reserveTokenAttempt(digest: record.digest, purpose: record.purpose,
-                                                                    now: time, limit: limit) else { return .invalid }
-            let verdict = try await verifier.checkRecoveryAnswer(answer, question: question, user: user)
-            if verdict != .right {
-                if verdict == .questionGone || counted.attempts >= limit {
-                    _ = try await store.consumeToken(digest: record.digest, purpose: record.purpose, now: time)
-                    return .spent
+        return try await admitted(1) {
+            guard let (record, kind, user) = try await liveToken(token, \.linkPurpose) else { return .invalid }
+            if user.locked { return .locked }
+            let time = now()
+            if let question = record.data {
+                let limit = issuer.reset.maxAnswerAttempts
+                // The account's budget first: whoever holds the inbox gets `limit` answers per window
+                // however many links they ask for.
+                if let until = try await store.hit(Self.answerKey(user.id), limit: limit, window: answerWindow, now: time) {
+                    return .resting(until: until)
                 }
-                return .wrong(kind: kind, question: question, remaining: limit - counted.attempts)
+                guard let counted = try await store.reserveTokenAttempt(digest: record.digest, purpose: record.purpose,
+                                                                        now: time, limit: limit) else { return .invalid }
+                let verdict = try await verifier.checkRecoveryAnswer(answer, question: question, user: user)
+                if verdict != .right {
+                    if verdict == .questionGone || counted.attempts >= limit {
+                        _ = try await store.consumeToken(digest: record.digest, purpose: record.purpose, now: time)
+                        return .spent
+                    }
+                    return .wrong(kind: kind, question: question, remaining: limit - counted.attempts)
+                }
+                try await store.clearPendingMFAQuestion(userID: user.id)
+                try await store.release(Self.answerKey(user.id))
             }
-            try await store.clearPendingMFAQuestion(userID: user.id)
-            try await store.release(Self.answerKey(user.id))
+            guard try await store.consumeToken(digest: record.digest, purpose: record.purpose, now: time) != nil else {
+                return .invalid
+            }
+            let grant = SecureRandom.token()
+            try await store.createToken(TokenRecord(digest: SecureRandom.digest(grant), purpose: kind.grantPurpose, userID: user.id,
+                                                    deviceID: nil, createdAt: time,
+                                                    expiresAt: time.addingTimeInterval(Self.grantLifetime)))
+            return .granted(kind: kind, grant: grant)
         }
-        guard try await store.consumeToken(digest: record.digest, purpose: record.purpose, now: time) != nil else {
-            return .invalid
-        }
-        let grant = SecureRandom.token()
-        try await store.createToken(TokenRecord(digest: SecureRandom.digest(grant), purpose: kind.grantPurpose, userID: user.id,
-                                                deviceID: nil, createdAt: time,
-                                                expiresAt: time.addingTimeInterval(Self.grantLifetime)))
-        return .granted(kind: kind, grant: grant)
     }
 
     /// Sets the new credential under the issuer's rules. A refusal keeps the grant usable; success
     /// uses it up, restores a wallet locked by failures, and (for a password) ends every session.
     public func completeReset(grant: String, new: String, confirm: String) async throws -> ResetCompletion {
-        guard let (record, kind, user) = try await liveToken(grant, \.grantPurpose) else { return .invalid }
-        if user.locked { return .locked }
-        let change: CredentialChange
-        do {
-            if new.isEmpty { throw DomainError.invalidField("new", "Enter the new \(kind.displayName).") }
-            if new != confirm { throw DomainError.confirmationMismatch(field: "confirm") }
-            switch kind {
-            case .password:
-                try issuer.validateNewPassword(new, field: "new")
-                if try await recentlyUsed(new, by: user) { throw DomainError.passwordReused }
-                change = .password(hash: try await hasher.hash(new), keep: max(0, issuer.passwordHistory - 1))
-            case .passcode:
-                try issuer.passcode.validate(new, field: "new")
-                change = .passcode(hash: try await hasher.hash(new))
+        return try await admitted(1 + issuer.passwordHistory) {
+            guard let (record, kind, user) = try await liveToken(grant, \.grantPurpose) else { return .invalid }
+            if user.locked { return .locked }
+            let change: CredentialChange
+            do {
+                if new.isEmpty { throw DomainError.invalidField("new", "Enter the new \(kind.displayName).") }
+                if new != confirm { throw DomainError.confirmationMismatch(field: "confirm") }
+                switch kind {
+                case .password:
+                    try issuer.validateNewPassword(new, field: "new")
+                    if try await recentlyUsed(new, by: user) { throw DomainError.passwordReused }
+                    change = .password(hash: try await hasher.hash(new), keep: max(0, issuer.passwordHistory - 1))
+                case .passcode:
+                    try issuer.passcode.validate(new, field: "new")
+                    change = .passcode(hash: try await hasher.hash(new))
+                }
+            } catch let error as DomainError {
+                return .refused(kind: kind, error: error.code == .confirmationMismatch
+                    ? "The two entries differ." : error.message)
             }
-        } catch let error as DomainError {
-            return .refused(kind: kind, error: error.code == .confirmationMismatch
-                ? "The two entries differ." : error.message)
+            let time = now()
+            let notice = try outbox.resetNotice(kind, to: user.email, at: time)
+            audit(.resetCompleted, user: user.id, details: ["credential": kind.rawValue])
+            guard try await store.completeReset(grant: record.digest, purpose: record.purpose, userID: user.id, change: change,
+                                                limits: issuer.attemptLimits, messages: [notice], now: time) else {
+                return .invalid
+            }
+            return .done(kind: kind)
         }
-        let time = now()
-        let notice = try outbox.resetNotice(kind, to: user.email, at: time)
-        audit(.resetCompleted, user: user.id, details: ["credential": kind.rawValue])
-        guard try await store.completeReset(grant: record.digest, purpose: record.purpose, userID: user.id, change: change,
-                                            limits: issuer.attemptLimits, messages: [notice], now: time) else {
-            return .invalid
-        }
-        return .done(kind: kind)
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import NIOCore
 import NIOPosix
 
 /// Hashes passwords, passcodes and MFA answers with scrypt, a per-record salt and the server's
@@ -10,18 +11,27 @@ public struct SecretHasher: Sendable {
     public let settings: HashingSettings
     private let pepper: SymmetricKey
     private let threadPool: NIOThreadPool
+    /// Every hash passes it (`HashGate`).
+    public let gate: HashGate
 
     public init(settings: HashingSettings, pepper: SymmetricKey, threadPool: NIOThreadPool = .singleton) {
         self.settings = settings
         self.pepper = pepper
         self.threadPool = threadPool
+        // NIO's shared pool has one thread per core.
+        self.gate = HashGate(workers: System.coreCount, maxQueueMilliseconds: settings.maxQueueMilliseconds)
+    }
+
+    /// Runs one hash off the event loop, through the gate.
+    private func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await gate.run(work) { [threadPool] job in try await threadPool.runIfActive(job) }
     }
 
     /// A new hash of `secret` at the configured parameters.
     public func hash(_ secret: String) async throws -> String {
         let salt = SecureRandom.bytes(16)
         let (logN, r, p) = (settings.logN, settings.r, settings.p)
-        let derived = try await threadPool.runIfActive { try self.derive(secret, salt: salt, logN: logN, r: r, p: p) }
+        let derived = try await run { try self.derive(secret, salt: salt, logN: logN, r: r, p: p) }
         return ["scrypt", String(logN), String(r), String(p), Data(salt).base64EncodedString(),
                 derived.base64EncodedString()].joined(separator: "$")
     }
@@ -33,7 +43,7 @@ public struct SecretHasher: Sendable {
               let p = Int(parts[3]), let salt = Data(base64Encoded: parts[4]), let expected = Data(base64Encoded: parts[5]),
               (1...24).contains(logN), (1...32).contains(r), (1...16).contains(p)
         else { return false }
-        let derived = try await threadPool.runIfActive { try self.derive(secret, salt: Array(salt), logN: logN, r: r, p: p) }
+        let derived = try await run { try self.derive(secret, salt: Array(salt), logN: logN, r: r, p: p) }
         return ConstantTime.equal(derived, expected)
     }
 

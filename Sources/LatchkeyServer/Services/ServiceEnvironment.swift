@@ -38,6 +38,12 @@ extension EnvironmentService {
     var publicURL: PublicBaseURL { environment.publicURL }
     var now: @Sendable () -> Date { environment.now }
 
+    /// Runs an operation that will compute up to `units` hashes once the hash gate admits it
+    /// (`HashGate`); throws 503 `overloaded` at once, before anything moves, when it does not.
+    func admitted<T>(_ units: Int, _ body: () async throws -> T) async throws -> T {
+        try await hasher.gate.admitted(units, body)
+    }
+
     /// Records a security event; it is written with the task's next write (`AuditTrail`).
     func audit(_ type: AuditEventType, user userID: String?, outcome: AuditOutcome = .success, reason: String? = nil,
                deviceID: String? = nil, details: [String: String] = [:]) {

@@ -1,0 +1,124 @@
+import Foundation
+import LatchkeyCore
+import Synchronization
+
+/// Admission to hash work. Hashing is the server's bottleneck by design (a memory-hard hash per
+/// credential check); without a bound, a login storm queues hashes for clients that have long
+/// given up and nobody gets in. An operation states how many hashes it will run before it moves
+/// any counter; when the hashes already admitted would make it wait longer than
+/// `hashing.maxQueueMilliseconds`, it is refused at once (503 `overloaded`, `Retry-After`).
+/// Unknown and known users cost the same here: the unknown-user burn is one hash like a check.
+public final class HashGate: Sendable {
+    /// Threads that hash at once (the thread pool's).
+    let workers: Int
+    /// The longest expected wait an operation is admitted with.
+    let maxWait: Double
+    private let state = Mutex(State())
+
+    private struct State {
+        /// Hashes admitted or running and not finished.
+        var pending = 0
+        /// Seconds one hash takes (moving average); nil until one was measured.
+        var hashSeconds: Double?
+    }
+
+    public init(workers: Int, maxQueueMilliseconds: Int) {
+        self.workers = max(1, workers)
+        self.maxWait = Double(maxQueueMilliseconds) / 1000
+    }
+
+    /// The operation's admission for the hashes it will run, bound to the task (and its child
+    /// tasks) while `body` runs; what it did not use is given back at the end.
+    /// Throws `DomainError(.overloaded)` with the expected wait as `retryAfter`.
+    func admitted<T>(_ units: Int, _ body: () async throws -> T) async throws -> T {
+        let ticket = try admit(units)
+        defer { release(ticket.close()) }
+        return try await Self.$ticket.withValue(ticket) { try await body() }
+    }
+
+    /// Runs one hash's `work`: counted (an admitted unit, or an extra one that is never refused,
+    /// like a hash upgrade), skipped when the caller's task was cancelled while it waited for a
+    /// thread, and timed for the estimate.
+    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T,
+                          on pool: (@escaping @Sendable () throws -> (T, Double)) async throws -> (T, Double))
+        async throws -> T {
+        if !(Self.ticket?.take() ?? false) { state.withLock { $0.pending += 1 } }
+        let cancelled = Atomic(false)
+        do {
+            let (value, seconds) = try await withTaskCancellationHandler {
+                try await pool {
+                    // Checked when a thread is free for it: the task may have ended while it waited.
+                    if cancelled.load(ordering: .relaxed) { throw CancellationError() }
+                    let start = ContinuousClock.now
+                    let value = try work()
+                    let elapsed = ContinuousClock.now - start
+                    return (value, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                }
+            } onCancel: { cancelled.store(true, ordering: .relaxed) }
+            finish(seconds: seconds)
+            return value
+        } catch {
+            finish(seconds: nil)
+            throw error
+        }
+    }
+
+    /// How long a new operation of one hash would take now (queue and its own hash), in seconds.
+    public var expectedWait: Double {
+        state.withLock { state in Self.wait(units: 1, pending: state.pending, workers: workers, hashSeconds: state.hashSeconds) }
+    }
+
+    private func admit(_ units: Int) throws -> Ticket {
+        try state.withLock { state in
+            let wait = Self.wait(units: units, pending: state.pending, workers: workers, hashSeconds: state.hashSeconds)
+            if wait > maxWait {
+                throw DomainError(.overloaded, retryAfter: max(1, Int(wait.rounded(.up))))
+            }
+            state.pending += units
+            return Ticket(units: units)
+        }
+    }
+
+    private func release(_ unused: Int) {
+        if unused > 0 { state.withLock { $0.pending -= unused } }
+    }
+
+    private func finish(seconds: Double?) {
+        state.withLock { state in
+            state.pending -= 1
+            if let seconds { state.hashSeconds = state.hashSeconds.map { $0 * 0.8 + seconds * 0.2 } ?? seconds }
+        }
+    }
+
+    /// When the last of `units` new hashes would finish: the hashes ahead run `workers` at a time,
+    /// then the new ones. What the caller waits for, so it is what the limit bounds.
+    static func wait(units: Int, pending: Int, workers: Int, hashSeconds: Double?) -> Double {
+        guard let hashSeconds else { return 0 }
+        return Double((pending + max(units, 1) - 1) / workers + 1) * hashSeconds
+    }
+
+    @TaskLocal static var ticket: Ticket?
+
+    /// The hashes an operation was admitted for and has not run yet.
+    final class Ticket: Sendable {
+        private let remaining: Mutex<Int>
+        init(units: Int) { remaining = Mutex(units) }
+
+        /// Uses one admitted hash; false when none is left (the hash counts on its own).
+        func take() -> Bool {
+            remaining.withLock { remaining in
+                guard remaining > 0 else { return false }
+                remaining -= 1
+                return true
+            }
+        }
+
+        /// Ends the admission; answers the units it did not use.
+        func close() -> Int {
+            remaining.withLock { remaining in
+                defer { remaining = 0 }
+                return remaining
+            }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import HummingbirdTesting
+import LatchkeyServer
+import LatchkeyTestSupport
+import Testing
+
+/// Back-pressure on hash work: an operation whose hashes would wait longer than
+/// `hashing.maxQueueMilliseconds` is refused at once, before any counter moves or any hash runs.
+@Suite struct HashGateTests {
+    /// With a limit below one hash's time every hashing call is over it: each is refused with 503
+    /// `overloaded` and `Retry-After`, known and unknown users alike, and nothing moved: no failure
+    /// counted, no lockout, no wallet created, no event of a checked credential.
+    @Test(arguments: TestEnvironment.engines)
+    func overloadIsRefusedBeforeAnythingMoves(engine: String) async throws {
+        let database = try await TestEnvironment.freshDatabase(engine)
+        try await withServer(configure: { $0.database = database }) { app, client in
+            _ = try await AuthFixture.enrolledSession(app, client)
+        }
+        try await withServer(configure: {
+            $0.database = database
+            $0.hashing.maxQueueMilliseconds = 1
+            $0.hashing.logN = 12
+        }) { app, client in
+            let answers = try await withThrowingTaskGroup(of: (Int, String?, Int?).self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        let answer = try await AuthFixture.passwordLogin(
+                            client, email: index.isMultiple(of: 2) ? "nobody@example.com" : "ada@example.com",
+                            password: "wrong-password-\(index)")
+                        return (Int(answer.status.code), answer.error["id"] as? String, answer.headers[.retryAfter].flatMap(Int.init))
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            for (status, id, retryAfter) in answers {
+                #expect(status == 503 && id == "overloaded", "known and unknown users alike")
+                #expect(retryAfter.map { $0 >= 1 } == true)
+            }
+            let registration = try await client.call(.post, "/v1/enrollment/users", body: registrationBody(email: "bob@example.com"))
+            #expect(registration.status == .serviceUnavailable)
+            #expect(try await app.store.user(issuer: "default", emailNormalized: "bob@example.com") == nil, "nothing written")
+            #expect(try await app.store.auditEvents(after: nil, since: nil, limit: 100).allSatisfy { $0.type != .loginFailed },
+                    "no credential was checked")
+            let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
+            #expect(user.failedAttempts == 0 && user.status == .active, "no failure counted")
+        }
+    }
+
+    /// Within the limit nothing is refused: the default (2 s) admits a burst of logins on the
+    /// test's cheap hashing.
+    @Test func withinTheLimitEverythingIsAdmitted() async throws {
+        try await withServer { app, client in
+            _ = try await AuthFixture.enrolledSession(app, client)
+            let codes = try await withThrowingTaskGroup(of: Int.self) { group in
+                // Four: more parallel checks of one wallet than its lockout threshold answer 429.
+                for _ in 0..<4 {
+                    group.addTask { Int(try await AuthFixture.passwordLogin(client).status.code) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(codes == Array(repeating: 200, count: 4))
+        }
+    }
+}
