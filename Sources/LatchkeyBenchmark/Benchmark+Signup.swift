@@ -41,6 +41,7 @@ extension Benchmark {
                 {"method": "password", "traits": {"name": {"first": "Bench", "last": "Phone"}, "phone": "\(phone)"},
                 "password": "benchmark-pass-1"}
                 """))
+            if (registered["error"] as? [String: Any])?["id"] as? String == "overloaded" { throw Refused() }
             guard let token = registered["session_token"] as? String else { throw BenchmarkError("registration: \(registered)") }
             // The key registration needs a proof by the registered key (the device binding).
             let signer = DPoPSigner()

@@ -21,6 +21,9 @@ struct LoadDriver {
         var errors: Int
         var seconds: Double
         var latencies: [Double]
+        /// Answers 503 `overloaded` (the hash gate), not counted in `count`.
+        var refused = 0
+        /// Operations that succeeded per second.
         var rate: Double { Double(count) / seconds }
 
         func percentile(_ p: Double) -> Double {
@@ -31,6 +34,7 @@ struct LoadDriver {
         func print(baseline: Result?) {
             var line = String(format: "%-45@ %9.1f req/s  p50 %7.2f ms  p99 %7.2f ms  errors %d",
                               name as NSString, rate, percentile(0.5), percentile(0.99), errors)
+            if refused > 0 { line += "  refused \(refused) (503)" }
             if let baseline { line += String(format: "  (%.0f%% of /health)", rate / baseline.rate * 100) }
             Swift.print(line)
         }
@@ -52,6 +56,7 @@ struct LoadDriver {
         try await measureOperation(name, seconds: seconds) { index in
             let response = try await client.execute(makeRequest(request(index)), timeout: .seconds(30))
             _ = try await response.body.collect(upTo: 1 << 20)
+            if response.status.code == 503 { throw Refused() }
             if response.status.code >= 400 { throw BenchmarkError("HTTP \(response.status.code)") }
         }
     }
@@ -63,32 +68,37 @@ struct LoadDriver {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         let counter = Counter()
         let start = ContinuousClock.now
-        let outcomes = try await withThrowingTaskGroup(of: ([Double], Int).self) { group in
+        // Latencies and rates are of the operations that succeeded; a refusal (503, the hash gate)
+        // is counted apart and the connection waits a second before its next try, as an app would.
+        let outcomes = try await withThrowingTaskGroup(of: ([Double], Int, Int).self) { group in
             for _ in 0..<connections {
                 group.addTask {
                     var latencies: [Double] = []
-                    var errors = 0
+                    var (errors, refused) = (0, 0)
                     while ContinuousClock.now < deadline {
                         let sent = ContinuousClock.now
                         do {
                             try await operation(counter.next())
+                            let elapsed = ContinuousClock.now - sent
+                            latencies.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                        } catch is Refused {
+                            refused += 1
+                            try await Task.sleep(for: .seconds(1))
                         } catch {
                             if errors == 0 { FileHandle.standardError.write(Data("\(name): \(error)\n".utf8)) }
                             errors += 1
                         }
-                        let elapsed = ContinuousClock.now - sent
-                        latencies.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
                     }
-                    return (latencies, errors)
+                    return (latencies, errors, refused)
                 }
             }
-            return try await group.reduce(into: [([Double], Int)]()) { $0.append($1) }
+            return try await group.reduce(into: [([Double], Int, Int)]()) { $0.append($1) }
         }
         let elapsed = ContinuousClock.now - start
         let all = outcomes.flatMap(\.0).sorted()
         return Result(name: name, count: all.count, errors: outcomes.map(\.1).reduce(0, +),
                       seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                      latencies: all)
+                      latencies: all, refused: outcomes.map(\.2).reduce(0, +))
     }
 
     func makeRequest(_ spec: Request) -> HTTPClientRequest {
@@ -122,6 +132,9 @@ struct LoadDriver {
 
     func shutdown() async throws { try await client.shutdown() }
 }
+
+/// A 503 answer: the server refused the operation for now.
+struct Refused: Error {}
 
 /// A shared request counter, for unique registration emails.
 final class Counter: @unchecked Sendable {

@@ -14,13 +14,23 @@ public struct SecretHasher: Sendable {
     /// Every hash passes it (`HashGate`).
     public let gate: HashGate
 
-    public init(settings: HashingSettings, pepper: SymmetricKey, threadPool: NIOThreadPool = .singleton) {
+    public init(settings: HashingSettings, pepper: SymmetricKey, threadPool: NIOThreadPool = SecretHasher.pool) {
         self.settings = settings
         self.pepper = pepper
         self.threadPool = threadPool
-        // NIO's shared pool has one thread per core.
-        self.gate = HashGate(workers: System.coreCount, maxQueueMilliseconds: settings.maxQueueMilliseconds)
+        self.gate = HashGate(workers: Self.threads, maxQueueMilliseconds: settings.maxQueueMilliseconds)
     }
+
+    /// One hashing thread per core.
+    static let threads = System.coreCount
+
+    /// The hashing threads: a pool of their own, because SQLite runs its calls on NIO's shared
+    /// pool, and a login's queries must not wait behind queued hashes.
+    public static let pool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: threads)
+        pool.start()
+        return pool
+    }()
 
     /// Runs one hash off the event loop, through the gate.
     private func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
