@@ -22,6 +22,104 @@ public import LatchkeyCore
 extension Components {
     /// Types generated from the `#/components/responses` section of the OpenAPI document.
     public enum Responses {
+        public struct Overloaded: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/Overloaded/headers`.
+            public struct Headers: Sendable, Hashable {
+                /// Seconds to wait.
+                ///
+                /// - Remark: Generated from `#/components/responses/Overloaded/headers/Retry-After`.
+                public var retryAfter: Swift.Int?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - retryAfter: Seconds to wait.
+                public init(retryAfter: Swift.Int? = nil) {
+                    self.retryAfter = retryAfter
+                }
+            }
+            /// Received HTTP response headers
+            public var headers: Components.Responses.Overloaded.Headers
+            /// - Remark: Generated from `#/components/responses/Overloaded/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/Overloaded/content/application\/json`.
+                case json(Components.Schemas.ErrorResponse)
+                /// The associated value of the enum case if `self` is `.json`.
+                ///
+                /// - Throws: An error if `self` is not `.json`.
+                /// - SeeAlso: `.json`.
+                public var json: Components.Schemas.ErrorResponse {
+                    get throws {
+                        switch self {
+                        case let .json(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.Overloaded.Body
+            /// Creates a new `Overloaded`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            public init(
+                headers: Components.Responses.Overloaded.Headers = .init(),
+                body: Components.Responses.Overloaded.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        public struct KratosOverloaded: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/KratosOverloaded/headers`.
+            public struct Headers: Sendable, Hashable {
+                /// Seconds to wait.
+                ///
+                /// - Remark: Generated from `#/components/responses/KratosOverloaded/headers/Retry-After`.
+                public var retryAfter: Swift.Int?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - retryAfter: Seconds to wait.
+                public init(retryAfter: Swift.Int? = nil) {
+                    self.retryAfter = retryAfter
+                }
+            }
+            /// Received HTTP response headers
+            public var headers: Components.Responses.KratosOverloaded.Headers
+            /// - Remark: Generated from `#/components/responses/KratosOverloaded/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/KratosOverloaded/content/application\/json`.
+                case json(Components.Schemas.KratosError)
+                /// The associated value of the enum case if `self` is `.json`.
+                ///
+                /// - Throws: An error if `self` is not `.json`.
+                /// - SeeAlso: `.json`.
+                public var json: Components.Schemas.KratosError {
+                    get throws {
+                        switch self {
+                        case let .json(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.KratosOverloaded.Body
+            /// Creates a new `KratosOverloaded`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            public init(
+                headers: Components.Responses.KratosOverloaded.Headers = .init(),
+                body: Components.Responses.KratosOverloaded.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
         public struct KratosError: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/KratosError/content`.
             @frozen public enum Body: Sendable, Hashable {

@@ -772,6 +772,32 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
+            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
+            /// the call after `Retry-After` seconds.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/enrollment/users/post(registerNewUser)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Overloaded)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Overloaded {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Created: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/enrollment/users/POST/responses/201/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -1097,6 +1123,32 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
+            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
+            /// the call after `Retry-After` seconds.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/password/post(loginByUsernamePassword)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Overloaded)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Overloaded {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
             /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
             /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
@@ -1362,6 +1414,32 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
+            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
+            /// the call after `Retry-After` seconds.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/pin/post(loginByPIN)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Overloaded)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Overloaded {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// A session (`sessionToken`, `customerUri`, `additionalAttributes`), or — from a device not
             /// linked to the user — the MFA prompt `{"code": 412, "mfaToken": {"mfaSecretQuestion", "challengeToken"}}`.
             ///
@@ -1858,6 +1936,32 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
+            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
+            /// the call after `Retry-After` seconds.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/mfa/post(registerWithMFA)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Overloaded)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Overloaded {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
             /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
             /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
@@ -2089,6 +2193,32 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
+            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
+            /// the call after `Retry-After` seconds.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/device-token/post(generateDeviceAuthenticationToken)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Overloaded)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Overloaded {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Created: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/auth/device-token/POST/responses/201/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -3356,6 +3486,32 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
+            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
+            /// the call after `Retry-After` seconds.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/enrollment/customers/post(registerCustomer)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Overloaded)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Overloaded {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Created: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/enrollment/customers/POST/responses/201/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -4607,6 +4763,32 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
+            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
+            /// the call after `Retry-After` seconds.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/enrollment/expired-password/post(changeExpiredPassword)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Overloaded)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Overloaded {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Done; a message to show.
             ///
             /// - Remark: Generated from `#/paths//v1/enrollment/expired-password/post(changeExpiredPassword)/responses/200`.
@@ -5483,6 +5665,32 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
+            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
+            /// the call after `Retry-After` seconds.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/profile/patch(updateUserProfile)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Overloaded)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Overloaded {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Done; a message to show.
             ///
             /// - Remark: Generated from `#/paths//v1/profile/patch(updateUserProfile)/responses/200`.
@@ -5746,6 +5954,32 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
+            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
+            /// the call after `Retry-After` seconds.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/profile/password/put(updateUserPassword)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Overloaded)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Overloaded {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Done; a message to show.
             ///
             /// - Remark: Generated from `#/paths//v1/profile/password/put(updateUserPassword)/responses/200`.
@@ -6009,6 +6243,32 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
+            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
+            /// the call after `Retry-After` seconds.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/profile/passcode/put(updateUserPasscode)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Overloaded)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Overloaded {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Done; a message to show.
             ///
             /// - Remark: Generated from `#/paths//v1/profile/passcode/put(updateUserPasscode)/responses/200`.
@@ -6272,6 +6532,32 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
+            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
+            /// the call after `Retry-After` seconds.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/profile/mfa-answers/put(updateMFAAnswers)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Overloaded)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Overloaded {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Done; a message to show.
             ///
             /// - Remark: Generated from `#/paths//v1/profile/mfa-answers/put(updateMFAAnswers)/responses/200`.
@@ -6652,6 +6938,29 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The server is busy checking credentials (`overloaded`, Kratos's envelope); retry after `Retry-After` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//a/self-service/registration/post(updateRegistrationFlow)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.KratosOverloaded)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.KratosOverloaded {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
             /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
             ///
@@ -7111,6 +7420,29 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The server is busy checking credentials (`overloaded`, Kratos's envelope); retry after `Retry-After` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//a/self-service/login/post(updateLoginFlow)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.KratosOverloaded)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.KratosOverloaded {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
             /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
             ///
