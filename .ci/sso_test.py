@@ -86,6 +86,8 @@ with open(config, "w") as file:
                "issuer": {"deviceBinding": "optional",
                           "identityProviders": [{"id": "mock", "issuer": PROVIDER, "clientId": client["client_id"],
                                                  "clientSecret": client["client_secret"], "redirectUri": REDIRECT}]}}, file)
+# Secrets are provided, as for a cluster (a PostgreSQL database refuses to start without them).
+subprocess.run([BINARY, "secrets", "generate", "--database", DATABASE, "--config", config], check=True, capture_output=True)
 server = subprocess.Popen([BINARY, "serve", "--port", str(PORT), "--database", DATABASE, "--config", config],
                           env={**os.environ, "LOG_LEVEL": "error"})
 try:

@@ -52,6 +52,20 @@ public enum PrivateFile {
         guard fsync(descriptor) == 0 else { throw Failure(path: path, errno: errno) }
     }
 
+    /// Publishes `contents` at `path` only if nothing is there, atomically: a complete 0600 file
+    /// beside it, hard-linked into place (`link(2)` fails when the name exists), so a reader never
+    /// sees a partial file and of processes racing exactly one wins. False when `path` existed.
+    public static func publish(_ path: String, contents: Data) throws -> Bool {
+        let temporary = path + ".tmp-" + UUID().uuidString
+        try create(temporary, contents: contents)
+        defer { unlink(temporary) }
+        guard link(temporary, path) == 0 else {
+            if errno == EEXIST { return false }
+            throw Failure(path: path, errno: errno)
+        }
+        return true
+    }
+
     /// Replaces `path` atomically with `contents`: a new 0600 file beside it, renamed over it.
     public static func replace(_ path: String, contents: Data) throws {
         let temporary = path + ".tmp-" + UUID().uuidString

@@ -70,7 +70,10 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let storeService = StoreService(store: store, logger: logger, auditRetentionDays: configuration.audit.retentionDays,
                                     now: options.now)
 
-    let pepper = try options.pepper ?? Pepper.load(settings: configuration.secrets, logger: logger)
+    // A single server on SQLite creates missing secrets on first start; PostgreSQL, which replicas
+    // share, needs them provided (`latchkey secrets generate`), so no replica invents its own.
+    let generateSecrets = !configuration.database.hasPrefix("postgres")
+    let pepper = try options.pepper ?? Pepper.load(settings: configuration.secrets, generate: generateSecrets, logger: logger)
     let hasher = SecretHasher(settings: configuration.hashing, pepper: pepper)
     // One hash seeds the gate's estimate, so a burst right after the start is bounded too.
     try await hasher.burn("calibration")
@@ -104,7 +107,8 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
                      throttle: throttle, proxies: proxies,
                      issuerName: configuration.issuer.name)))
     let authority = try options.certificateAuthority
-        ?? CertificateAuthority.load(settings: configuration.secrets, issuerName: configuration.issuer.name, logger: logger)
+        ?? CertificateAuthority.load(settings: configuration.secrets, issuerName: configuration.issuer.name,
+                                     generate: generateSecrets, logger: logger)
     let signup = SignupService(store: store, environment: environment, authentication: authentication,
                                pepper: pepper, authority: authority)
     let federation = FederationService(
@@ -138,7 +142,10 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
             await onRunning(port)
         },
         logger: logger)
-    application.beforeServerStarts { try await storeService.ready.wait() }
+    application.beforeServerStarts {
+        try await storeService.ready.wait()
+        try await ClusterSecrets.check(store: store, pepper: pepper, authority: authority, now: options.now())
+    }
     return LatchkeyApplication(application: application, configuration: configuration, store: store, hasher: hasher,
                                cipher: cipher, courier: courier, routes: ApplicationRoutes.table,
                                certificateAuthority: authority)

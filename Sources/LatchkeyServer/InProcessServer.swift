@@ -37,6 +37,8 @@ public final class InProcessServer: Sendable {
         configuration.courier.channel = .file
         configuration.courier.path = directory.appendingPathComponent("outbox.jsonl").path
         configure(&configuration)
+        // Its own secrets, as `latchkey secrets generate` writes them (a PostgreSQL database needs them provided).
+        try SecretFiles.generate(settings: configuration.secrets, issuerName: configuration.issuer.name)
         let port = AsyncStream<Int>.makeStream()
         let application = try await buildApplication(configuration, options: BuildOptions(
             logger: logger, channel: channel, onServerRunning: { port.continuation.yield($0) }))

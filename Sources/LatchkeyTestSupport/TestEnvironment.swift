@@ -57,15 +57,29 @@ public enum TestEnvironment {
         configuration.port = 0
         configuration.database = database
         configuration.hashing = HashingSettings(logN: 10, r: 8, p: 1)
-        configuration.secrets.pepperFile = directory.appendingPathComponent("pepper").path
-        configuration.secrets.caKeyFile = directory.appendingPathComponent("ca-key.pem").path
-        configuration.secrets.caCertificateFile = directory.appendingPathComponent("ca-cert.pem").path
+        // Suites run in parallel on few cores: only the tests about back-pressure (`HashGateTests`)
+        // set a limit a burst of cheap hashes could reach.
+        configuration.hashing.maxQueueMilliseconds = 60_000
+        configuration.secrets = try sharedSecrets.get()
         configuration.courier.channel = .file
         configuration.courier.path = directory.appendingPathComponent("outbox.jsonl").path
         configuration.courier.pollIntervalMilliseconds = 50
         configuration.rateLimits.enabled = false
         configuration.issuer.deviceBinding = .optional
         return configuration
+    }
+
+    /// The test servers' CA (and an unused pepper file: tests pass `pepper`), created once per
+    /// process as `latchkey secrets generate` would: every test server of one database agrees on
+    /// its secrets, like the replicas of a cluster, and none is generated on PostgreSQL.
+    private static let sharedSecrets = Result<SecretSettings, any Error> {
+        let directory = try temporaryDirectory()
+        var settings = SecretSettings()
+        settings.pepperFile = directory.appendingPathComponent("pepper").path
+        settings.caKeyFile = directory.appendingPathComponent("ca-key.pem").path
+        settings.caCertificateFile = directory.appendingPathComponent("ca-cert.pem").path
+        try SecretFiles.generate(settings: settings, issuerName: IssuerSettings().name)
+        return settings
     }
 
     /// A fixed pepper for tests.

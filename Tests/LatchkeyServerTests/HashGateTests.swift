@@ -49,7 +49,7 @@ import Testing
     /// Within the limit nothing is refused: the default (2 s) admits a burst of logins on the
     /// test's cheap hashing.
     @Test func withinTheLimitEverythingIsAdmitted() async throws {
-        try await withServer { app, client in
+        try await withServer(configure: { $0.hashing.maxQueueMilliseconds = HashingSettings().maxQueueMilliseconds }) { app, client in
             _ = try await AuthFixture.enrolledSession(app, client)
             let codes = try await withThrowingTaskGroup(of: Int.self) { group in
                 // Four: more parallel checks of one wallet than its lockout threshold answer 429.

@@ -9,7 +9,7 @@ import X509
 /// certificate, created on first start and kept in files next to the pepper (never in the
 /// database). It signs short X.509 client certificates for the public keys devices upload.
 public struct CertificateAuthority: Sendable {
-    private let key: P256.Signing.PrivateKey
+    let key: P256.Signing.PrivateKey
     /// The CA certificate that device certificates chain to.
     public let certificate: Certificate
 
@@ -39,7 +39,11 @@ public struct CertificateAuthority: Sendable {
     }
 
     /// Loads the CA from its files, creating both (with a warning) when the key file is missing.
-    public static func load(settings: SecretSettings, issuerName: String, logger: Logger) throws -> CertificateAuthority {
+    /// Loads the CA key and certificate; when the key is missing and `generate` allows (a single
+    /// server on SQLite) the pair is created first (atomically: `SecretFiles`), otherwise the
+    /// server refuses. Throws `ConfigurationError` naming the setting.
+    public static func load(settings: SecretSettings, issuerName: String, generate: Bool = true,
+                            logger: Logger) throws -> CertificateAuthority {
         let manager = FileManager.default
         if let keyData = manager.contents(atPath: settings.caKeyFile) {
             guard let certificateData = manager.contents(atPath: settings.caCertificateFile) else {
@@ -58,20 +62,12 @@ public struct CertificateAuthority: Sendable {
                 throw ConfigurationError(key: "secrets.caKeyFile", message: "Cannot read the CA key or certificate: \(error)")
             }
         }
-        let authority = try generate(issuerName: issuerName)
-        try write(authority.key.pemRepresentation, to: settings.caKeyFile, key: "secrets.caKeyFile")
-        try write(try authority.certificate.serializeAsPEM().pemString, to: settings.caCertificateFile, key: "secrets.caCertificateFile")
-        logger.warning("Generated a new device-certificate CA; keep its key safe and outside the database.",
-                       metadata: ["file": "\(settings.caKeyFile)"])
-        return authority
-    }
-
-    private static func write(_ text: String, to path: String, key: String) throws {
-        do {
-            try PrivateFile.create(path, contents: Data(text.utf8))
-        } catch {
-            throw ConfigurationError(key: key, message: "Cannot create \(path): \(error)")
+        guard generate else { throw SecretFiles.missing(settings.caKeyFile, key: "secrets.caKeyFile") }
+        if !(try SecretFiles.generateAuthority(settings, issuerName: issuerName)).isEmpty {
+            logger.warning("Generated a new device-certificate CA; keep its key safe and outside the database.",
+                           metadata: ["file": "\(settings.caKeyFile)"])
         }
+        return try load(settings: settings, issuerName: issuerName, generate: false, logger: logger)
     }
 
     /// A client certificate for a device's public key: the subject names the wallet by its customer

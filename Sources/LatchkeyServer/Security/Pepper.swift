@@ -6,9 +6,11 @@ import Logging
 /// The server-side secret mixed into every credential hash and the key of the outbox cipher.
 /// It lives outside the database: `LATCHKEY_PEPPER` (base64, ≥ 32 bytes) or the pepper file.
 public enum Pepper {
-    /// Loads the pepper, creating the file with a fresh secret (and a warning) on first start.
+    /// Loads the pepper. When it is missing and `generate` allows (a single server on SQLite), the
+    /// file is created with a fresh secret (and a warning); otherwise (PostgreSQL, which replicas
+    /// share) the server refuses: secrets are provided, never generated silently.
     public static func load(settings: SecretSettings, environment: [String: String] = ProcessInfo.processInfo.environment,
-                            logger: Logger) throws -> SymmetricKey {
+                            generate: Bool = true, logger: Logger) throws -> SymmetricKey {
         if let value = environment["LATCHKEY_PEPPER"] {
             guard let data = Data(base64Encoded: value), data.count >= 32 else {
                 throw ConfigurationError(key: "LATCHKEY_PEPPER", message: "Must be base64 of at least 32 bytes.")
@@ -23,14 +25,12 @@ public enum Pepper {
             }
             return SymmetricKey(data: decoded)
         }
-        let secret = Data(SecureRandom.bytes(32))
-        do {
-            try PrivateFile.create(path, contents: Data(secret.base64EncodedString().utf8))
-        } catch {
-            throw ConfigurationError(key: "secrets.pepperFile", message: "Cannot create \(path): \(error)")
+        guard generate else { throw SecretFiles.missing(path, key: "secrets.pepperFile") }
+        if !(try SecretFiles.generatePepper(settings)).isEmpty {
+            logger.warning("Generated a new pepper; keep it safe and outside the database: losing it invalidates every credential.",
+                           metadata: ["file": "\(path)"])
         }
-        logger.warning("Generated a new pepper; keep it safe and outside the database: losing it invalidates every credential.",
-                       metadata: ["file": "\(path)"])
-        return SymmetricKey(data: secret)
+        // Read back what was published (another server starting at once may have won).
+        return try load(settings: settings, environment: [:], generate: false, logger: logger)
     }
 }

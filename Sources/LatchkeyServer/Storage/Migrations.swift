@@ -147,6 +147,9 @@ enum Migrations {
             """,
             "CREATE INDEX audit_events_user ON audit_events (user_id, id)",
             "CREATE INDEX audit_events_time ON audit_events (occurred_at)",
+            // Fingerprints of the pepper and the CA certificate, recorded by the first server: a
+            // replica with other secrets refuses to start.
+            "CREATE TABLE secret_fingerprints (name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, recorded_at BIGINT NOT NULL)",
         ]),
     ]
 

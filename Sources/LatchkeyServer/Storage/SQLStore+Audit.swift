@@ -58,3 +58,18 @@ extension AuditEvent {
                   clientIP: try row.optionalString("client_ip"), details: decoded)
     }
 }
+
+extension SQLStore {
+    public func recordSecretFingerprints(_ fingerprints: [String: String], now: Date) async throws -> [String: String] {
+        try await engine.transaction { db in
+            for (name, fingerprint) in fingerprints {
+                try await db.execute("""
+                    INSERT INTO secret_fingerprints (name, fingerprint, recorded_at) VALUES ($1, $2, $3)
+                    ON CONFLICT (name) DO NOTHING
+                    """, [.text(name), .text(fingerprint), now.epochSeconds])
+            }
+            return try Dictionary(uniqueKeysWithValues: try await db.query("SELECT name, fingerprint FROM secret_fingerprints", [])
+                .map { (try $0.string("name"), try $0.string("fingerprint")) })
+        }
+    }
+}

@@ -174,6 +174,13 @@ extension SessionStore {
 }
 
 
+/// Fingerprints of the secrets the servers of one database share (`ClusterSecrets`).
+public protocol SecretFingerprintStore: Sendable {
+    /// Records the fingerprints the database has none of yet (the first server's win) and answers
+    /// all that are recorded.
+    func recordSecretFingerprints(_ fingerprints: [String: String], now: Date) async throws -> [String: String]
+}
+
 /// The audit trail (`AuditTrail`): security events, appended, read per wallet or in order, and
 /// purged past the retention.
 public protocol AuditStore: Sendable {
