@@ -74,10 +74,11 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     // share, needs them provided (`latchkey secrets generate`), so no replica invents its own.
     let generateSecrets = !configuration.database.hasPrefix("postgres")
     let pepper = try options.pepper ?? Pepper.load(settings: configuration.secrets, generate: generateSecrets, logger: logger)
-    let hasher = SecretHasher(settings: configuration.hashing, pepper: pepper)
+    let previousPeppers = try Pepper.previous(settings: configuration.secrets)
+    let hasher = SecretHasher(settings: configuration.hashing, pepper: pepper, previousPeppers: previousPeppers)
     // One hash seeds the gate's estimate, so a burst right after the start is bounded too.
     try await hasher.burn("calibration")
-    let cipher = OutboxCipher(pepper: pepper)
+    let cipher = OutboxCipher(pepper: pepper, previousPeppers: previousPeppers)
     let channel: any MessageChannel = options.channel ?? makeChannel(configuration.courier, logger: logger)
     let courier = CourierWorker(store: store, channel: channel, cipher: cipher, settings: configuration.courier,
                                 logger: logger, now: options.now, ready: storeService.ready)
@@ -144,7 +145,8 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
         logger: logger)
     application.beforeServerStarts {
         try await storeService.ready.wait()
-        try await ClusterSecrets.check(store: store, pepper: pepper, authority: authority, now: options.now())
+        try await ClusterSecrets.check(store: store, pepper: pepper, previousPeppers: previousPeppers, authority: authority,
+                                       now: options.now(), logger: logger)
     }
     return LatchkeyApplication(application: application, configuration: configuration, store: store, hasher: hasher,
                                cipher: cipher, courier: courier, routes: ApplicationRoutes.table,

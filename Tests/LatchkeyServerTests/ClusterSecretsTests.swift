@@ -92,4 +92,49 @@ import Testing
         #expect(leftovers.sorted() == ["ca-cert.pem", "ca-key.pem", "pepper"], "no temporary file left")
         #expect(try SecretFiles.generate(settings: settings, issuerName: "Latchkey").isEmpty, "written once")
     }
+
+    /// A pepper rotation: the new pepper is current, the old one is named as previous. Old hashes
+    /// keep verifying and are made again with the new pepper at their next check, messages sealed
+    /// before still open, the database records the new pepper, and a server still on the old one
+    /// no longer starts.
+    @Test(arguments: TestEnvironment.engines)
+    func aRotatedPepperKeepsOldHashesVerifying(engine: String) async throws {
+        let base = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase(engine))
+        let first = try await TestEnvironment.application(base)
+        try await first.application.test(.router) { client in _ = try await AuthFixture.enrolledSession(first, client) }
+        try await first.store.close()
+
+        let new = SymmetricKey(data: Data(repeating: 8, count: 32))
+        let oldFile = try TestEnvironment.temporaryDirectory().appendingPathComponent("old-pepper").path
+        try Data(TestEnvironment.pepper.withUnsafeBytes { Data($0) }.base64EncodedString().utf8).write(to: URL(fileURLWithPath: oldFile))
+        var rotating = base
+        rotating.secrets.previousPepperFiles = [oldFile]
+        func server(_ configuration: ServerConfiguration, pepper: SymmetricKey) async throws -> LatchkeyApplication {
+            try await buildApplication(configuration, options: BuildOptions(logger: TestEnvironment.logger, pepper: pepper,
+                                                                            runCourier: false))
+        }
+        let second = try await server(rotating, pepper: new)
+        try await second.application.test(.router) { client in
+            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String, "the old hash verifies")
+            let user = try #require(try await second.store.user(issuer: "default", emailNormalized: "ada@example.com"))
+            let newID = "$k" + ClusterSecrets.fingerprint(pepper: new).prefix(8)
+            #expect(user.passwordHash?.hasSuffix(newID) == true, "and is made again with the new pepper")
+            let messages = try await second.store.outboxMessages()
+            let opened = messages.filter { second.cipher.open($0) != nil }
+            #expect(!messages.isEmpty && opened.count == messages.count, "sealed before, opened after")
+        }
+        try await second.store.close()
+
+        let third = try await server(base, pepper: new)
+        try await third.application.test(.router) { client in
+            let login = try await AuthFixture.passwordLogin(client)
+            #expect(login.json["sessionToken"] is String, "the old pepper is no longer needed")
+        }
+        try await third.store.close()
+
+        let stale = try await server(base, pepper: TestEnvironment.pepper)
+        let refusal = await #expect(throws: ConfigurationError.self) { try await stale.application.test(.router) { _ in } }
+        #expect(refusal?.message.contains("This server's pepper") == true)
+        try await stale.store.close()
+    }
 }

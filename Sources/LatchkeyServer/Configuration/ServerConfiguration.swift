@@ -74,6 +74,10 @@ public struct SecretSettings: Codable, Sendable, Equatable {
     public var caKeyFile = ".latchkey/ca-key.pem"
     /// The CA's self-signed certificate (PEM), created with the key.
     public var caCertificateFile = ".latchkey/ca-cert.pem"
+    /// Peppers of before a rotation (files like `pepperFile`; `LATCHKEY_PREVIOUS_PEPPERS`, base64,
+    /// comma-separated, takes precedence): hashes made with them still verify and are made again
+    /// with the current pepper at their next check; outbox messages sealed with them still open.
+    public var previousPepperFiles: [String] = []
     public init() {}
 }
 

@@ -28,9 +28,16 @@ public struct OutgoingMessage: Codable, Sendable, Equatable {
 /// links and codes they carry are never stored in plain form.
 public struct OutboxCipher: Sendable {
     private let key: SymmetricKey
+    /// Keys of previous peppers, so messages sealed before a rotation are still delivered.
+    private let previousKeys: [SymmetricKey]
 
-    public init(pepper: SymmetricKey) {
-        key = HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey outbox v1".utf8), outputByteCount: 32)
+    public init(pepper: SymmetricKey, previousPeppers: [SymmetricKey] = []) {
+        key = Self.key(pepper)
+        previousKeys = previousPeppers.map(Self.key)
+    }
+
+    private static func key(_ pepper: SymmetricKey) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey outbox v1".utf8), outputByteCount: 32)
     }
 
     private struct Payload: Codable {
@@ -51,7 +58,7 @@ public struct OutboxCipher: Sendable {
     public func open(_ row: OutboxMessage) -> OutgoingMessage? {
         guard let channel = OutgoingMessage.Channel(rawValue: row.channel), let sealed = row.sealedPayload,
               let combined = Data(base64Encoded: sealed), let box = try? AES.GCM.SealedBox(combined: combined),
-              let plain = try? AES.GCM.open(box, using: key),
+              let plain = ([key] + previousKeys).lazy.compactMap({ try? AES.GCM.open(box, using: $0) }).first,
               let payload = try? JSONDecoder().decode(Payload.self, from: plain)
         else { return nil }
         return OutgoingMessage(id: row.id, channel: channel, to: row.recipient, template: row.template,

@@ -26,10 +26,17 @@ public enum ClusterSecrets {
     /// Records this server's fingerprints if the database has none yet, and refuses (with a
     /// message naming the secret) when it has others.
     /// Throws `ConfigurationError` (key `secrets`) on a mismatch.
-    public static func check(store: any SecretFingerprintStore, pepper: SymmetricKey, authority: CertificateAuthority,
-                             now: Date) async throws {
+    /// A server given the recorded pepper among its previous ones rotates the record to its
+    /// current pepper (a rotation: servers still on the old pepper then refuse to start).
+    public static func check(store: any SecretFingerprintStore, pepper: SymmetricKey, previousPeppers: [SymmetricKey] = [],
+                             authority: CertificateAuthority, now: Date, logger: Logger) async throws {
         let mine = ["pepper": fingerprint(pepper: pepper), "ca-certificate": try fingerprint(certificate: authority.certificate)]
-        let recorded = try await store.recordSecretFingerprints(mine, now: now)
+        var recorded = try await store.recordSecretFingerprints(mine, now: now)
+        if let old = recorded["pepper"], old != mine["pepper"], previousPeppers.map(fingerprint(pepper:)).contains(old),
+           try await store.rotateSecretFingerprint(name: "pepper", from: old, to: mine["pepper"]!, now: now) {
+            logger.warning("The pepper was rotated: hashes made with the previous one are made again at their next check.")
+            recorded["pepper"] = mine["pepper"]
+        }
         for (name, value) in mine.sorted(by: { $0.key < $1.key }) where recorded[name] != value {
             let setting = name == "pepper" ? "LATCHKEY_PEPPER or secrets.pepperFile" : "secrets.caKeyFile and secrets.caCertificateFile"
             throw ConfigurationError(key: "secrets", message: """

@@ -6,6 +6,27 @@ import Logging
 /// The server-side secret mixed into every credential hash and the key of the outbox cipher.
 /// It lives outside the database: `LATCHKEY_PEPPER` (base64, ≥ 32 bytes) or the pepper file.
 public enum Pepper {
+    /// The peppers of before a rotation (`secrets.previousPepperFiles`, or `LATCHKEY_PREVIOUS_PEPPERS`).
+    /// Throws `ConfigurationError` naming the setting when one is unreadable.
+    public static func previous(settings: SecretSettings,
+                                environment: [String: String] = ProcessInfo.processInfo.environment) throws -> [SymmetricKey] {
+        if let value = environment["LATCHKEY_PREVIOUS_PEPPERS"] {
+            return try value.split(separator: ",").map {
+                guard let data = Data(base64Encoded: String($0).trimmingCharacters(in: .whitespaces)), data.count >= 32 else {
+                    throw ConfigurationError(key: "LATCHKEY_PREVIOUS_PEPPERS", message: "Each must be base64 of at least 32 bytes.")
+                }
+                return SymmetricKey(data: data)
+            }
+        }
+        return try settings.previousPepperFiles.map { path in
+            guard let data = FileManager.default.contents(atPath: path), let decoded = Data(base64Encoded: String(decoding: data, as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)), decoded.count >= 32 else {
+                throw ConfigurationError(key: "secrets.previousPepperFiles", message: "\(path) does not hold base64 of at least 32 bytes.")
+            }
+            return SymmetricKey(data: decoded)
+        }
+    }
+
     /// Loads the pepper. When it is missing and `generate` allows (a single server on SQLite), the
     /// file is created with a fresh secret (and a warning); otherwise (PostgreSQL, which replicas
     /// share) the server refuses: secrets are provided, never generated silently.

@@ -5,18 +5,21 @@ import NIOCore
 import NIOPosix
 
 /// Hashes passwords, passcodes and MFA answers with scrypt, a per-record salt and the server's
-/// pepper, off the event loop. The algorithm and its parameters are recorded in each hash
-/// (`scrypt$logN$r$p$salt$hash`), so they can be raised later and old hashes still verify.
+/// pepper, off the event loop. The algorithm, its parameters and the pepper's id are recorded in
+/// each hash (`scrypt$logN$r$p$salt$hash$k<id>`), so parameters can be raised and the pepper
+/// rotated later while old hashes still verify (and are hashed again at their next check).
 public struct SecretHasher: Sendable {
     public let settings: HashingSettings
-    private let pepper: SymmetricKey
+    /// The current pepper first, then the previous ones (a rotation), each with its id.
+    private let peppers: [(id: String, key: SymmetricKey)]
     private let threadPool: NIOThreadPool
     /// Every hash passes it (`HashGate`).
     public let gate: HashGate
 
-    public init(settings: HashingSettings, pepper: SymmetricKey, threadPool: NIOThreadPool = SecretHasher.pool) {
+    public init(settings: HashingSettings, pepper: SymmetricKey, previousPeppers: [SymmetricKey] = [],
+                threadPool: NIOThreadPool = SecretHasher.pool) {
         self.settings = settings
-        self.pepper = pepper
+        self.peppers = ([pepper] + previousPeppers).map { ("k" + ClusterSecrets.fingerprint(pepper: $0).prefix(8), $0) }
         self.threadPool = threadPool
         self.gate = HashGate(workers: Self.threads, maxQueueMilliseconds: settings.maxQueueMilliseconds)
     }
@@ -41,20 +44,26 @@ public struct SecretHasher: Sendable {
     public func hash(_ secret: String) async throws -> String {
         let salt = SecureRandom.bytes(16)
         let (logN, r, p) = (settings.logN, settings.r, settings.p)
-        let derived = try await run { try self.derive(secret, salt: salt, logN: logN, r: r, p: p) }
+        let current = peppers[0]
+        let derived = try await run { try self.derive(secret, salt: salt, logN: logN, r: r, p: p, pepper: current.key) }
         return ["scrypt", String(logN), String(r), String(p), Data(salt).base64EncodedString(),
-                derived.base64EncodedString()].joined(separator: "$")
+                derived.base64EncodedString(), current.id].joined(separator: "$")
     }
 
     /// Whether `secret` matches `encoded`, compared in constant time. A malformed hash never matches.
     public func verify(_ secret: String, against encoded: String) async throws -> Bool {
         let parts = encoded.split(separator: "$").map(String.init)
-        guard parts.count == 6, parts[0] == "scrypt", let logN = Int(parts[1]), let r = Int(parts[2]),
+        guard parts.count == 6 || parts.count == 7, parts[0] == "scrypt", let logN = Int(parts[1]), let r = Int(parts[2]),
               let p = Int(parts[3]), let salt = Data(base64Encoded: parts[4]), let expected = Data(base64Encoded: parts[5]),
               (1...24).contains(logN), (1...32).contains(r), (1...16).contains(p)
         else { return false }
-        let derived = try await run { try self.derive(secret, salt: Array(salt), logN: logN, r: r, p: p) }
-        return ConstantTime.equal(derived, expected)
+        // A hash names its pepper; one from before pepper ids is tried with each (current first).
+        let candidates = parts.count == 7 ? peppers.filter { $0.id == parts[6] }.map(\.key) : peppers.map(\.key)
+        for pepper in candidates {
+            let derived = try await run { try self.derive(secret, salt: Array(salt), logN: logN, r: r, p: p, pepper: pepper) }
+            if ConstantTime.equal(derived, expected) { return true }
+        }
+        return false
     }
 
     /// Spends the same work as a verification, for unknown users.
@@ -62,12 +71,14 @@ public struct SecretHasher: Sendable {
         _ = try await hash(secret)
     }
 
-    /// Whether a hash was made with weaker parameters than the configured ones.
+    /// Whether a hash was made with weaker parameters than the configured ones, or with another
+    /// pepper than the current one.
     public func needsUpgrade(_ encoded: String) -> Bool {
-        encoded != "" && !encoded.hasPrefix("scrypt$\(settings.logN)$\(settings.r)$\(settings.p)$")
+        encoded != "" && !(encoded.hasPrefix("scrypt$\(settings.logN)$\(settings.r)$\(settings.p)$")
+                           && encoded.hasSuffix("$" + peppers[0].id))
     }
 
-    private func derive(_ secret: String, salt: [UInt8], logN: Int, r: Int, p: Int) throws -> Data {
+    private func derive(_ secret: String, salt: [UInt8], logN: Int, r: Int, p: Int, pepper: SymmetricKey) throws -> Data {
         let peppered = HMAC<SHA256>.authenticationCode(for: Data(secret.utf8), using: pepper)
         let key = try KDF.Scrypt.deriveKey(from: Data(peppered), salt: salt, outputByteCount: 32,
                                            rounds: 1 << logN, blockSize: r, parallelism: p,

@@ -72,4 +72,10 @@ extension SQLStore {
                 .map { (try $0.string("name"), try $0.string("fingerprint")) })
         }
     }
+
+    public func rotateSecretFingerprint(name: String, from old: String, to new: String, now: Date) async throws -> Bool {
+        try await !engine.query("""
+            UPDATE secret_fingerprints SET fingerprint = $3, recorded_at = $4 WHERE name = $1 AND fingerprint = $2 RETURNING name
+            """, [.text(name), .text(old), .text(new), now.epochSeconds]).isEmpty
+    }
 }

@@ -179,6 +179,8 @@ public protocol SecretFingerprintStore: Sendable {
     /// Records the fingerprints the database has none of yet (the first server's win) and answers
     /// all that are recorded.
     func recordSecretFingerprints(_ fingerprints: [String: String], now: Date) async throws -> [String: String]
+    /// Replaces a fingerprint if it still is `old` (a rotation); false when it was not.
+    func rotateSecretFingerprint(name: String, from old: String, to new: String, now: Date) async throws -> Bool
 }
 
 /// The audit trail (`AuditTrail`): security events, appended, read per wallet or in order, and
