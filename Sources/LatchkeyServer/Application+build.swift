@@ -49,9 +49,15 @@ public struct LatchkeyApplication: Sendable {
 
     /// Serves until SIGINT/SIGTERM, then shuts down gracefully: the server drains, the courier
     /// stops, the store's background work ends (`StoreService`), the database closes.
+    /// Runs until SIGTERM or SIGINT; a shutdown takes at most `shutdownGraceSeconds` (then what
+    /// is still running is cancelled), whatever the database does.
     public func run() async throws {
+        var group = ServiceGroupConfiguration(services: [.init(service: application)], gracefulShutdownSignals: [.sigterm, .sigint],
+                                              logger: application.logger)
+        group.maximumGracefulShutdownDuration = .seconds(configuration.shutdownGraceSeconds)
+        group.maximumCancellationDuration = .seconds(2)
         do {
-            try await application.runService()
+            try await ServiceGroup(configuration: group).run()
         } catch {
             try? await store.close()
             throw error
@@ -66,7 +72,8 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let logger = options.logger
     // Nothing reads the database until the application runs: the store's background work is a
     // service of the application, and migrations run before the server accepts requests.
-    let store = try await StoreFactory.open(configuration.database, logger: logger)
+    let store = try await StoreFactory.open(configuration.database, logger: logger,
+                                            timeout: .milliseconds(configuration.databaseTimeoutMilliseconds))
     let storeService = StoreService(store: store, logger: logger, auditRetentionDays: configuration.audit.retentionDays,
                                     now: options.now)
 

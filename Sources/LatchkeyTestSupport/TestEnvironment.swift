@@ -60,6 +60,8 @@ public enum TestEnvironment {
         // Suites run in parallel on few cores: only the tests about back-pressure (`HashGateTests`)
         // set a limit a burst of cheap hashes could reach.
         configuration.hashing.maxQueueMilliseconds = 60_000
+        // Suites in parallel can keep PostgreSQL busy past the production timeout.
+        configuration.databaseTimeoutMilliseconds = 30_000
         configuration.secrets = try sharedSecrets.get()
         configuration.courier.channel = .file
         configuration.courier.path = directory.appendingPathComponent("outbox.jsonl").path

@@ -113,6 +113,8 @@ extension ServerConfiguration {
         try require(issuer.passwordHistory >= 0, "issuer.passwordHistory", "Must not be negative.")
         try require(issuer.lockout.walletThreshold >= 1, "issuer.lockout.walletThreshold", "Must be at least 1.")
         try require(issuer.lockout.deviceThreshold >= 1, "issuer.lockout.deviceThreshold", "Must be at least 1.")
+        try require(databaseTimeoutMilliseconds >= 100, "databaseTimeoutMilliseconds", "Must be at least 100.")
+        try require(shutdownGraceSeconds >= 1, "shutdownGraceSeconds", "Must be at least 1.")
         try require(hashing.maxQueueMilliseconds >= 1, "hashing.maxQueueMilliseconds", "Must be at least 1.")
         try require(audit.retentionDays >= 0, "audit.retentionDays", "Must not be negative (0 keeps events forever).")
         try require(issuer.lockout.unlinkedThreshold >= 1, "issuer.lockout.unlinkedThreshold", "Must be at least 1.")

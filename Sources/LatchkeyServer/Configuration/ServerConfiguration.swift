@@ -8,6 +8,11 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
     public var host = "127.0.0.1"
     public var port = 8080
     public var database = "sqlite:./latchkey.sqlite"
+    /// How long one PostgreSQL call may take; past it (an outage) the request answers 503
+    /// `not_ready` with `Retry-After` instead of hanging.
+    public var databaseTimeoutMilliseconds = 1000
+    /// How long a SIGTERM may take: requests in flight get this long, then the server stops.
+    public var shutdownGraceSeconds = 10
     /// The base URL that links in emails point to; derived from host and port when unset.
     public var publicURL: String?
     public var courier = CourierSettings()

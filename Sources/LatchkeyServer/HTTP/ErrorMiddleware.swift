@@ -49,7 +49,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case let server as ServerError:
             // OpenAPIRuntime wraps a handler's error, and the DecodingError of a request it could
             // not parse, as `underlyingError`.
-            if server.underlyingError is DomainError || server.underlyingError is DecodingError {
+            if server.underlyingError is DomainError || server.underlyingError is DecodingError
+                || server.underlyingError is SQLEngineError {
                 return translate(server.underlyingError, request: request, logger: logger)
             }
             if (400..<500).contains(server.httpStatus.code) {
@@ -58,6 +59,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return translate(server.underlyingError, request: request, logger: logger)
         case let decoding as DecodingError:
             return Self.describe(decoding)
+        case SQLEngineError.unavailable:
+            // The database did not answer in time: fail fast, and say when to try again.
+            return DomainError(.notReady, retryAfter: 1)
         case let http as HTTPError:
             switch http.status {
             case .notFound:

@@ -38,9 +38,10 @@ public enum StoreFactory {
         return components.string ?? "(database)"
     }
 
-    public static func open(_ url: String, logger: Logger) async throws -> any LatchkeyStore {
+    /// `timeout` bounds each PostgreSQL call (`PostgresEngine.timeout`).
+    public static func open(_ url: String, logger: Logger, timeout: Duration = .seconds(1)) async throws -> any LatchkeyStore {
         if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
-            return SQLStore(engine: try PostgresEngine(url: url, logger: logger))
+            return SQLStore(engine: try PostgresEngine(url: url, logger: logger, timeout: timeout))
         }
         guard url.hasPrefix("sqlite:") else {
             throw ConfigurationError(key: "database", message: "Use sqlite:PATH, sqlite::memory: or a postgres:// URL.")

@@ -9,7 +9,13 @@ public final class PostgresEngine: SQLEngine {
     private let logger: Logger
 
     /// Connects to a `postgres://user:password@host:port/database` URL (`?sslmode=disable` turns TLS off; `?search_path=SCHEMA` picks a schema).
-    public init(url: String, logger: Logger) throws {
+    /// How long one call (a connection from the pool and the statement, or a whole transaction)
+    /// may take before it fails with `unavailable`: during an outage requests fail fast instead of
+    /// waiting for the pool's reconnection attempts.
+    let timeout: Duration
+
+    public init(url: String, logger: Logger, timeout: Duration = .seconds(1)) throws {
+        self.timeout = timeout
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme),
               let host = components.host, let user = components.user
         else { throw SQLEngineError.invalidURL("Expected postgres://user[:password]@host[:port]/database") }
@@ -20,6 +26,7 @@ public final class PostgresEngine: SQLEngine {
             host: host, port: components.port ?? 5432, username: user,
             password: components.password?.removingPercentEncoding, database: database.isEmpty ? nil : database, tls: tls)
         configuration.options.maximumConnections = 20
+        configuration.options.connectTimeout = timeout
         if let schema = components.queryItems?.first(where: { $0.name == "search_path" })?.value {
             configuration.options.additionalStartupParameters = [("search_path", schema)]
         }
@@ -42,7 +49,26 @@ public final class PostgresEngine: SQLEngine {
     }
 
     public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        try await Self.mapErrors { try await Self.rows(client.query(Self.query(sql, binds), logger: logger)) }
+        try await bounded { [client, logger] in try await Self.mapErrors { try await Self.rows(client.query(Self.query(sql, binds), logger: logger)) } }
+    }
+
+    /// Work that may run longer than the request timeout (migrations, the retention purge).
+    @TaskLocal static var unbounded = false
+
+    /// Runs `body` within `timeout` (unless `unbounded`); past it, cancels it and throws `unavailable`.
+    private func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        if Self.unbounded { return try await body() }
+        let timeout = self.timeout
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else { throw SQLEngineError.unavailable }
+            return value
+        }
     }
 
     /// Runs `body` in a transaction, retried up to three times when PostgreSQL aborts it for a
@@ -51,7 +77,9 @@ public final class PostgresEngine: SQLEngine {
         var attempt = 1
         while true {
             do {
-                return try await runTransaction(body)
+                return try await withoutActuallyEscaping(body) { body in
+                    try await bounded { try await self.runTransaction(body) }
+                }
             } catch let error as PSQLError where attempt < 3 && ["40P01", "40001"].contains(error.serverInfo?[.sqlState]) {
                 attempt += 1
                 try await Task.sleep(for: .milliseconds(5 * attempt))
@@ -126,6 +154,9 @@ public final class PostgresEngine: SQLEngine {
             return try await body()
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             throw SQLEngineError.uniqueViolation(UniqueConstraint(postgresConstraint: error.serverInfo?[.constraintName] ?? ""))
+        } catch let error as PSQLError where error.serverInfo == nil {
+            // Not the server's answer but the connection's failure (refused, closed, reset).
+            throw SQLEngineError.unavailable
         }
     }
 }

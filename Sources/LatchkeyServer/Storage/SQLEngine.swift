@@ -41,6 +41,9 @@ public enum SQLEngineError: Error, Sendable, Equatable {
     case uniqueViolation(UniqueConstraint)
     /// The database URL cannot be used.
     case invalidURL(String)
+    /// The database did not answer within the engine's timeout, or the connection failed
+    /// (answered 503 `not_ready` with `Retry-After`).
+    case unavailable
 }
 
 /// The unique constraints whose violation means something to the store. Each engine recognises

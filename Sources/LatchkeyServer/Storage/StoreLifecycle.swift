@@ -46,7 +46,7 @@ public struct StoreService: Service {
         while true {
             do {
                 let cutoff = now().addingTimeInterval(-TimeInterval(auditRetentionDays) * 86_400)
-                let purged = try await store.purgeAuditEvents(before: cutoff)
+                let purged = try await PostgresEngine.$unbounded.withValue(true) { try await store.purgeAuditEvents(before: cutoff) }
                 if purged > 0 { logger.info("Deleted \(purged) audit events older than \(auditRetentionDays) days") }
             } catch {
                 logger.warning("Deleting old audit events failed: \(error)")
