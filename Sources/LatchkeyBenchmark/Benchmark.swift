@@ -16,6 +16,8 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: "Seconds for the registration operation.") var registrationDuration = 10.0
     @Option(help: "Configuration file of the server (for the hash parameters).") var config: String?
     @Flag(help: "Only the session check and its /health baseline (for profiling).") var sessionOnly = false
+    @Option(help: "Keep the rate limits on, with limits no run reaches, counted in `memory` or the `database` (their cost).")
+    var rateLimits: RateLimitSettings.Counting?
     @Option(help: "Database of the in-process server (default: a temporary SQLite file), e.g. postgres://…; with --url and --session-only, the database of that server, where the bound session is prepared") var database: String?
 
     func run() async throws {
@@ -45,8 +47,15 @@ struct Benchmark: AsyncParsableCommand {
                 $0.issuer.lockout.walletThreshold = 1000
                 $0.issuer.lockout.deviceThreshold = 1000
                 $0.rateLimits.enabled = false
+                if let rateLimits {
+                    $0.rateLimits = RateLimitSettings()
+                    $0.rateLimits.counting = rateLimits
+                    $0.rateLimits.requestsPerMinutePerIP = 1_000_000_000
+                    $0.rateLimits.credentialAttemptsPerMinutePerAccount = 1_000_000_000
+                }
             }
-            print("in-process server on \(server.url), database \(server.application.store.engineName)")
+            print("in-process server on \(server.url), database \(server.application.store.engineName), "
+                  + "rate limits \(rateLimits.map { "on, counted in \($0.rawValue)" } ?? "off")")
             served = server
             base = server.url
         }
@@ -119,3 +128,4 @@ struct Benchmark: AsyncParsableCommand {
         return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 }
+extension RateLimitSettings.Counting: ExpressibleByArgument {}

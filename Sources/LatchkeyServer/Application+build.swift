@@ -90,7 +90,13 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let courier = CourierWorker(store: store, channel: channel, cipher: cipher, settings: configuration.courier,
                                 logger: logger, now: options.now, ready: storeService.ready)
     let publicURL = PublicBaseURL(configuration: configuration)
-    let throttle = Throttle(limiter: RateLimiter(now: options.now), settings: configuration.rateLimits)
+    let countInDatabase = switch configuration.rateLimits.counting {
+    case .auto: configuration.database.hasPrefix("postgres")
+    case .database: true
+    case .memory: false
+    }
+    let throttle = Throttle(limiter: RateLimiter(now: options.now), settings: configuration.rateLimits,
+                            shared: countInDatabase ? store : nil, now: options.now)
     guard let proxies = TrustedProxies(configuration.http.trustedProxies) else {
         throw ConfigurationError(key: "http.trustedProxies", message: "Each entry must be an IP address or a CIDR block.")
     }

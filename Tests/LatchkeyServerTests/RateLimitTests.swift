@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import LatchkeyServer
+import LatchkeyTestSupport
 import Testing
 
 @Suite struct RateLimitTests {
@@ -26,6 +27,32 @@ import Testing
     /// the client) was the client, so 60 requests with 60 made-up addresses all passed a limit of
     /// 20 a minute. With `trustedProxies` the client is the rightmost entry that is not a trusted
     /// proxy; a peer that is not a trusted proxy, or an empty list, makes the header count for nothing.
+    /// Attack: two replicas on one PostgreSQL let 40 of 60 requests through a limit of 20 a minute
+    /// per IP, each counting on its own. Counted in the database (the default on PostgreSQL), the
+    /// pair lets exactly 20 through, alternating between them.
+    @Test(arguments: TestEnvironment.engines)
+    func replicasShareTheLimits(engine: String) async throws {
+        var configuration = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase(engine))
+        configuration.rateLimits.enabled = true
+        configuration.rateLimits.requestsPerMinutePerIP = 20
+        if engine == "sqlite" { configuration.rateLimits.counting = .database }
+        let first = try await TestEnvironment.application(configuration)
+        let second = try await TestEnvironment.application(configuration)
+        try await first.application.test(.router) { one in
+            try await second.application.test(.router) { other in
+                var statuses: [Int] = []
+                for index in 0..<60 {
+                    let client: any TestClientProtocol = index.isMultiple(of: 2) ? one : other
+                    statuses.append(Int(try await client.call(.get, "/v1/enrollment/mfa-questions").status.code))
+                }
+                #expect(statuses.filter { $0 == 200 }.count == 20, "\(statuses)")
+                #expect(statuses.filter { $0 == 429 }.count == 40)
+            }
+        }
+        try await first.store.close()
+        try await second.store.close()
+    }
+
     @Test func forwardedForIsBelievedOnlyFromTrustedProxies() async throws {
         func run(_ proxies: [String], _ requests: [String?]) async throws -> [HTTPResponse.Status] {
             try await withServer(live: true, configure: {

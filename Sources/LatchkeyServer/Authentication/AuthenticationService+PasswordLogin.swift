@@ -61,8 +61,9 @@ extension AuthenticationService {
                 audit(.loginFailed, user: nil, outcome: .failure, reason: "unknown_user", deviceID: device.deviceID,
                       details: ["identifier": String(key.prefix(320))])
                 // The per-account limit a known wallet would meet in `check`, so a 429 tells nothing either.
-                if !verifier.throttle.allow("account:unknown:" + key, limit: verifier.throttle.settings.credentialAttemptsPerMinutePerAccount) {
-                    throw DomainError(.rateLimited, retryAfter: verifier.throttle.retryAfter)
+                if let wait = try await verifier.throttle.refusal("account:unknown:" + key,
+                                                                  limit: verifier.throttle.settings.credentialAttemptsPerMinutePerAccount) {
+                    throw DomainError(.rateLimited, retryAfter: wait)
                 }
                 try await hasher.burn(password)
                 throw DomainError.wrongCredentials

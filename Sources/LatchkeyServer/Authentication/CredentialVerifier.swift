@@ -36,9 +36,9 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
             audit(source == .login ? .loginFailed : .credentialCheckFailed, user: user.id, outcome: .failure, reason: reason,
                   deviceID: deviceID, details: ["factor": factor])
         }
-        if !throttle.allow("account:" + user.id, limit: throttle.settings.credentialAttemptsPerMinutePerAccount) {
+        if let wait = try await throttle.refusal("account:" + user.id, limit: throttle.settings.credentialAttemptsPerMinutePerAccount) {
             failed("rate_limited")
-            throw DomainError(.rateLimited, retryAfter: throttle.retryAfter)
+            throw DomainError(.rateLimited, retryAfter: wait)
         }
         let linked: String?
         do { linked = try await linkedDevice(user: user, deviceID: deviceID) } catch let error as DomainError {

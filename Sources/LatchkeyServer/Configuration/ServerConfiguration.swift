@@ -66,7 +66,11 @@ public struct HashingSettings: Codable, Sendable, Equatable {
 
 /// Request limits per IP and per account.
 public struct RateLimitSettings: Codable, Sendable, Equatable {
+    /// Where the limits are counted: `auto` (the database on PostgreSQL, so replicas share them;
+    /// memory on SQLite), `memory` (per process) or `database`.
+    public enum Counting: String, Codable, Sendable { case auto, memory, database }
     public var enabled = true
+    public var counting = Counting.auto
     public var requestsPerMinutePerIP = 300
     public var credentialAttemptsPerMinutePerAccount = 10
     public init() {}

@@ -64,9 +64,9 @@ struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
         context.client = ClientContext(applicationSignature: headers[.applicationSignature], deviceID: headers[.deviceID],
                                        deviceLabel: headers[.deviceID], deviceType: headers[.deviceType], appVersion: headers[.appVersion],
                                        clientIP: request.clientIP(peer: context.remoteAddress, proxies: proxies))
-        if !throttle.allow("ip:" + context.client.clientIP, limit: throttle.settings.requestsPerMinutePerIP) {
+        if let wait = try await throttle.refusal("ip:" + context.client.clientIP, limit: throttle.settings.requestsPerMinutePerIP) {
             var refusal = Context.rateLimited
-            refusal.retryAfter = throttle.retryAfter
+            refusal.retryAfter = wait
             throw refusal
         }
         if Context.requiresAppSignature {
@@ -123,10 +123,10 @@ struct PortalLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddle
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let ip = request.clientIP(peer: context.remoteAddress, proxies: proxies)
-        if !throttle.allow("ip:" + ip, limit: throttle.settings.requestsPerMinutePerIP) {
+        if let wait = try await throttle.refusal("ip:" + ip, limit: throttle.settings.requestsPerMinutePerIP) {
             var page = WebPage.message(.tooManyRequests, title: "Too many requests",
                                        text: "Wait a minute, then try again.", issuerName: issuerName).response()
-            page.headers[.retryAfter] = String(throttle.retryAfter)
+            page.headers[.retryAfter] = String(wait)
             return page
         }
         return try await next(request, context)

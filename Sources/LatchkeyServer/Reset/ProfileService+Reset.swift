@@ -23,9 +23,10 @@ extension ProfileService {
             if issuer.reset.uniformAnswers { return message }
             throw DomainError.unknownEmail
         }
-        if !verifier.throttle.allow("reset:" + user.id, limit: verifier.throttle.settings.credentialAttemptsPerMinutePerAccount) {
+        if let wait = try await verifier.throttle.refusal("reset:" + user.id,
+                                                          limit: verifier.throttle.settings.credentialAttemptsPerMinutePerAccount) {
             if issuer.reset.uniformAnswers { return message }
-            throw DomainError(.rateLimited, retryAfter: verifier.throttle.retryAfter)
+            throw DomainError(.rateLimited, retryAfter: wait)
         }
         let question = try await verifier.pendingQuestion(for: user)
         let link = try outbox.resetLink(kind, for: user, question: question, at: time)
