@@ -1,0 +1,147 @@
+"""CI: two `latchkey serve` on one PostgreSQL, both couriers running. Lockout is exact under
+parallel wrong passwords split across them; a rate limit holds for the pair; a logout on one is
+refused on the other within the documented second; every outbox message is delivered once per id.
+
+Usage: replicas_test.py BINARY WORKDIR PORT_A PORT_B DATABASE
+"""
+import concurrent.futures
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from steps import check
+
+BINARY, WORK, PORT_A, PORT_B, DATABASE = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+SERVERS = [f"http://127.0.0.1:{PORT_A}", f"http://127.0.0.1:{PORT_B}"]
+OUTBOXES = [os.path.join(WORK, "outbox-a.jsonl"), os.path.join(WORK, "outbox-b.jsonl")]
+
+
+def configure(outbox):
+    path = outbox.replace(".jsonl", ".yaml")
+    with open(path, "w") as file:
+        # The servers sit behind "a proxy" (this script): each step names its client address, so
+        # the rate-limit step has a budget of its own.
+        json.dump({"hashing": {"logN": 10, "r": 8, "p": 1},
+                   "rateLimits": {"enabled": True, "requestsPerMinutePerIP": 20, "credentialAttemptsPerMinutePerAccount": 1000},
+                   "http": {"trustedProxies": ["127.0.0.1/32"]},
+                   "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem"},
+                   "courier": {"channel": "file", "path": outbox, "pollIntervalMilliseconds": 50},
+                   "issuer": {"deviceBinding": "optional"}}, file)
+    return path
+
+
+def call(server, method, path, body=None, session=None, device="device-1", client=None):
+    headers = {"X-Application-Signature": "3F2504E0-4F89-11D3-9A0C-0305E82C3301", "X-Device-ID": device,
+               "Content-Type": "application/json",
+               "X-Forwarded-For": client or f"198.51.100.{random.randint(1, 254)}, 10.{random.randint(0, 255)}.{random.randint(0, 255)}.1"}
+    if session:
+        headers["Authorization"] = "Bearer " + session
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(server + path, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=15) as response:
+            return response.status, json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")
+
+
+def delivered():
+    messages = []
+    for path in OUTBOXES:
+        if os.path.exists(path):
+            with open(path) as lines:
+                messages += [json.loads(line) for line in lines if line.strip()]
+    return messages
+
+
+def link(email, template="email_verification"):
+    for _ in range(100):
+        for message in delivered():
+            if message["to"] == email and message["template"] == template:
+                return message["data"]["link"]
+        time.sleep(0.1)
+    raise SystemExit(f"FAILED: no {template} for {email}")
+
+
+def enrol(email, server):
+    profile = {"firstName": "Rep", "lastName": "Lica", "email": email, "password": "replica-pass-1",
+               "confirmPassword": "replica-pass-1", "passcode": "314159", "confirmPasscode": "314159",
+               "mfaAnswers": {"What was the name of your first pet?": "Rex", "In what city were you born?": "London",
+                              "What is your mother's maiden name?": "Byron"}}
+    status, registered = call(server, "POST", "/v1/enrollment/users", {"userProfile": profile})
+    assert status == 201, registered
+    verify = urllib.parse.urlparse(link(email))
+    with urllib.request.urlopen(server + verify.path + "?" + verify.query, timeout=15) as response:
+        response.read()
+    status, login = call(server, "POST", "/v1/auth/login/nonce", {"nonce": registered["nonce"]})
+    assert status == 200, login
+    return login["sessionToken"]
+
+
+subprocess.run([BINARY, "secrets", "generate", "--database", DATABASE, "--config", configure(OUTBOXES[0])],
+               check=True, capture_output=True)
+servers = [subprocess.Popen([BINARY, "serve", "--port", str(port), "--database", DATABASE, "--config", configure(outbox)],
+                            env={**os.environ, "LOG_LEVEL": "error"}, stdout=subprocess.DEVNULL)
+           for port, outbox in zip([PORT_A, PORT_B], OUTBOXES)]
+try:
+    for server in SERVERS:
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(server + "/ready", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.2)
+    check(True, "two servers on one PostgreSQL database")
+
+    session = enrol("replica-ada@example.com", SERVERS[0])
+    check(call(SERVERS[1], "GET", "/v1/auth/session", session=session)[0] == 200, "a session from one server works on the other")
+    check(call(SERVERS[0], "POST", "/v1/auth/logout", session=session)[0] < 300, "logout on the first")
+    time.sleep(1.1)
+    check(call(SERVERS[1], "GET", "/v1/auth/session", session=session)[0] == 401,
+          "the logged-out session is refused on the second within the documented second")
+
+    enrol("replica-bob@example.com", SERVERS[1])
+    with concurrent.futures.ThreadPoolExecutor(max_workers=16) as pool:
+        codes = list(pool.map(lambda index: call(SERVERS[index % 2], "POST", "/v1/auth/login/password",
+                                                 {"username": "replica-bob@example.com", "password": f"wrong-{index}"})[0],
+                              range(16)))
+    # HTTP statuses: 401 wrong password, 423 wallet deactivated (code 421), 429 attempts in flight.
+    check(codes.count(401) <= 4 and set(codes) <= {401, 423, 429},
+          f"16 parallel wrong passwords split across both: at most the threshold checked ({sorted(codes)})")
+    check(all(call(server, "POST", "/v1/auth/login/password",
+                   {"username": "replica-bob@example.com", "password": "replica-pass-1"})[0] == 423 for server in SERVERS),
+          "the wallet is locked (421, HTTP 423) on both servers, even for the right password")
+
+    statuses = [call(SERVERS[index % 2], "GET", "/v1/enrollment/mfa-questions", client="203.0.113.7")[0] for index in range(60)]
+    check(statuses.count(200) == 20 and statuses.count(429) == 40,
+          f"a limit of 20 a minute per IP holds for the pair: {statuses.count(200)} of 60 passed")
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        sent = list(pool.map(lambda index: call(SERVERS[index % 2], "POST", "/v1/enrollment/users", {"userProfile": {
+            "firstName": "Out", "lastName": "Box", "email": f"replica-mail-{index}@example.com", "password": "replica-pass-1",
+            "confirmPassword": "replica-pass-1", "passcode": "314159", "confirmPasscode": "314159",
+            "mfaAnswers": {"What was the name of your first pet?": "Rex", "In what city were you born?": "London",
+                           "What is your mother's maiden name?": "Byron"}}})[0], range(30)))
+    check(sent.count(201) == 30, "30 registrations across both servers")
+    expected = {f"replica-mail-{index}@example.com" for index in range(30)}
+    deadline = time.time() + 20
+    while time.time() < deadline and not expected <= {message["to"] for message in delivered()}:
+        time.sleep(0.2)
+    time.sleep(1)
+    messages = delivered()
+    ids = [message["id"] for message in messages]
+    check(expected <= {message["to"] for message in messages}, "every verification email delivered")
+    check(len(ids) == len(set(ids)), f"each message delivered once by the two couriers ({len(ids)} deliveries, {len(set(ids))} ids)")
+    check(all(os.path.exists(path) and os.path.getsize(path) > 0 for path in OUTBOXES), "both couriers delivered some")
+finally:
+    for server in servers:
+        server.terminate()
+        server.wait()
+print(f"replicas: {__import__('steps').passed} steps passed")
