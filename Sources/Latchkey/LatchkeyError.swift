@@ -37,8 +37,9 @@ public struct LatchkeyError: Error, Sendable, Equatable, CustomStringConvertible
     /// `.overloaded`, rate limits).
     public var retryAfter: Int?
 
-    /// Whether repeating the same call later may succeed: the server was busy or limited the rate.
-    public var isRetryable: Bool { kind == .overloaded || id == .rateLimited }
+    /// Whether repeating the same call later may succeed: the server was busy, limited the rate,
+    /// or could not reach its database (`not_ready`).
+    public var isRetryable: Bool { kind == .overloaded || id == .rateLimited || id == .notReady }
 
     public init(kind: Kind, code: StatusCode, domain: ErrorDomain, id: ErrorID, message: String, detail: String,
                 field: String? = nil, retryAfter: Int? = nil) {

@@ -18,7 +18,7 @@ public enum AuditTrail {
         guard let buffer else { return }
         let client = RequestIdentity.client
         let event = AuditEvent(id: AuditEvent.newID(at: time), occurredAt: time, type: type, outcome: outcome, userID: userID,
-                               actor: buffer.actor, reason: reason, deviceID: deviceID ?? client.deviceID ?? buffer.deviceID,
+                               actor: buffer.actor, reason: reason, deviceID: deviceID ?? client.deviceID,
                                clientIP: client.clientIP == ClientContext().clientIP ? buffer.clientIP : client.clientIP,
                                details: details)
         buffer.append(event)
@@ -28,18 +28,15 @@ public enum AuditTrail {
     public static func scope<T: Sendable>(actor: AuditActor, clientIP: String? = nil, store: any AuditStore,
                                           _ body: () async throws -> T) async throws -> T {
         let buffer = AuditBuffer(actor: actor, clientIP: clientIP)
-        let result: T
-        do {
-            result = try await $buffer.withValue(buffer) { try await body() }
-        } catch {
-            let leftovers = buffer.take()
-            if !leftovers.isEmpty { try? await store.appendAuditEvents(leftovers) }
-            throw error
-        }
-        // Most requests record nothing (a session check, a page): no call at all then.
+        let result: Result<T, any Error>
+        do { result = .success(try await $buffer.withValue(buffer) { try await body() }) } catch { result = .failure(error) }
+        // Most requests record nothing (a session check, a page): no call at all then. A failed
+        // body's events are written as well as can be; its own error is what the caller gets.
         let leftovers = buffer.take()
-        if !leftovers.isEmpty { try await store.appendAuditEvents(leftovers) }
-        return result
+        if !leftovers.isEmpty {
+            if case .success = result { try await store.appendAuditEvents(leftovers) } else { try? await store.appendAuditEvents(leftovers) }
+        }
+        return try result.get()
     }
 }
 
@@ -47,14 +44,12 @@ public enum AuditTrail {
 final class AuditBuffer: @unchecked Sendable {
     let actor: AuditActor
     let clientIP: String?
-    let deviceID: String?
     private let lock = NSLock()
     private var events: [AuditEvent] = []
 
-    init(actor: AuditActor, clientIP: String? = nil, deviceID: String? = nil) {
+    init(actor: AuditActor, clientIP: String? = nil) {
         self.actor = actor
         self.clientIP = clientIP
-        self.deviceID = deviceID
     }
 
     func append(_ event: AuditEvent) { lock.withLock { events.append(event) } }

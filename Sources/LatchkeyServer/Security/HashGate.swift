@@ -63,11 +63,6 @@ public final class HashGate: Sendable {
         }
     }
 
-    /// How long a new operation of one hash would take now (queue and its own hash), in seconds.
-    public var expectedWait: Double {
-        state.withLock { state in Self.wait(units: 1, pending: state.pending, workers: workers, hashSeconds: state.hashSeconds) }
-    }
-
     private func admit(_ units: Int) throws -> Ticket {
         try state.withLock { state in
             let wait = Self.wait(units: units, pending: state.pending, workers: workers, hashSeconds: state.hashSeconds)

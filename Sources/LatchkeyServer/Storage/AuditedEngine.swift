@@ -25,7 +25,7 @@ struct AuditedEngine: SQLEngine {
         let outer = AuditTrail.buffer
         let carried = outer?.take() ?? []
         return try await inner.transaction { db in
-            let attempt = AuditBuffer(actor: outer?.actor ?? .system, clientIP: outer?.clientIP, deviceID: outer?.deviceID)
+            let attempt = AuditBuffer(actor: outer?.actor ?? .system, clientIP: outer?.clientIP)
             let result = try await AuditTrail.$buffer.withValue(attempt) { try await body(db) }
             for event in carried + attempt.take() { try await SQLStore.insert(event, into: db) }
             return result
