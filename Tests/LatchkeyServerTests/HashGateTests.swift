@@ -61,4 +61,19 @@ import Testing
             #expect(codes == Array(repeating: 200, count: 4))
         }
     }
+
+    /// The Kratos-compatible login is refused in Kratos's envelope, as the contract documents.
+    @Test func overloadOnTheKratosLoginUsesItsEnvelope() async throws {
+        try await withServer(configure: {
+            $0.hashing.maxQueueMilliseconds = 1
+            $0.hashing.logN = 12
+        }) { _, client in
+            let flow = try #require(try await client.call(.get, "/a/self-service/login/api", headers: [:]).json["id"] as? String)
+            let refused = try await client.call(.post, "/a/self-service/login?flow=\(flow)", headers: SignupFixture.json,
+                                                body: ["method": "password", "identifier": "+4366412345678", "password": "whatever-1"])
+            #expect(refused.status == .serviceUnavailable)
+            #expect(refused.error["id"] as? String == "overloaded" && refused.error["code"] as? Int == 503, "\(refused.json)")
+            #expect(refused.headers[.retryAfter].flatMap(Int.init).map { $0 >= 1 } == true)
+        }
+    }
 }

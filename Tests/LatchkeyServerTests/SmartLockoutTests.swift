@@ -113,4 +113,27 @@ import Testing
                     "the right answer forgave the earlier unlinked failure")
         }
     }
+
+    /// Attack: the per-account rate limit answered 429 only for emails that have wallets, so a
+    /// burst of wrong passwords told which ones do. An unknown email meets the same limit.
+    @Test(arguments: TestEnvironment.engines)
+    func theAccountRateLimitDoesNotTellEither(engine: String) async throws {
+        try await withServer(engine: engine, configure: {
+            $0.rateLimits.enabled = true
+            $0.rateLimits.credentialAttemptsPerMinutePerAccount = 3
+        }) { app, client in
+            _ = try await AuthFixture.enrolledSession(app, client)
+            func codes(_ email: String) async throws -> [Int] {
+                var codes: [Int] = []
+                for index in 0..<5 {
+                    codes.append(try await AuthFixture.passwordLogin(client, email: email, password: "wrong-password-\(index)",
+                                                                     device: "stranger-\(email)").errorCode ?? 0)
+                }
+                return codes
+            }
+            let known = try await codes("ada@example.com")
+            #expect(known == [401, 401, 401, 429, 429])
+            #expect(try await codes("nobody@example.com") == known)
+        }
+    }
 }
