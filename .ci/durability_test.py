@@ -15,7 +15,7 @@ import time
 import urllib.error
 import urllib.request
 
-from steps import check
+from steps import check, serve
 
 BINARY, WORK, PORT, DATABASE = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 BASE = f"http://127.0.0.1:{PORT}"
@@ -32,17 +32,7 @@ subprocess.run([BINARY, "secrets", "generate", "--database", DATABASE, "--config
 
 
 def start():
-    server = subprocess.Popen([BINARY, "serve", "--port", str(PORT), "--database", DATABASE, "--config", config],
-                              env={**os.environ, "LOG_LEVEL": "error"}, stdout=subprocess.DEVNULL)
-    for _ in range(100):
-        try:
-            with urllib.request.urlopen(BASE + "/ready", timeout=2) as response:
-                if response.status == 200:
-                    return server
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise SystemExit("FAILED: the server did not become ready")
+    return serve(BINARY, PORT, DATABASE, config)
 
 
 def register(email):

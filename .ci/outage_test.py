@@ -15,7 +15,7 @@ import time
 import urllib.error
 import urllib.request
 
-from steps import check
+from steps import check, serve
 
 BINARY, PGBIN, WORK, PORT, PGPORT = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 BASE = f"http://127.0.0.1:{PORT}"
@@ -50,7 +50,6 @@ counter = [0]
 
 def register():
     counter[0] += 1
-    questions = call("GET", "/v1/enrollment/mfa-questions")
     profile = {"firstName": "Out", "lastName": "Age", "email": f"outage-{counter[0]}-{time.time_ns()}@example.com",
                "password": "outage-pass-1", "confirmPassword": "outage-pass-1", "passcode": "314159",
                "confirmPasscode": "314159",
@@ -71,16 +70,8 @@ with open(config, "w") as file:
                "courier": {"channel": "file", "path": f"{WORK}/outbox.jsonl"},
                "issuer": {"deviceBinding": "optional"}}, file)
 subprocess.run([BINARY, "secrets", "generate", "--database", DATABASE, "--config", config], check=True, capture_output=True)
-server = subprocess.Popen([BINARY, "serve", "--port", str(PORT), "--database", DATABASE, "--config", config],
-                          env={**os.environ, "LOG_LEVEL": "error"})
+server = serve(BINARY, PORT, DATABASE, config)
 try:
-    for _ in range(100):
-        try:
-            if call("GET", "/ready", timeout=2)[0] == 200:
-                break
-        except OSError:
-            pass
-        time.sleep(0.2)
     check(register()[0] == 201, "a registration on PostgreSQL")
 
     # Light load beside the checks: a registration every 100 ms.

@@ -15,7 +15,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from steps import check
+from steps import check, serve
 
 BINARY, WORK, PORT_A, PORT_B, DATABASE = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 SERVERS = [f"http://127.0.0.1:{PORT_A}", f"http://127.0.0.1:{PORT_B}"]
@@ -86,19 +86,10 @@ def enrol(email, server):
 
 subprocess.run([BINARY, "secrets", "generate", "--database", DATABASE, "--config", configure(OUTBOXES[0])],
                check=True, capture_output=True)
-servers = [subprocess.Popen([BINARY, "serve", "--port", str(port), "--database", DATABASE, "--config", configure(outbox)],
-                            env={**os.environ, "LOG_LEVEL": "error"}, stdout=subprocess.DEVNULL)
-           for port, outbox in zip([PORT_A, PORT_B], OUTBOXES)]
+servers = []
 try:
-    for server in SERVERS:
-        for _ in range(100):
-            try:
-                with urllib.request.urlopen(server + "/ready", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.2)
-    check(True, "two servers on one PostgreSQL database")
+    servers = [serve(BINARY, port, DATABASE, configure(outbox)) for port, outbox in zip([PORT_A, PORT_B], OUTBOXES)]
+    check(len(servers) == 2, "two servers on one PostgreSQL database")
 
     session = enrol("replica-ada@example.com", SERVERS[0])
     check(call(SERVERS[1], "GET", "/v1/auth/session", session=session)[0] == 200, "a session from one server works on the other")

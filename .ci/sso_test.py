@@ -12,13 +12,12 @@ import json
 import os
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
 
-from steps import check
+from steps import check, serve
 import steps
 
 BINARY, PROVIDER, WORK = sys.argv[1], sys.argv[2].rstrip("/"), sys.argv[3]
@@ -88,16 +87,8 @@ with open(config, "w") as file:
                                                  "clientSecret": client["client_secret"], "redirectUri": REDIRECT}]}}, file)
 # Secrets are provided, as for a cluster (a PostgreSQL database refuses to start without them).
 subprocess.run([BINARY, "secrets", "generate", "--database", DATABASE, "--config", config], check=True, capture_output=True)
-server = subprocess.Popen([BINARY, "serve", "--port", str(PORT), "--database", DATABASE, "--config", config],
-                          env={**os.environ, "LOG_LEVEL": "error"})
+server = serve(BINARY, PORT, DATABASE, config)
 try:
-    for _ in range(50):
-        try:
-            if http("GET", BASE + "/health")[0] == 200:
-                break
-        except OSError:
-            pass
-        time.sleep(0.2)
 
     code = authorization_code(client["client_id"], SUBJECT)
     status, metadata = api("POST", "/v1/enrollment/customer-profile-metadata",

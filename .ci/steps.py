@@ -1,8 +1,11 @@
-"""Shared by the CI scripts: numbered checks that stop at the first failure, and messages read
-from the server's file courier."""
+"""Shared by the CI scripts: numbered checks that stop at the first failure, messages read from the
+server's file courier, and starting `latchkey serve`."""
 import json
+import os
+import subprocess
 import sys
 import time
+import urllib.request
 
 passed = 0
 
@@ -30,3 +33,20 @@ def courier_data(outbox, recipient, template, key):
             pass
         time.sleep(0.1)
     check(False, f"the {template} message reaches {recipient}")
+
+
+def serve(binary, port, database, config):
+    """Starts `latchkey serve` and returns its process once /ready answers 200 (20 s at most)."""
+    server = subprocess.Popen([binary, "serve", "--port", str(port), "--database", database, "--config", config],
+                              env={**os.environ, "LOG_LEVEL": "error"}, stdout=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/ready", timeout=2) as response:
+                if response.status == 200:
+                    return server
+        except OSError:
+            pass
+        time.sleep(0.2)
+    server.kill()
+    print(f"FAILED: the server on port {port} did not become ready", file=sys.stderr)
+    sys.exit(1)
