@@ -7,7 +7,7 @@ import LatchkeyServer
 struct Users: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Administer wallet users.",
-        subcommands: [List.self, Show.self, Events.self, Lock.self, Unlock.self, Reactivate.self, Deactivate.self, Suspend.self,
+        subcommands: [List.self, Show.self, Events.self, Import.self, Lock.self, Unlock.self, Reactivate.self, Deactivate.self, Suspend.self,
                       Verify.self])
 
     struct List: AsyncParsableCommand {

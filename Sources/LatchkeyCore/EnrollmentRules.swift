@@ -50,15 +50,7 @@ extension EnrollmentRules {
     /// `registerNewUser` but without a password (the provider authenticates the user), the passcode
     /// (420, which the call reports as the spec's 408), and the MFA answers.
     public func validateCustomerRegistration(_ profile: UserProfile) throws(DomainError) {
-        let fields = metadata.userProfile
-        try check(profile.firstName, ProfileMetadata.Key.firstName, fields, "firstName")
-        try check(profile.lastName, ProfileMetadata.Key.lastName, fields, "lastName")
-        try check(profile.email, ProfileMetadata.Key.email, fields, "email")
-        if let email = profile.email, !EmailAddress.isValid(email) { throw .invalidField("email", "The email address is not valid.") }
-        try check(profile.phone, ProfileMetadata.Key.mobileNumber, fields, "phone")
-        try check(profile.externalId, ProfileMetadata.Key.externalId, fields, "externalId")
-        if let address = profile.addressInformation { try validate(address, field: "address") }
-        try validateAdditionalInformation(profile.additionalCustomerInformation, field: "additionalCustomerInformation")
+        try validateProfileFields(profile)
         try passcode.validate(profile.passcode, field: "passcode")
         try validateMFAAnswers(profile.mfaAnswers, field: "mfaSecurityProfiles")
     }
@@ -83,6 +75,21 @@ extension EnrollmentRules {
         for question in mfa.mfaQuestionsWithMetadata where question.isMandatory && answers[question.mfaQuestion] == nil {
             throw .invalidField(field, "The mandatory question \"\(question.mfaQuestion)\" must be answered.")
         }
+    }
+
+    /// Validates the profile fields a registration checks besides credentials — names, email,
+    /// phone, external id, address, additional information — each field named as itself (an SSO
+    /// registration, an imported user). Throws `DomainError` (400) naming the first field at fault.
+    public func validateProfileFields(_ profile: UserProfile) throws(DomainError) {
+        let fields = metadata.userProfile
+        try check(profile.firstName, ProfileMetadata.Key.firstName, fields, "firstName")
+        try check(profile.lastName, ProfileMetadata.Key.lastName, fields, "lastName")
+        try check(profile.email, ProfileMetadata.Key.email, fields, "email")
+        if let email = profile.email, !EmailAddress.isValid(email) { throw .invalidField("email", "The email address is not valid.") }
+        try check(profile.phone, ProfileMetadata.Key.mobileNumber, fields, "phone")
+        try check(profile.externalId, ProfileMetadata.Key.externalId, fields, "externalId")
+        if let address = profile.addressInformation { try validate(address, field: "address") }
+        try validateAdditionalInformation(profile.additionalCustomerInformation, field: "additionalCustomerInformation")
     }
 
     /// Validates an address against the address metadata.

@@ -116,3 +116,14 @@ extension EnrollmentService.StoredProfile {
         }
     }
 }
+
+extension EnrollmentService.StoredProfile {
+    /// The stored document with what an import gave (`imported`, a document of its own) put over
+    /// it; a stored document that does not decode is kept as it is.
+    static func merging(_ imported: String, into stored: String) -> String {
+        guard var document = try? JSONDecoder().decode(Self.self, from: Data(stored.utf8)),
+              let given = try? JSONDecoder().decode(Self.self, from: Data(imported.utf8)) else { return stored }
+        if let information = given.additionalCustomerInformation { document.additionalCustomerInformation = information }
+        return (try? JSONEncoder().encode(document)).map { String(decoding: $0, as: UTF8.self) } ?? stored
+    }
+}

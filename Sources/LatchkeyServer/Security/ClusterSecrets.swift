@@ -30,7 +30,21 @@ public enum ClusterSecrets {
     /// current pepper (a rotation: servers still on the old pepper then refuse to start).
     public static func check(store: any SecretFingerprintStore, pepper: SymmetricKey, previousPeppers: [SymmetricKey] = [],
                              authority: CertificateAuthority, now: Date, logger: Logger) async throws {
-        let mine = ["pepper": fingerprint(pepper: pepper), "ca-certificate": try fingerprint(certificate: authority.certificate)]
+        try await check(store: store, ["pepper": fingerprint(pepper: pepper),
+                                       "ca-certificate": try fingerprint(certificate: authority.certificate)],
+                        previousPeppers: previousPeppers, now: now, logger: logger)
+    }
+
+    /// The pepper alone, for a tool that hashes but issues no certificates (`latchkey users import`).
+    /// Throws `ConfigurationError` (key `secrets`) on a mismatch.
+    public static func check(store: any SecretFingerprintStore, pepper: SymmetricKey, previousPeppers: [SymmetricKey] = [],
+                             now: Date, logger: Logger) async throws {
+        try await check(store: store, ["pepper": fingerprint(pepper: pepper)], previousPeppers: previousPeppers, now: now,
+                        logger: logger)
+    }
+
+    private static func check(store: any SecretFingerprintStore, _ mine: [String: String], previousPeppers: [SymmetricKey],
+                              now: Date, logger: Logger) async throws {
         var recorded = try await store.recordSecretFingerprints(mine, now: now)
         if let old = recorded["pepper"], old != mine["pepper"], previousPeppers.map(fingerprint(pepper:)).contains(old),
            try await store.rotateSecretFingerprint(name: "pepper", from: old, to: mine["pepper"]!, now: now) {

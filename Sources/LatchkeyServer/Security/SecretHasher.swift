@@ -51,12 +51,12 @@ public struct SecretHasher: Sendable {
     }
 
     /// Whether `secret` matches `encoded`, compared in constant time. A malformed hash never matches.
+    /// A hash another system made (`ImportedHash`) is checked as that system would.
     public func verify(_ secret: String, against encoded: String) async throws -> Bool {
-        let parts = encoded.split(separator: "$").map(String.init)
-        guard parts.count == 6 || parts.count == 7, parts[0] == "scrypt", let logN = Int(parts[1]), let r = Int(parts[2]),
-              let p = Int(parts[3]), let salt = Data(base64Encoded: parts[4]), let expected = Data(base64Encoded: parts[5]),
-              (1...24).contains(logN), (1...32).contains(r), (1...16).contains(p)
-        else { return false }
+        guard let (logN, r, p, salt, expected, parts) = Self.own(encoded) else {
+            guard let imported = ImportedHash.parse(encoded) else { return false }
+            return try await run { try imported.matches(secret) }
+        }
         // A hash names its pepper; one from before pepper ids is tried with each (current first).
         let candidates = parts.count == 7 ? peppers.filter { $0.id == parts[6] }.map(\.key) : peppers.map(\.key)
         for pepper in candidates {
@@ -64,6 +64,22 @@ public struct SecretHasher: Sendable {
             if ConstantTime.equal(derived, expected) { return true }
         }
         return false
+    }
+
+    /// The parts of a hash in Latchkey's own format, or nil.
+    private static func own(_ encoded: String) -> (logN: Int, r: Int, p: Int, salt: Data, expected: Data, parts: [String])? {
+        guard encoded.hasPrefix("scrypt$") else { return nil }
+        let parts = encoded.split(separator: "$").map(String.init)
+        guard parts.count == 6 || parts.count == 7, parts[0] == "scrypt", let logN = Int(parts[1]), let r = Int(parts[2]),
+              let p = Int(parts[3]), let salt = Data(base64Encoded: parts[4]), let expected = Data(base64Encoded: parts[5]),
+              (1...24).contains(logN), (1...32).contains(r), (1...16).contains(p)
+        else { return nil }
+        return (logN, r, p, salt, expected, parts)
+    }
+
+    /// Whether `encoded` is a hash this server can check: its own format or one `ImportedHash` reads.
+    public static func recognizes(_ encoded: String) -> Bool {
+        own(encoded) != nil || ImportedHash.parse(encoded) != nil
     }
 
     /// Spends the same work as a verification, for unknown users.

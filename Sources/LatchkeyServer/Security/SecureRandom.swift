@@ -18,6 +18,20 @@ public enum SecureRandom {
     /// A random identifier (UUID v4, lower case).
     public static func identifier() -> String { UUID().uuidString.lowercased() }
 
+    /// A random identifier that starts with the time in milliseconds (UUID v7, RFC 9562), lower
+    /// case: ids made one after another sit together in an index, so a million-user import appends
+    /// to the primary keys instead of writing all over them. 74 random bits keep it unguessable.
+    public static func orderedIdentifier(at date: Date) -> String {
+        var random = bytes(16)
+        let milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
+        for index in 0..<6 { random[index] = UInt8(truncatingIfNeeded: milliseconds >> (40 - 8 * UInt64(index))) }
+        random[6] = (random[6] & 0x0f) | 0x70
+        random[8] = (random[8] & 0x3f) | 0x80
+        let hex = random.map { String(format: "%02x", $0) }.joined()
+        return [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
+                hex.dropFirst(20)].joined(separator: "-")
+    }
+
     /// The hex SHA-256 digest of a token, as stored.
     public static func digest(_ token: String) -> String {
         let hex: [UInt8] = Array("0123456789abcdef".utf8)

@@ -27,7 +27,7 @@ struct AuditedEngine: SQLEngine {
         return try await inner.transaction { db in
             let attempt = AuditBuffer(actor: outer?.actor ?? .system, clientIP: outer?.clientIP)
             let result = try await AuditTrail.$buffer.withValue(attempt) { try await body(db) }
-            for event in carried + attempt.take() { try await SQLStore.insert(event, into: db) }
+            try await SQLStore.insert(carried + attempt.take(), into: db)
             return result
         }
     }

@@ -6,7 +6,7 @@ import Logging
 /// single use are enforced by the database so parallel requests on several replicas agree.
 /// Services never see this whole protocol: each declares the narrow ones it uses
 /// (`StoreProtocols.swift`), so what a service can touch is in its type.
-public protocol LatchkeyStore: AuditStore, SecretFingerprintStore, UserStore, AttemptStore, DeviceStore, SessionStore, OutboxStore, CredentialStore, ResetStore, WindowCounterStore,
+public protocol LatchkeyStore: AuditStore, ImportStore, SecretFingerprintStore, UserStore, AttemptStore, DeviceStore, SessionStore, OutboxStore, CredentialStore, ResetStore, WindowCounterStore,
     SignupStore, FederationStore, ProofStore, StoreAdministration {}
 
 /// The database itself: schema, health and the connection pool's lifetime. The application's

@@ -108,3 +108,31 @@ extension Optional where Wrapped == String {
     /// The value as SQL text or NULL.
     var sql: SQLValue { map(SQLValue.text) ?? .null }
 }
+
+extension SQLExecutor {
+    /// Inserts `rows` into `table` with as few statements as both engines' limits on bound values
+    /// allow (SQLite's is 32,766), each statement ending in `suffix` (an `ON CONFLICT` clause, a
+    /// `RETURNING`); returns the rows the statements returned.
+    @discardableResult
+    func insert(into table: String, columns: [String], rows: [[SQLValue]], suffix: String = "") async throws -> [SQLRow] {
+        let perStatement = max(1, min(500, 30_000 / max(1, columns.count)))
+        var returned: [SQLRow] = []
+        var start = rows.startIndex
+        while start < rows.endIndex {
+            let chunk = rows[start..<min(start + perStatement, rows.endIndex)]
+            var binds: [SQLValue] = []
+            binds.reserveCapacity(chunk.count * columns.count)
+            let tuples = chunk.map { row in
+                let placeholders = row.map { value in
+                    binds.append(value)
+                    return "$\(binds.count)"
+                }
+                return "(" + placeholders.joined(separator: ", ") + ")"
+            }
+            returned += try await query("INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
+                                        + tuples.joined(separator: ", ") + " " + suffix, binds)
+            start += chunk.count
+        }
+        return returned
+    }
+}

@@ -147,17 +147,18 @@ public struct SQLStore: LatchkeyStore {
     }
 
     static func insert(_ user: UserRecord, into db: any SQLExecutor) async throws {
-        try await db.execute("""
-            INSERT INTO users (id, issuer, email, email_normalized, first_name, last_name, phone, external_id,
-                password_hash, passcode_hash, email_verified, status, profile_json, created_at, updated_at,
-                app_instance_verified, password_updated_at, phone_normalized)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-            """, [.text(user.id), .text(user.issuer), .text(user.email), .text(user.emailNormalized),
-                  user.firstName.sql, user.lastName.sql, user.phone.sql, user.externalId.sql,
-                  user.passwordHash.sql, user.passcodeHash.sql, .integer(user.emailVerified ? 1 : 0),
-                  .text(user.status.rawValue), .text(user.profileJSON), user.createdAt.epochSeconds, user.updatedAt.epochSeconds,
-                  .integer(user.appInstanceVerified ? 1 : 0), user.passwordUpdatedAt?.epochSeconds ?? .null,
-                  user.phoneNormalized.sql])
+        try await db.insert(into: "users", columns: userColumns, rows: [row(user)])
+    }
+
+    static let userColumns = ["id", "issuer", "email", "email_normalized", "first_name", "last_name", "phone", "external_id",
+                              "password_hash", "passcode_hash", "email_verified", "status", "profile_json", "created_at",
+                              "updated_at", "app_instance_verified", "password_updated_at", "phone_normalized"]
+
+    static func row(_ user: UserRecord) -> [SQLValue] {
+        [.text(user.id), .text(user.issuer), .text(user.email), .text(user.emailNormalized), user.firstName.sql, user.lastName.sql,
+         user.phone.sql, user.externalId.sql, user.passwordHash.sql, user.passcodeHash.sql, .integer(user.emailVerified ? 1 : 0),
+         .text(user.status.rawValue), .text(user.profileJSON), user.createdAt.epochSeconds, user.updatedAt.epochSeconds,
+         .integer(user.appInstanceVerified ? 1 : 0), user.passwordUpdatedAt?.epochSeconds ?? .null, user.phoneNormalized.sql]
     }
 
     static func insert(_ answers: [MFAAnswerRecord], userID: String, into db: any SQLExecutor) async throws {

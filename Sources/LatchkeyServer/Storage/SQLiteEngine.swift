@@ -22,6 +22,9 @@ public final class SQLiteEngine: SQLEngine {
         _ = try await Self.run(connection, "PRAGMA journal_mode=WAL", [])
         _ = try await Self.run(connection, "PRAGMA busy_timeout=5000", [])
         _ = try await Self.run(connection, "PRAGMA foreign_keys=ON", [])
+        // 64 MiB of page cache instead of 2 MiB: at a million users the indexes of a batch's
+        // inserts (an import) and a login's lookups stay in memory instead of spilling to disk.
+        _ = try await Self.run(connection, "PRAGMA cache_size=-65536", [])
         var readers: [SQLiteConnection] = []
         for _ in 0..<(memory ? 0 : readerCount) {
             let reader = try await SQLiteConnection.open(storage: .file(path: path))
@@ -77,7 +80,9 @@ public final class SQLiteEngine: SQLEngine {
     }
 
     fileprivate static func run(_ connection: SQLiteConnection, _ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        let statement = sql.replacingOccurrences(of: "$", with: "?")
+        // `$n` is `?n` to SQLite; byte by byte, because Foundation's replace was a seventh of an
+        // import's time (and runs on every query).
+        let statement = String(decoding: sql.utf8.map { $0 == UInt8(ascii: "$") ? UInt8(ascii: "?") : $0 }, as: UTF8.self)
         let data: [SQLiteData] = binds.map {
             switch $0 {
             case .text(let value): .text(value)
