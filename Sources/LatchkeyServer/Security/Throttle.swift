@@ -9,6 +9,8 @@ public struct Throttle: Sendable {
     /// The database's counters when the limits are shared.
     let shared: (any WindowCounterStore)?
     let now: @Sendable () -> Date
+    /// The shared counts as this replica last saw them (most requests write nothing).
+    let counts = SharedWindowCounts()
 
     public init(limiter: RateLimiter, settings: RateLimitSettings, shared: (any WindowCounterStore)? = nil,
                 now: @escaping @Sendable () -> Date = Date.init) {
@@ -22,11 +24,24 @@ public struct Throttle: Sendable {
     /// seconds to wait (`Retry-After`).
     func refusal(_ key: String, limit: Int) async throws -> Int? {
         guard settings.enabled else { return nil }
-        if let shared {
-            let time = now()
-            guard let until = try await shared.hit("rate:" + key, limit: limit, window: 60, now: time) else { return nil }
+        guard let shared else { return limiter.allow(key, limit: limit) ? nil : limiter.retryAfter }
+        let time = now(), row = "rate:" + key
+        switch counts.decide(row, limit: limit, window: 60, now: time) {
+        case .allow:
+            return nil
+        case .refuse(let until):
             return max(1, Int(until.timeIntervalSince(time).rounded(.up)))
+        case .write(let pending):
+            let state: (count: Int, windowStart: Date)
+            do {
+                state = try await shared.add(row, count: pending + 1, window: 60, now: time)
+            } catch {
+                counts.restore(row, pending: pending)
+                throw error
+            }
+            counts.record(row, count: state.count, windowStart: state.windowStart, now: time, window: 60)
+            guard state.count > limit else { return nil }
+            return max(1, Int(state.windowStart.addingTimeInterval(60).timeIntervalSince(time).rounded(.up)))
         }
-        return limiter.allow(key, limit: limit) ? nil : limiter.retryAfter
     }
 }

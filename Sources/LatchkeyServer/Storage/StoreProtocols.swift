@@ -157,6 +157,9 @@ public protocol WindowCounterStore: Sendable {
     func blockedUntil(_ key: String, limit: Int, window: TimeInterval, now: Date) async throws -> Date?
     /// Gives one counted event back (a right answer or code).
     func release(_ key: String) async throws
+    /// Adds `count` events to `key`'s window whatever the limit (the shared rate limits, which
+    /// took them already or decide by the count): answers the count and the window's start.
+    func add(_ key: String, count: Int, window: TimeInterval, now: Date) async throws -> (count: Int, windowStart: Date)
 }
 
 extension DeviceStore {
