@@ -105,10 +105,11 @@ public final class ReadinessGate: Sendable {
 extension StoreFactory {
     /// Opens the store, runs its background work beside `body` (structured: it ends with it),
     /// migrates it when asked, and closes it however `body` ends. For commands and tests that use a
-    /// store without an application.
-    public static func withStore<T: Sendable>(_ url: String, logger: Logger, migrate: Bool = true,
+    /// store without an application. `timeout` bounds each PostgreSQL call (a bulk command's
+    /// transactions take longer than a request's).
+    public static func withStore<T: Sendable>(_ url: String, logger: Logger, migrate: Bool = true, timeout: Duration = .seconds(1),
                                               _ body: (any LatchkeyStore) async throws -> T) async throws -> T {
-        let store = try await open(url, logger: logger)
+        let store = try await open(url, logger: logger, timeout: timeout)
         let result: Result<T, any Error> = await withTaskGroup(of: Void.self) { group in
             // Queries wait for the pool to run; waiting for the task to start keeps PostgresNIO
             // from warning that they came first.
