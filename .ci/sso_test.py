@@ -143,6 +143,27 @@ try:
           "the export holds the refused login of an identity without a wallet")
     check([e["id"] for e in trail] == sorted(e["id"] for e in trail) and trail[-1]["details"]["command"] == "audit export",
           "the export is in recording order and ends with its own record")
+
+    # latchkey users import, on the same database while the server runs: a Django user logs in with
+    # the password Django hashed (made by Django 5.2's PBKDF2PasswordHasher, 1000 iterations).
+    django = "pbkdf2_sha256$1000$seasalt123abc$TR7Lw2b27Zh/3XCfAfqkDR7b7HOc5AQmdiwZfB1pwfQ="
+    users = os.path.join(WORK, "users.jsonl")
+    with open(users, "w") as out:
+        out.write(json.dumps({"email": "django@example.com", "firstName": "Dj", "lastName": "Ango", "emailVerified": True,
+                              "password": {"hash": django}}) + "\n")
+        out.write(json.dumps({"email": "not-an-email", "emailVerified": True, "password": {"hash": django}}) + "\n")
+    run = subprocess.run([BINARY, "users", "import", users, "--database", DATABASE, "--config", config],
+                         env={**os.environ, "LOG_LEVEL": "error"}, capture_output=True, text=True)
+    check(run.returncode == 1 and run.stderr.startswith("line 2: email:") and "1 created" in run.stdout
+          and "1 failed" in run.stdout, "latchkey users import: one user created, the bad line 2 reported, exit status 1")
+    status, wrong = api("POST", "/v1/auth/login/password", {"username": "django@example.com", "password": "wrong-horse-1"})
+    status2, right = api("POST", "/v1/auth/login/password", {"username": "django@example.com", "password": "correct-horse-42"})
+    check(status == 401 and status2 == 200 and "sessionToken" in right,
+          "the imported Django hash checks the password (401 for a wrong one; the first device of a wallet without answers is linked)")
+    with open(users) as stdin:
+        again = subprocess.run([BINARY, "users", "import", "-", "--database", DATABASE, "--config", config], stdin=stdin,
+                               env={**os.environ, "LOG_LEVEL": "error"}, capture_output=True, text=True)
+    check("0 created" in again.stdout and "1 skipped" in again.stdout, "a second run from standard input skips the user")
 finally:
     server.terminate()
     server.wait()

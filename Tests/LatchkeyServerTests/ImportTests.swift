@@ -137,14 +137,18 @@ import Testing
                 variant("question@example.com") { $0["mfaAnswers"] = [["question": "Favourite colour?", "value": "blue"]] },
                 "",
                 variant("later@example.com") { _ in },
+                variant("costly@example.com") {
+                    $0["password"] = ["hash": "pbkdf2_sha256$1000000000$seasalt123abc$TR7Lw2b27Zh/3XCfAfqkDR7b7HOc5AQmdiwZfB1pwfQ="]
+                },
             ]
             let imported = try await Self.importing(app, lines)
             #expect(imported.failures.map { $0.components(separatedBy: ": ").prefix(2).joined(separator: ": ") } == [
                 "line 2: email", "line 3: password.hash", "line 4: email", "line 5: firstName", "line 6: passwrod",
                 "line 7: line", "line 8: password", "line 9: password.value", "line 10: mfaAnswers[0].question",
+                "line 13: password.hash",
             ])
             #expect(imported.failures[2].contains("Also on line 1"))
-            #expect(imported.report == UserImporter.Report(lines: 12, created: 2, updated: 0, skipped: 0, failed: 9))
+            #expect(imported.report == UserImporter.Report(lines: 13, created: 2, updated: 0, skipped: 0, failed: 10))
             #expect(!imported.failures.joined().contains("seasalt"), "no hash or value in a message")
             let stored = try await app.store.users(issuer: app.configuration.issuer.id, limit: 100, offset: 0).map(\.email).sorted()
             #expect(stored == ["good@example.com", "later@example.com"], "no bad line is half-written")
@@ -193,6 +197,24 @@ import Testing
             #expect(try await app.hasher.verify("paris", against: answers[0].answerHash), "normalized as registration does")
             #expect(try await AuthFixture.passwordLogin(client, email: "val@example.com", password: "Tr0ub4dor&3-horse")
                 .json["mfaToken"] != nil)
+        }
+    }
+
+    /// A Django user has no MFA answers: its first device is linked by its password (nothing to
+    /// prompt with), as registration links the first device by its nonce; a second device, with
+    /// still no answers to ask, is refused.
+    @Test(arguments: TestEnvironment.engines)
+    func aUserWithoutAnswersLinksItsFirstDeviceByPassword(engine: String) async throws {
+        try await withServer(engine: engine) { app, client in
+            let line = Self.json(["email": "dj@example.com", "firstName": "Dj", "lastName": "Ango", "emailVerified": true,
+                                  "password": ["hash": Self.vectors["django-pbkdf2"]![AuthFixture.password]!]])
+            #expect(try await Self.importing(app, [line]).report.created == 1)
+            #expect(try await AuthFixture.passwordLogin(client, email: "dj@example.com", password: "wrong-password-1").errorCode == 401)
+            let first = try await AuthFixture.passwordLogin(client, email: "dj@example.com")
+            #expect(first.json["sessionToken"] is String, "\(first.json)")
+            #expect(try await AuthFixture.passwordLogin(client, email: "dj@example.com", device: "device-2").errorCode == 401,
+                    "a second device has no question to answer")
+            #expect(try await AuthFixture.passwordLogin(client, email: "dj@example.com").json["sessionToken"] is String)
         }
     }
 }

@@ -75,6 +75,10 @@ extension AuthenticationService {
                 switch unlinked {
                 case .prompt:
                     guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
+                    // A wallet with neither MFA answers nor a device (an imported user) has nothing
+                    // to prompt with: its first device is linked by the password, as a registration
+                    // links the registering device by its nonce. Later devices need answers.
+                    if try await store.mfaAnswers(userID: user.id).isEmpty, try await store.devices(userID: user.id).isEmpty { break }
                     let challenge = try await prompt(user, deviceID: deviceID)
                     return .mfaRequired(question: challenge.question, challengeToken: challenge.token)
                 case .linkUnlessQuestions:
