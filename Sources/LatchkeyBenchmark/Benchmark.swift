@@ -18,12 +18,20 @@ struct Benchmark: AsyncParsableCommand {
     @Flag(help: "Only the session check and its /health baseline (for profiling).") var sessionOnly = false
     @Option(help: "Keep the rate limits on, with limits no run reaches, counted in `memory` or the `database` (their cost).")
     var rateLimits: RateLimitSettings.Counting?
+    @Option(help: "Identities to measure logins and the session check at, e.g. 10000,1000000 (imported; cheap hashing).")
+    var scale: String?
     @Option(help: "Database of the in-process server (default: a temporary SQLite file), e.g. postgres://…; with --url and --session-only, the database of that server, where the bound session is prepared") var database: String?
 
     func run() async throws {
         let configuration = try config.map(ServerConfiguration.load(file:)) ?? ServerConfiguration()
         var logger = Logger(label: "bench")
         logger.logLevel = .error
+        if let scale {
+            let sizes = scale.split(separator: ",").compactMap { Int($0) }
+            guard !sizes.isEmpty else { throw ValidationError("--scale takes numbers, e.g. 10000,1000000") }
+            try await ScaleBenchmark.run(sizes: sizes, database: database, connections: connections, seconds: duration, logger: logger)
+            return
+        }
         print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, "
               + "\(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)")
         print("hashing: scrypt logN=\(configuration.hashing.logN) r=\(configuration.hashing.r) p=\(configuration.hashing.p)")

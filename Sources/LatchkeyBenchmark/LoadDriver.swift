@@ -106,7 +106,7 @@ struct LoadDriver {
         for (name, value) in spec.headers { http.headers.add(name: name, value: value) }
         http.method = spec.method
         http.headers.add(name: "X-Application-Signature", value: "3F2504E0-4F89-11D3-9A0C-0305E82C3301")
-        http.headers.add(name: "X-Device-ID", value: Self.deviceID)
+        if !spec.headers.contains(where: { $0.0 == "X-Device-ID" }) { http.headers.add(name: "X-Device-ID", value: Self.deviceID) }
         if let session = spec.session { http.headers.add(name: "Authorization", value: "Bearer \(session)") }
         if let body = spec.body {
             http.headers.add(name: "Content-Type", value: "application/json")
