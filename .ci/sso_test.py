@@ -151,7 +151,8 @@ try:
     with open(users, "w") as out:
         out.write(json.dumps({"email": "django@example.com", "firstName": "Dj", "lastName": "Ango", "emailVerified": True,
                               "password": {"hash": django}}) + "\n")
-        out.write(json.dumps({"email": "not-an-email", "emailVerified": True, "password": {"hash": django}}) + "\n")
+        out.write(json.dumps({"email": "not-an-email", "firstName": "No", "lastName": "Address", "emailVerified": True,
+                              "password": {"hash": django}}) + "\n")
     run = subprocess.run([BINARY, "users", "import", users, "--database", DATABASE, "--config", config],
                          env={**os.environ, "LOG_LEVEL": "error"}, capture_output=True, text=True)
     check(run.returncode == 1 and run.stderr.startswith("line 2: email:") and "1 created" in run.stdout
