@@ -1,11 +1,11 @@
+import Crypto
 import Foundation
 import LatchkeyServer
 import Logging
 
-/// `--scale 10000,1000000`: the same logins and session check at growing numbers of identities
-/// (three runs of each, the median p99 kept),
-/// imported with `UserImporter` (as `latchkey users import` does) into one database that grows
-/// from the first size to the next. Hashing is made cheap, so the database is what is measured.
+/// `--scale 10000,1000000`: the same logins and session check at growing numbers of identities,
+/// imported with `UserImporter` (as `latchkey users import` does) into a database per size,
+/// measured in interleaved rounds. Hashing is made cheap, so the database is what is measured.
 ///
 /// Each operation cycles through `sample` users spread over the whole range of identities, each
 /// with its own linked device and session; the users table, its indexes, the MFA answers and the
@@ -15,15 +15,75 @@ enum ScaleBenchmark {
     static let pin = "271828"
     static let sample = 2000
 
-    struct Measurement {
+    /// One size: its own server and database, the users its operations cycle through.
+    struct Size {
         var identities: Int
-        var importSeconds: Double
-        var results: [LoadDriver.Result]
+        var server: InProcessServer
+        var driver: LoadDriver
+        var users: [(index: Int, session: String)]
     }
 
-    static func run(sizes: [Int], database: String?, connections: Int, seconds: Double, logger: Logger) async throws {
-        let server = try await InProcessServer.start(logger: logger) { configuration in
-            if let database { configuration.database = database }
+    /// Each size gets a database of its own (imported up to that size), and the sizes are measured
+    /// in alternation, `rounds` times, the median p99 of each kept: the machine drifts (a
+    /// neighbour, the page cache, a checkpoint) by as much as the effect measured, and measuring
+    /// one size after the other, in a database that also holds the first size's sessions, once
+    /// put that drift into the ratio (1.49× for a login that measured 1.0× interleaved).
+    static func run(sizes: [Int], database: String?, connections: Int, seconds: Double, rounds: Int,
+                    logger: Logger) async throws {
+        print("scale: in-process servers, a database per size, hashing scrypt logN=1 r=1 p=1, \(connections) connections, "
+              + "\(Int(seconds)) s per operation, \(rounds) interleaved rounds, \(sample) sampled users")
+        var prepared: [Size] = []
+        for identities in sizes.sorted() {
+            var url: String?
+            if let database { url = try await databaseURL(database, identities: identities, logger: logger) }
+            let server = try await start(database: url, logger: logger)
+            let driver = LoadDriver(base: server.url, connections: connections)
+            try await importIdentities(identities, into: server.application)
+            prepared.append(Size(identities: identities, server: server, driver: driver,
+                                 users: try await prepare(app: server.application, driver: driver, identities: identities)))
+        }
+        let names = operations([]).map(\.0)
+        var runs = Array(repeating: Array(repeating: [LoadDriver.Result](), count: names.count), count: prepared.count)
+        for _ in 0..<rounds {
+            for (operation, name) in names.enumerated() {
+                for (index, size) in prepared.enumerated() {
+                    let request = operations(size.users)[operation].1
+                    runs[index][operation].append(try await size.driver.measure("\(name) @ \(size.identities)", seconds: seconds,
+                                                                                 request: request))
+                }
+            }
+        }
+        let medians = runs.map { $0.map { results in results.sorted { $0.percentile(0.99) < $1.percentile(0.99) }[results.count / 2] } }
+        for (index, size) in prepared.enumerated() {
+            for result in medians[index] { result.print(baseline: nil) }
+            let p99s = runs[index].map { $0.map { String(format: "%.1f", $0.percentile(0.99)) }.joined(separator: " ") }
+            print("  p99 of each round (ms) at \(size.identities): " + p99s.joined(separator: " | "))
+        }
+        if let first = medians.first, let last = medians.last, prepared.count > 1 {
+            for (operation, name) in names.enumerated() {
+                let ratio = last[operation].percentile(0.99) / max(0.001, first[operation].percentile(0.99))
+                print(String(format: "p99 %@ at %d vs %d: %.2f× (target ≤ 1.2×)", name as NSString,
+                             prepared.last!.identities, prepared[0].identities, ratio))
+            }
+        }
+        for size in prepared {
+            try await size.driver.shutdown()
+            try await size.server.stop()
+        }
+    }
+
+    static func start(database: String?, logger: Logger) async throws -> InProcessServer {
+        try await InProcessServer.start(logger: logger) { configuration in
+            if let database {
+                configuration.database = database
+                // A kept database is measured again with the secrets it recorded.
+                let secrets = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "latchkey-bench-secrets-" + SHA256.hash(data: Data(database.utf8)).prefix(6).map { String(format: "%02x", $0) }.joined())
+                try? FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
+                configuration.secrets.pepperFile = secrets.appendingPathComponent("pepper").path
+                configuration.secrets.caKeyFile = secrets.appendingPathComponent("ca-key.pem").path
+                configuration.secrets.caCertificateFile = secrets.appendingPathComponent("ca-cert.pem").path
+            }
             configuration.hashing.logN = 1
             configuration.hashing.r = 1
             configuration.hashing.p = 1
@@ -33,9 +93,28 @@ enum ScaleBenchmark {
             configuration.rateLimits.enabled = false
             configuration.databaseTimeoutMilliseconds = 600_000 // VACUUM of a million rows
         }
-        let app = server.application
-        print("scale: in-process server on \(app.store.engineName), hashing scrypt logN=1 r=1 p=1, "
-              + "\(connections) connections, \(Int(seconds)) s per operation, \(sample) sampled users")
+    }
+
+    /// The database of one size: `sqlite:FILE` gives `FILE-<size>`; `postgres://…/NAME` gives
+    /// the database `NAME_<size>`, created if missing. Kept, so a later run imports nothing.
+    static func databaseURL(_ base: String, identities: Int, logger: Logger) async throws -> String {
+        guard var components = URLComponents(string: base), components.scheme?.hasPrefix("postgres") == true else {
+            return base + "-\(identities)"
+        }
+        let name = components.path.dropFirst().isEmpty ? "latchkey" : String(components.path.dropFirst())
+        let sized = "\(name)_\(identities)"
+        try await StoreFactory.withStore(base, logger: logger, migrate: false) { store in
+            guard let engine = (store as? SQLStore)?.engine else { return }
+            if try await engine.read("SELECT 1 AS found FROM pg_database WHERE datname = $1", [.text(sized)]).isEmpty {
+                try await engine.execute("CREATE DATABASE \"\(sized)\"")
+            }
+        }
+        components.path = "/" + sized
+        return components.string ?? base
+    }
+
+    /// Imports the identities `app`'s database lacks up to `identities` (`UserImporter`), then settles it.
+    static func importIdentities(_ identities: Int, into app: LatchkeyApplication) async throws {
         let questions = Array(app.configuration.issuer.mfa.questions.prefix(2).map(\.mfaQuestion))
         let passwordHash = try await app.hasher.hash(password), pinHash = try await app.hasher.hash(pin)
         let answerHash = try await app.hasher.hash("answer")
@@ -45,41 +124,22 @@ enum ScaleBenchmark {
                 + #""emailVerified": true, "password": {"hash": "\#(passwordHash)"}, "passcode": {"hash": "\#(pinHash)"}, "#
                 + #""mfaAnswers": [\#(answers)]}"#)
         }
-        let driver = LoadDriver(base: server.url, connections: connections)
-        var measurements: [Measurement] = []
-        var imported = 0
-        for size in sizes.sorted() {
-            let started = Date()
-            let importer = UserImporter(store: app.store, issuer: app.configuration.issuer, hasher: { app.hasher })
-            let report = try await importer.run(lines: (imported..<size).lazy.map(line), update: false,
-                                                failure: { print("import: \($0)") }, progress: { _ in })
-            let importSeconds = Date().timeIntervalSince(started)
-            print(String(format: "%d identities: imported %d (%d existed) in %.1f s", size, report.created, report.skipped,
-                         importSeconds))
-            imported = size
-            try await settle(app.store)
-            let users = try await prepare(app: app, driver: driver, identities: size)
-            var results: [LoadDriver.Result] = []
-            for (name, request) in operations(users) {
-                // A p99 of one run moves with the machine (a WAL checkpoint, a neighbour): three
-                // runs, and the one with the median p99 is kept.
-                var runs: [LoadDriver.Result] = []
-                for _ in 0..<3 { runs.append(try await driver.measure("\(name) @ \(size)", seconds: seconds, request: request)) }
-                let result = runs.sorted { $0.percentile(0.99) < $1.percentile(0.99) }[1]
-                result.print(baseline: nil)
-                results.append(result)
-            }
-            measurements.append(Measurement(identities: size, importSeconds: importSeconds, results: results))
-        }
-        if let first = measurements.first, let last = measurements.last, measurements.count > 1 {
-            for (index, result) in last.results.enumerated() {
-                let ratio = result.percentile(0.99) / max(0.001, first.results[index].percentile(0.99))
-                print(String(format: "p99 %@ at %d vs %d: %.2f× (target ≤ 1.2×)",
-                             operations([]).map(\.0)[index] as NSString, last.identities, first.identities, ratio))
-            }
-        }
-        try await driver.shutdown()
-        try await server.stop()
+        let existing = try await self.identities(in: app)
+        let started = Date()
+        let importer = UserImporter(store: app.store, issuer: app.configuration.issuer, hasher: { app.hasher })
+        let report = try await importer.run(lines: (min(existing, identities)..<identities).lazy.map(line), update: false,
+                                            failure: { print("import: \($0)") }, progress: { _ in })
+        print(String(format: "%d identities on %@: imported %d (%d were there) in %.1f s", identities, app.store.engineName,
+                     report.created, existing, Date().timeIntervalSince(started)))
+        if report.created > 0 { try await settle(app.store) }
+    }
+
+    /// How many identities a kept database holds already.
+    static func identities(in app: LatchkeyApplication) async throws -> Int {
+        guard let engine = (app.store as? SQLStore)?.engine else { return 0 }
+        let rows = try await engine.read("SELECT COUNT(*) AS n FROM users WHERE issuer = $1", [.text(app.configuration.issuer.id)])
+        guard case .integer(let count) = rows.first?["n"] else { return 0 }
+        return Int(count)
     }
 
     /// What an operator does after a bulk load, so the measurement does not meet the database's

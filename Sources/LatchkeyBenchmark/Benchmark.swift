@@ -20,6 +20,7 @@ struct Benchmark: AsyncParsableCommand {
     var rateLimits: RateLimitSettings.Counting?
     @Option(help: "Identities to measure logins and the session check at, e.g. 10000,1000000 (imported; cheap hashing).")
     var scale: String?
+    @Option(help: "Interleaved rounds of --scale; the median p99 of each operation and size is kept.") var rounds = 5
     @Option(help: "Database of the in-process server (default: a temporary SQLite file), e.g. postgres://…; with --url and --session-only, the database of that server, where the bound session is prepared") var database: String?
 
     func run() async throws {
@@ -29,7 +30,8 @@ struct Benchmark: AsyncParsableCommand {
         if let scale {
             let sizes = scale.split(separator: ",").compactMap { Int($0) }
             guard !sizes.isEmpty else { throw ValidationError("--scale takes numbers, e.g. 10000,1000000") }
-            try await ScaleBenchmark.run(sizes: sizes, database: database, connections: connections, seconds: duration, logger: logger)
+            try await ScaleBenchmark.run(sizes: sizes, database: database, connections: connections, seconds: duration,
+                                           rounds: max(1, rounds), logger: logger)
             return
         }
         print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, "

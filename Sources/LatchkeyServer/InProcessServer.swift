@@ -43,9 +43,17 @@ public final class InProcessServer: Sendable {
         let application = try await buildApplication(configuration, options: BuildOptions(
             logger: logger, channel: channel, onServerRunning: { port.continuation.yield($0) }))
         let group = ServiceGroup(configuration: .init(services: [application.application], logger: logger))
-        let serving = Task { try await group.run() }
+        // A server that stops before it listens (its secrets disagree with the database's) ends
+        // the wait with its error instead of leaving the caller waiting for a port.
+        let serving = Task {
+            defer { port.continuation.finish() }
+            try await group.run()
+        }
         var ports = port.stream.makeAsyncIterator()
-        guard let bound = await ports.next() else { throw CancellationError() }
+        guard let bound = await ports.next() else {
+            if case .failure(let error) = await serving.result { throw error }
+            throw CancellationError()
+        }
         return InProcessServer(application: application, url: URL(string: "http://\(configuration.host):\(bound)")!,
                                directory: directory, group: group, serving: serving)
     }
