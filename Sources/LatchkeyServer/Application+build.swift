@@ -107,6 +107,7 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let router = Router(context: AppRequestContext.self)
     let maxBody = configuration.http.maxBodyBytes
     router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: ClientPresenceMiddleware())
     router.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table))
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: BodyLimitMiddleware(maxBytes: maxBody))
@@ -148,6 +149,7 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let onRunning = options.onServerRunning
     var application = Application(
         router: router,
+        server: .http1(configuration: .init(additionalChannelHandlers: [ClientPresenceHandler()])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
         services: [storeService] + (options.runCourier ? [courier] : []),
         onServerRunning: { channel in

@@ -2,6 +2,8 @@ import Foundation
 import HummingbirdTesting
 import LatchkeyServer
 import LatchkeyTestSupport
+import NIOCore
+import NIOPosix
 import Testing
 
 /// Back-pressure on hash work: an operation whose hashes would wait longer than
@@ -60,6 +62,50 @@ import Testing
             }
             #expect(codes == Array(repeating: 200, count: 4))
         }
+    }
+
+    /// A storm's clients give up (their timeout closes the connection) while their hashes wait:
+    /// those are not hashed. Wrong passwords sent from the wallet's own device, each connection
+    /// closed as soon as the request is out, while registrations keep the hashing threads busy:
+    /// none is checked, so none counts (six would deactivate the wallet) and none is in the trail.
+    @Test(arguments: TestEnvironment.engines)
+    func aClientThatLeftIsNotHashed(engine: String) async throws {
+        try await withServer(engine: engine, live: true, configure: {
+            $0.hashing.logN = 14
+            $0.hashing.maxQueueMilliseconds = 60_000
+        }) { app, client in
+            _ = try await AuthFixture.enrolledSession(app, client)
+            let port = try #require(client.port)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<2 {
+                    group.addTask {
+                        let answer = try await client.call(.post, "/v1/enrollment/users", headers: appHeaders(device: "busy-\(index)"),
+                                                           body: registrationBody(email: "busy-\(index)@example.com"))
+                        #expect(answer.status == .created)
+                    }
+                }
+                try await Task.sleep(for: .milliseconds(20))
+                for index in 0..<6 { try await Self.sendAndHangUp(port: port, wrongPassword: "wrong-password-\(index)") }
+                try await group.waitForAll()
+            }
+            // The abandoned requests finish (skipped or, without the check, hashed) soon after the registrations.
+            try await Task.sleep(for: .seconds(2))
+            let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
+            #expect(user.failedAttempts == 0 && user.status == .active, "no abandoned guess was checked")
+            #expect(try await app.store.auditEvents(after: nil, since: nil, limit: 200).allSatisfy { $0.type != .loginFailed })
+            #expect(try await AuthFixture.passwordLogin(client).status == .ok)
+        }
+    }
+
+    /// Sends a password login and closes the connection without reading the answer.
+    static func sendAndHangUp(port: Int, wrongPassword: String) async throws {
+        let body = #"{"username": "ada@example.com", "password": "\#(wrongPassword)"}"#
+        let request = "POST /v1/auth/login/password HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            + "X-Application-Signature: \(applicationSignature)\r\nX-Device-ID: device-1\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get()
+        try await channel.writeAndFlush(ByteBuffer(string: request)).get()
+        try await channel.close().get()
     }
 
     /// The Kratos-compatible login is refused in Kratos's envelope, as the contract documents.

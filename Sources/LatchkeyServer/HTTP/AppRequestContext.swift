@@ -8,12 +8,15 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The peer of the connection.
     public let remoteAddress: SocketAddress?
+    /// The connection, to tell whether its client is still there (`ClientPresence`).
+    let channel: any Channel
     /// The framework's own ceiling; `BodyLimitMiddleware` enforces the configured `http.maxBodyBytes`.
     public var maxUploadSize: Int { 16 * 1024 * 1024 }
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 }
 

@@ -59,6 +59,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return translate(server.underlyingError, request: request, logger: logger)
         case let decoding as DecodingError:
             return Self.describe(decoding)
+        case is CancellationError:
+            // A hash skipped because the client left (`ClientPresence`): nobody reads this answer,
+            // but one that half-closed and still listens may try again.
+            logger.debug("Hash work skipped: the client has gone")
+            return DomainError(.overloaded, retryAfter: 1)
         case SQLEngineError.unavailable:
             // The database did not answer in time: fail fast, and say when to try again.
             return DomainError(.notReady, retryAfter: 1)

@@ -23,6 +23,14 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
+/// Makes the request's connection known to `HashGate`, which hashes nothing for a client that left.
+struct ClientPresenceMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        try await ClientPresence.$current.withValue(.init(channel: context.channel)) { try await next(request, context) }
+    }
+}
+
 /// Refuses bodies over the limit with 413 before anything reads them, and JSON text that escapes
 /// a NUL character with 400 naming the field (`NulCharacterGuard`).
 struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {

@@ -37,18 +37,21 @@ public final class HashGate: Sendable {
     }
 
     /// Runs one hash's `work`: counted (an admitted unit, or an extra one that is never refused,
-    /// like a hash upgrade), skipped when the caller's task was cancelled while it waited for a
-    /// thread, and timed for the estimate.
+    /// like a hash upgrade), skipped (`CancellationError`) when the request's client has left
+    /// (`ClientPresence`) or its task was cancelled, before or while it waited for a thread, and
+    /// timed for the estimate.
     func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T,
                           on pool: (@escaping @Sendable () throws -> (T, Double)) async throws -> (T, Double))
         async throws -> T {
         if !(Self.ticket?.take() ?? false) { state.withLock { $0.pending += 1 } }
         let cancelled = Atomic(false)
         do {
+            let client = await ClientPresence.current?.presence()
+            if client?.isGone == true { throw CancellationError() }
             let (value, seconds) = try await withTaskCancellationHandler {
                 try await pool {
-                    // Checked when a thread is free for it: the task may have ended while it waited.
-                    if cancelled.load(ordering: .relaxed) { throw CancellationError() }
+                    // Checked when a thread is free for it: the client may have left while it waited.
+                    if cancelled.load(ordering: .relaxed) || client?.isGone == true { throw CancellationError() }
                     let start = ContinuousClock.now
                     let value = try work()
                     let elapsed = ContinuousClock.now - start
