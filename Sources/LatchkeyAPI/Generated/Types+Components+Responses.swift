@@ -22,12 +22,12 @@ public import LatchkeyCore
 extension Components {
     /// Types generated from the `#/components/responses` section of the OpenAPI document.
     public enum Responses {
-        public struct Overloaded: Sendable, Hashable {
-            /// - Remark: Generated from `#/components/responses/Overloaded/headers`.
+        public struct Unavailable: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/Unavailable/headers`.
             public struct Headers: Sendable, Hashable {
                 /// Seconds to wait.
                 ///
-                /// - Remark: Generated from `#/components/responses/Overloaded/headers/Retry-After`.
+                /// - Remark: Generated from `#/components/responses/Unavailable/headers/Retry-After`.
                 public var retryAfter: Swift.Int?
                 /// Creates a new `Headers`.
                 ///
@@ -38,10 +38,10 @@ extension Components {
                 }
             }
             /// Received HTTP response headers
-            public var headers: Components.Responses.Overloaded.Headers
-            /// - Remark: Generated from `#/components/responses/Overloaded/content`.
+            public var headers: Components.Responses.Unavailable.Headers
+            /// - Remark: Generated from `#/components/responses/Unavailable/content`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/components/responses/Overloaded/content/application\/json`.
+                /// - Remark: Generated from `#/components/responses/Unavailable/content/application\/json`.
                 case json(Components.Schemas.ErrorResponse)
                 /// The associated value of the enum case if `self` is `.json`.
                 ///
@@ -57,26 +57,26 @@ extension Components {
                 }
             }
             /// Received HTTP response body
-            public var body: Components.Responses.Overloaded.Body
-            /// Creates a new `Overloaded`.
+            public var body: Components.Responses.Unavailable.Body
+            /// Creates a new `Unavailable`.
             ///
             /// - Parameters:
             ///   - headers: Received HTTP response headers
             ///   - body: Received HTTP response body
             public init(
-                headers: Components.Responses.Overloaded.Headers = .init(),
-                body: Components.Responses.Overloaded.Body
+                headers: Components.Responses.Unavailable.Headers = .init(),
+                body: Components.Responses.Unavailable.Body
             ) {
                 self.headers = headers
                 self.body = body
             }
         }
-        public struct KratosOverloaded: Sendable, Hashable {
-            /// - Remark: Generated from `#/components/responses/KratosOverloaded/headers`.
+        public struct KratosUnavailable: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/KratosUnavailable/headers`.
             public struct Headers: Sendable, Hashable {
                 /// Seconds to wait.
                 ///
-                /// - Remark: Generated from `#/components/responses/KratosOverloaded/headers/Retry-After`.
+                /// - Remark: Generated from `#/components/responses/KratosUnavailable/headers/Retry-After`.
                 public var retryAfter: Swift.Int?
                 /// Creates a new `Headers`.
                 ///
@@ -87,10 +87,10 @@ extension Components {
                 }
             }
             /// Received HTTP response headers
-            public var headers: Components.Responses.KratosOverloaded.Headers
-            /// - Remark: Generated from `#/components/responses/KratosOverloaded/content`.
+            public var headers: Components.Responses.KratosUnavailable.Headers
+            /// - Remark: Generated from `#/components/responses/KratosUnavailable/content`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/components/responses/KratosOverloaded/content/application\/json`.
+                /// - Remark: Generated from `#/components/responses/KratosUnavailable/content/application\/json`.
                 case json(Components.Schemas.KratosError)
                 /// The associated value of the enum case if `self` is `.json`.
                 ///
@@ -106,15 +106,15 @@ extension Components {
                 }
             }
             /// Received HTTP response body
-            public var body: Components.Responses.KratosOverloaded.Body
-            /// Creates a new `KratosOverloaded`.
+            public var body: Components.Responses.KratosUnavailable.Body
+            /// Creates a new `KratosUnavailable`.
             ///
             /// - Parameters:
             ///   - headers: Received HTTP response headers
             ///   - body: Received HTTP response body
             public init(
-                headers: Components.Responses.KratosOverloaded.Headers = .init(),
-                body: Components.Responses.KratosOverloaded.Body
+                headers: Components.Responses.KratosUnavailable.Headers = .init(),
+                body: Components.Responses.KratosUnavailable.Body
             ) {
                 self.headers = headers
                 self.body = body

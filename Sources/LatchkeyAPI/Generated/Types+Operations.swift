@@ -49,6 +49,34 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/enrollment/mfa-questions/get(retrieveMfaQuestionsWithMetadata)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/enrollment/mfa-questions/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -227,6 +255,34 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/enrollment/password-configuration/get(retrievePasswordConfigurations)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/enrollment/password-configuration/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -405,6 +461,34 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/enrollment/passcode-configuration/get(retrievePasscodeConfigurations)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/enrollment/passcode-configuration/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -583,6 +667,34 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/enrollment/profile-metadata/get(retrieveProfileMetadata)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/enrollment/profile-metadata/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -772,20 +884,22 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
-            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
-            /// the call after `Retry-After` seconds.
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/enrollment/users/post(registerNewUser)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.Overloaded)
+            case serviceUnavailable(Components.Responses.Unavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            public var serviceUnavailable: Components.Responses.Overloaded {
+            public var serviceUnavailable: Components.Responses.Unavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -1123,20 +1237,22 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
-            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
-            /// the call after `Retry-After` seconds.
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/auth/login/password/post(loginByUsernamePassword)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.Overloaded)
+            case serviceUnavailable(Components.Responses.Unavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            public var serviceUnavailable: Components.Responses.Overloaded {
+            public var serviceUnavailable: Components.Responses.Unavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -1414,20 +1530,22 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
-            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
-            /// the call after `Retry-After` seconds.
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/auth/login/pin/post(loginByPIN)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.Overloaded)
+            case serviceUnavailable(Components.Responses.Unavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            public var serviceUnavailable: Components.Responses.Overloaded {
+            public var serviceUnavailable: Components.Responses.Unavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -1671,6 +1789,34 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/nonce/post(loginByNonce)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
             /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
             /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
@@ -1936,20 +2082,22 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
-            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
-            /// the call after `Retry-After` seconds.
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/auth/mfa/post(registerWithMFA)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.Overloaded)
+            case serviceUnavailable(Components.Responses.Unavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            public var serviceUnavailable: Components.Responses.Overloaded {
+            public var serviceUnavailable: Components.Responses.Unavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -2193,20 +2341,22 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
-            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
-            /// the call after `Retry-After` seconds.
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/auth/device-token/post(generateDeviceAuthenticationToken)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.Overloaded)
+            case serviceUnavailable(Components.Responses.Unavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            public var serviceUnavailable: Components.Responses.Overloaded {
+            public var serviceUnavailable: Components.Responses.Unavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -2476,6 +2626,34 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/device-token/delete(expireDeviceAuthenticationToken)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct NoContent: Sendable, Hashable {
                 /// Creates a new `NoContent`.
                 public init() {}
@@ -2649,6 +2827,34 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/device-token/post(loginWithDeviceAuthenticationToken)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// A session (`sessionToken`, `customerUri`, `additionalAttributes`), or — from a device not
             /// linked to the user — the MFA prompt `{"code": 412, "mfaToken": {"mfaSecretQuestion", "challengeToken"}}`.
             ///
@@ -2869,6 +3075,34 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/logout/post(logout)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct NoContent: Sendable, Hashable {
                 /// Creates a new `NoContent`.
                 public init() {}
@@ -3031,6 +3265,34 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/session/get(currentSession)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/auth/session/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -3225,6 +3487,34 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/enrollment/customer-profile-metadata/post(retrieveCustomerProfileMetaData)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/enrollment/customer-profile-metadata/POST/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -3486,20 +3776,22 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
-            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
-            /// the call after `Retry-After` seconds.
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/enrollment/customers/post(registerCustomer)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.Overloaded)
+            case serviceUnavailable(Components.Responses.Unavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            public var serviceUnavailable: Components.Responses.Overloaded {
+            public var serviceUnavailable: Components.Responses.Unavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -3769,6 +4061,34 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/federated/post(loginByFederatedIdentity)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
             /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
             /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
@@ -4102,6 +4422,34 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/enrollment/verification-email/post(resendVerificationEmail)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Done; a message to show.
             ///
             /// - Remark: Generated from `#/paths//v1/enrollment/verification-email/post(resendVerificationEmail)/responses/200`.
@@ -4301,6 +4649,34 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/enrollment/password-reset/post(resetForgottenPassword)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// The link is on its way; `mfaQuestions` is always null (the portal asks).
             ///
             /// - Remark: Generated from `#/paths//v1/enrollment/password-reset/post(resetForgottenPassword)/responses/200`.
@@ -4534,6 +4910,34 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/enrollment/passcode-reset/post(resetForgottenPasscode)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// The link is on its way; `mfaQuestions` is always null (the portal asks).
             ///
             /// - Remark: Generated from `#/paths//v1/enrollment/passcode-reset/post(resetForgottenPasscode)/responses/200`.
@@ -4763,20 +5167,22 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
-            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
-            /// the call after `Retry-After` seconds.
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/enrollment/expired-password/post(changeExpiredPassword)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.Overloaded)
+            case serviceUnavailable(Components.Responses.Unavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            public var serviceUnavailable: Components.Responses.Overloaded {
+            public var serviceUnavailable: Components.Responses.Unavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -5041,6 +5447,34 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/devices/get(listDevices)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/devices/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -5239,6 +5673,34 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/devices/{deviceId}/delete(unlinkDevice)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct NoContent: Sendable, Hashable {
                 /// Creates a new `NoContent`.
                 public init() {}
@@ -5469,6 +5931,34 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/profile/get(retrieveCustomer)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/profile/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -5665,20 +6155,22 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
-            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
-            /// the call after `Retry-After` seconds.
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/profile/patch(updateUserProfile)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.Overloaded)
+            case serviceUnavailable(Components.Responses.Unavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            public var serviceUnavailable: Components.Responses.Overloaded {
+            public var serviceUnavailable: Components.Responses.Unavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -5954,20 +6446,22 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
-            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
-            /// the call after `Retry-After` seconds.
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/profile/password/put(updateUserPassword)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.Overloaded)
+            case serviceUnavailable(Components.Responses.Unavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            public var serviceUnavailable: Components.Responses.Overloaded {
+            public var serviceUnavailable: Components.Responses.Unavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -6243,20 +6737,22 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
-            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
-            /// the call after `Retry-After` seconds.
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/profile/passcode/put(updateUserPasscode)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.Overloaded)
+            case serviceUnavailable(Components.Responses.Unavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            public var serviceUnavailable: Components.Responses.Overloaded {
+            public var serviceUnavailable: Components.Responses.Unavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -6532,20 +7028,22 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// The server is busy checking credentials (`overloaded`): the hashes this call needs would
-            /// finish later than `hashing.maxQueueMilliseconds`. Nothing was checked or counted; repeat
-            /// the call after `Retry-After` seconds.
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/profile/mfa-answers/put(updateMFAAnswers)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.Overloaded)
+            case serviceUnavailable(Components.Responses.Unavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            public var serviceUnavailable: Components.Responses.Overloaded {
+            public var serviceUnavailable: Components.Responses.Unavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -6776,6 +7274,29 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now (`overloaded` or `not_ready`, Kratos's envelope); retry after `Retry-After` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//a/self-service/registration/api/get(createNativeRegistrationFlow)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.KratosUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.KratosUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
             /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
             ///
@@ -6938,17 +7459,17 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// The server is busy checking credentials (`overloaded`, Kratos's envelope); retry after `Retry-After` seconds.
+            /// The call cannot be served now (`overloaded` or `not_ready`, Kratos's envelope); retry after `Retry-After` seconds.
             ///
             /// - Remark: Generated from `#/paths//a/self-service/registration/post(updateRegistrationFlow)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.KratosOverloaded)
+            case serviceUnavailable(Components.Responses.KratosUnavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            public var serviceUnavailable: Components.Responses.KratosOverloaded {
+            public var serviceUnavailable: Components.Responses.KratosUnavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -7258,6 +7779,29 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now (`overloaded` or `not_ready`, Kratos's envelope); retry after `Retry-After` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//a/self-service/login/api/get(createNativeLoginFlow)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.KratosUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.KratosUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
             /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
             ///
@@ -7420,17 +7964,17 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// The server is busy checking credentials (`overloaded`, Kratos's envelope); retry after `Retry-After` seconds.
+            /// The call cannot be served now (`overloaded` or `not_ready`, Kratos's envelope); retry after `Retry-After` seconds.
             ///
             /// - Remark: Generated from `#/paths//a/self-service/login/post(updateLoginFlow)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.KratosOverloaded)
+            case serviceUnavailable(Components.Responses.KratosUnavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            public var serviceUnavailable: Components.Responses.KratosOverloaded {
+            public var serviceUnavailable: Components.Responses.KratosUnavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -7797,6 +8341,29 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now (`overloaded` or `not_ready`, Kratos's envelope); retry after `Retry-After` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//a/sessions/whoami/get(toSession)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.KratosUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.KratosUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/a/sessions/whoami/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -7943,6 +8510,29 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now (`overloaded` or `not_ready`, Kratos's envelope); retry after `Retry-After` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//a/self-service/logout/api/delete(performNativeLogout)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.KratosUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.KratosUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
             /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
             ///
@@ -8127,6 +8717,29 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now (`overloaded` or `not_ready`, Kratos's envelope); retry after `Retry-After` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//identity/verification/flow/phone/post(sendPhoneVerificationCode)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.KratosUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.KratosUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
             /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
             ///
@@ -8357,6 +8970,29 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now (`overloaded` or `not_ready`, Kratos's envelope); retry after `Retry-After` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//identity/verification/flow/phone/patch(verifyPhoneNumber)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.KratosUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.KratosUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// An error in Ory Kratos's shape: `{"error": {"id", "code", "status", "reason", "message"}}`
             /// with `code` the HTTP status (410 expired or used flow, 429 too many codes, …).
             ///
@@ -8663,6 +9299,29 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now (`overloaded` or `not_ready`, Kratos's envelope); retry after `Retry-After` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//identity/pki/client/certificates/put(uploadDevicePublicKey)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.KratosUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.KratosUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/identity/pki/client/certificates/PUT/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -8923,6 +9582,29 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now (`overloaded` or `not_ready`, Kratos's envelope); retry after `Retry-After` seconds.
+            ///
+            /// - Remark: Generated from `#/paths//identity/pki/client/certificates/{serialNumber}/get(getDeviceCertificateStatus)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.KratosUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.KratosUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/identity/pki/client/certificates/{serialNumber}/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
