@@ -19,6 +19,17 @@ import Testing
         #expect(try await !hasher.verify("correct-horse", against: "scrypt$10$8$1$garbage"))
     }
 
+    /// Import ids (UUID v7): the version and variant bits, lower case, and later ones sort after.
+    @Test func orderedIdentifiersAreVersionSevenAndSortByTime() {
+        let first = SecureRandom.orderedIdentifier(at: Date(timeIntervalSince1970: 1_700_000_000))
+        let second = SecureRandom.orderedIdentifier(at: Date(timeIntervalSince1970: 1_700_000_000.002))
+        #expect(first.count == 36 && first == first.lowercased() && UUID(uuidString: first) != nil)
+        #expect(first.hasPrefix("018bcfe5-6800-7"), "48 bits of milliseconds, then version 7")
+        #expect("89ab".contains(first[first.index(first.startIndex, offsetBy: 19)]), "RFC 9562 variant")
+        #expect(first < second)
+        #expect(SecureRandom.orderedIdentifier(at: Date()) != SecureRandom.orderedIdentifier(at: Date()))
+    }
+
     @Test func thePepperIsPartOfTheHash() async throws {
         let encoded = try await hasher.hash("314159")
         let otherPepper = SecretHasher(settings: hasher.settings, pepper: SymmetricKey(size: .bits256))

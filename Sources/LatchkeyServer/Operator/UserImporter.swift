@@ -134,7 +134,7 @@ public struct UserImporter: Sendable {
     private func user(from line: ImportLine, hasher: SecretHasher?, at time: Date) async throws -> ImportedUser {
         func stored(_ secret: ImportLine.ImportedSecret, normalize: (String) -> String = { $0 }) async throws -> String {
             if let hash = secret.hash { return hash }
-            // `write` makes the hasher for any batch with a value.
+            // `run` makes the hasher for any batch with a value.
             guard let hasher, let value = secret.value else { preconditionFailure("a value without a hasher") }
             return try await hasher.hash(normalize(value))
         }

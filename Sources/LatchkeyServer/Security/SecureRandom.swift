@@ -27,9 +27,7 @@ public enum SecureRandom {
         for index in 0..<6 { random[index] = UInt8(truncatingIfNeeded: milliseconds >> (40 - 8 * UInt64(index))) }
         random[6] = (random[6] & 0x0f) | 0x70
         random[8] = (random[8] & 0x3f) | 0x80
-        let hex = random.map { String(format: "%02x", $0) }.joined()
-        return [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
-                hex.dropFirst(20)].joined(separator: "-")
+        return random.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }.uuidString.lowercased()
     }
 
     /// The hex SHA-256 digest of a token, as stored.

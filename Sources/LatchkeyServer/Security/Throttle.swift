@@ -30,7 +30,7 @@ public struct Throttle: Sendable {
         case .allow:
             return nil
         case .refuse(let until):
-            return max(1, Int(until.timeIntervalSince(time).rounded(.up)))
+            return until.retryAfter(from: time)
         case .write(let pending):
             let state: (count: Int, windowStart: Date)
             do {
@@ -41,7 +41,7 @@ public struct Throttle: Sendable {
             }
             counts.record(row, count: state.count, windowStart: state.windowStart, now: time, window: 60)
             guard state.count > limit else { return nil }
-            return max(1, Int(state.windowStart.addingTimeInterval(60).timeIntervalSince(time).rounded(.up)))
+            return state.windowStart.addingTimeInterval(60).retryAfter(from: time)
         }
     }
 }
