@@ -27,8 +27,11 @@ public final class PostgresEngine: SQLEngine {
             password: components.password?.removingPercentEncoding, database: database.isEmpty ? nil : database, tls: tls)
         configuration.options.maximumConnections = 20
         configuration.options.connectTimeout = timeout
+        // The server ends a statement past the bound itself (a lock wait too): a statement the pool
+        // cannot take back would otherwise hold the call until it finished, however long.
+        configuration.options.additionalStartupParameters = [("statement_timeout", String(Self.milliseconds(timeout)))]
         if let schema = components.queryItems?.first(where: { $0.name == "search_path" })?.value {
-            configuration.options.additionalStartupParameters = [("search_path", schema)]
+            configuration.options.additionalStartupParameters.append(("search_path", schema))
         }
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
@@ -49,7 +52,15 @@ public final class PostgresEngine: SQLEngine {
     }
 
     public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        try await bounded { [client, logger] in try await Self.mapErrors { try await Self.rows(client.query(Self.query(sql, binds), logger: logger)) } }
+        // Unbounded work lifts the statement bound for its own transaction only (`SET LOCAL`).
+        if Self.unbounded { return try await transaction { db in try await db.query(sql, binds) } }
+        return try await bounded { [client, logger] in
+            try await Self.mapErrors { try await Self.rows(client.query(Self.query(sql, binds), logger: logger)) }
+        }
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
     /// Work that may run longer than the request timeout (migrations, the retention purge).
@@ -92,6 +103,7 @@ public final class PostgresEngine: SQLEngine {
             try await client.withConnection { connection in
                 try await connection.query("BEGIN", logger: logger)
                 do {
+                    if Self.unbounded { try await connection.query("SET LOCAL statement_timeout = 0", logger: logger) }
                     let result = try await body(Transaction(connection: connection, logger: logger))
                     try await connection.query("COMMIT", logger: logger)
                     return result
@@ -154,8 +166,9 @@ public final class PostgresEngine: SQLEngine {
             return try await body()
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             throw SQLEngineError.uniqueViolation(UniqueConstraint(postgresConstraint: error.serverInfo?[.constraintName] ?? ""))
-        } catch let error as PSQLError where error.serverInfo == nil {
-            // Not the server's answer but the connection's failure (refused, closed, reset).
+        } catch let error as PSQLError where error.serverInfo == nil || error.serverInfo?[.sqlState] == "57014" {
+            // Not the server's answer but the connection's failure (refused, closed, reset), or
+            // 57014: the statement ran past `statement_timeout` (the call's bound).
             throw SQLEngineError.unavailable
         }
     }
