@@ -109,6 +109,7 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ClientPresenceMiddleware())
     router.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table))
+    router.add(middleware: CanonicalPathMiddleware())
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: BodyLimitMiddleware(maxBytes: maxBody))
     router.add(middleware: AuditMiddleware(store: store, proxies: proxies))
@@ -129,19 +130,14 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let federation = FederationService(
         store: store, environment: environment, authentication: authentication,
         providers: configuration.issuer.identityProviders.map { OIDCProvider(settings: $0, now: options.now) })
-    let edge = (throttle: throttle, proxies: proxies)
     let dpop = DPoPVerifier(publicURL: publicURL, nonces: DPoPNonces(pepper: pepper), now: options.now)
     let groups = APIRouteGroups(
         wallet: router.group(context: WalletRequestContext.self)
-            .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet))
-            .add(middleware: EdgeMiddleware(throttle: edge.throttle, proxies: edge.proxies,
-                                            authentication: authentication, dpop: dpop,
-                                            deviceBinding: configuration.issuer.deviceBinding, proofs: store)),
+            .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet)),
         kratos: router.group(context: KratosRequestContext.self)
-            .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .kratos))
-            .add(middleware: EdgeMiddleware(throttle: edge.throttle, proxies: edge.proxies,
-                                            authentication: authentication, dpop: dpop,
-                                            deviceBinding: configuration.issuer.deviceBinding, proofs: store)))
+            .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .kratos)),
+        edge: .init(throttle: throttle, proxies: proxies, authentication: authentication, dpop: dpop,
+                    deviceBinding: configuration.issuer.deviceBinding, proofs: store))
     try APIHandler(enrollment: enrollment, authentication: authentication, profile: profile, signup: signup,
                    federation: federation).registerHandlers(
         on: groups, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))

@@ -1,25 +1,56 @@
 import HTTPTypes
 import Hummingbird
+import LatchkeyAPI
 import OpenAPIHummingbird
 import OpenAPIRuntime
 
 /// The two API route groups as one transport for the generated `registerHandlers`: each operation
 /// of the contract is registered, once at start-up, on the group its path belongs to — the
-/// Kratos-compatible group for `/a/…` and `/identity/…`, the wallet group for the rest. Each group
-/// has its own context type, middlewares and error rendering.
+/// Kratos-compatible group for `/a/…` and `/identity/…`, the wallet group for the rest — behind an
+/// `EdgeMiddleware` of its own that carries the operation's `OperationPolicy`. Each group has its
+/// own context type, middlewares and error rendering.
 struct APIRouteGroups: ServerTransport {
     let wallet: RouterGroup<WalletRequestContext>
     let kratos: RouterGroup<KratosRequestContext>
+    let edge: EdgeServices
+
+    /// What every operation's edge shares.
+    struct EdgeServices {
+        let throttle: Throttle
+        let proxies: TrustedProxies
+        let authentication: AuthenticationService
+        let dpop: DPoPVerifier
+        let deviceBinding: DeviceBindingMode
+        let proofs: any ProofStore
+
+        func middleware<Context: APIRequestContext>(_ policy: OperationPolicy) -> EdgeMiddleware<Context> {
+            EdgeMiddleware(throttle: throttle, proxies: proxies, authentication: authentication, dpop: dpop,
+                           deviceBinding: deviceBinding, proofs: proofs, policy: policy)
+        }
+    }
+
+    /// An operation of the generated code that the document declares no policy for.
+    struct UndeclaredOperation: Error, CustomStringConvertible {
+        let route: String
+        var description: String { "\(route) has no x-latchkey-policy in openapi.yaml" }
+    }
 
     /// The Kratos-compatible operations of the contract.
     static func isKratos(_ path: String) -> Bool { path.hasPrefix("/a/") || path.hasPrefix("/identity/") }
 
+    /// Registers one operation behind its own edge. Throws `UndeclaredOperation` (the server does
+    /// not start) for an operation without a policy.
     func register(_ handler: @escaping @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?),
                   method: HTTPRequest.Method, path: String) throws {
+        guard let policy = OperationPolicy.of(method: method.rawValue, path: path) else {
+            throw UndeclaredOperation(route: "\(method.rawValue) \(path)")
+        }
         if Self.isKratos(path) {
-            try kratos.register(handler, method: method, path: path)
+            kratos.group().add(middleware: edge.middleware(policy) as EdgeMiddleware<KratosRequestContext>)
+                .register(handler, method: method, path: path)
         } else {
-            try wallet.register(handler, method: method, path: path)
+            wallet.group().add(middleware: edge.middleware(policy) as EdgeMiddleware<WalletRequestContext>)
+                .register(handler, method: method, path: path)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LatchkeyAPI
 import LatchkeyCore
 import Logging
 import NIOCore
@@ -54,9 +55,12 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// The edge of an API route group, once per request: limits requests per client IP, requires the
-/// app context headers where the group does, and resolves the session token into the caller's
-/// `Identity`, which it puts in the typed context and exposes to the handlers (`RequestIdentity`).
+/// The edge of an API operation, once per request: limits requests per client IP, requires the
+/// app context headers where the group does, verifies the DPoP proof and resolves the session token
+/// into the caller's `Identity` under the operation's `OperationPolicy` (from `x-latchkey-policy`),
+/// and puts both in the typed context and exposes them to the handlers (`RequestIdentity`). One is
+/// registered with each operation (`APIRouteGroups`), so its rules are those of the operation the
+/// request was routed to, however its path was spelled.
 struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
     let throttle: Throttle
     let proxies: TrustedProxies
@@ -65,6 +69,8 @@ struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
     let deviceBinding: DeviceBindingMode
     /// Where credential calls' proofs are recorded across replicas.
     let proofs: any ProofStore
+    /// The rules of the operation this edge guards.
+    let policy: OperationPolicy
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
@@ -98,19 +104,24 @@ struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
             context.identity = try bind(try await authentication.identity(token: credential?.token), credential, proof)
         } catch let error as DomainError where error.kind.isDeviceBinding {
             return dpopRefusal(error)
+        } catch let refusal as DPoPNonceRequired {
+            return dpopRefusal(DomainError(.useDPoPNonce), nonceFor: refusal.thumbprint)
         }
         context.client.keyThumbprint = proof?.thumbprint
         if let proof {
             context.client.deviceID = DeviceKeyID.prefix + proof.thumbprint
         } else if deviceBinding == .required {
             context.client.deviceID = nil
-            if DPoPPolicy.deviceRequiredPaths.contains(request.uri.path) { return dpopRefusal(DPoPVerifier.invalid("This call needs a DPoP proof by the device key.")) }
+            if policy.proof == .required { return dpopRefusal(DPoPVerifier.invalid("This call needs a DPoP proof by the device key.")) }
+        }
+        if policy.privileged, case .authenticated(let principal) = context.identity {
+            try principal.requirePrivileged(within: authentication.issuer.sessions.privilegedSeconds, now: authentication.now())
         }
         var response = try await RequestIdentity.$edge.withValue((context.identity, context.client)) {
             try await DeviceBinding.$provenKey.withValue(proof?.thumbprint) { try await next(request, context) }
         }
-        // A client that proves its key learns the current nonce with every answer (RFC 9449 §8.2).
-        if proof != nil { response.headers[.dpopNonce] = dpop.nonces.current(at: dpop.now()) }
+        // A client that proves its key learns its current nonce with every answer (RFC 9449 §8.2).
+        if let proof { response.headers[.dpopNonce] = dpop.nonces.current(for: proof.thumbprint, at: dpop.now()) }
         return response
     }
 }

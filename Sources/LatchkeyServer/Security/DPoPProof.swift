@@ -26,6 +26,12 @@ struct DPoPClaims: JWTPayload {
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
+/// A signed proof without a current nonce of its key: refused as `use_dpop_nonce`, with the nonce
+/// to sign with (which only the key's holder can use).
+struct DPoPNonceRequired: Error {
+    let thumbprint: String
+}
+
 /// Verifies the `DPoP` header of a request: a compact JWS with `typ: dpop+jwt`, `alg: ES256`, the
 /// device's P-256 public key as `jwk`, signed by that key (parsed by jwt-kit, verified by swift-crypto), whose
 /// claims name this request (`htm`, `htu` as seen through the public base URL), were issued within
@@ -53,8 +59,8 @@ public struct DPoPVerifier: Sendable {
     }
 
     /// The proof of a request, verified. `accessToken` is the token sent with it, if any.
-    /// Throws `DomainError(.invalidDPoPProof)`, or `.useDPoPNonce` when `requireNonce` and the proof
-    /// lacks the current nonce.
+    /// Throws `DomainError(.invalidDPoPProof)`, or `DPoPNonceRequired` when `requireNonce` and the
+    /// proof lacks a current nonce handed to its key.
     public func verify(_ proof: String, method: String, path: String, accessToken: String?,
                        requireNonce: Bool) async throws -> DPoPProof {
         guard proof.utf8.count <= Self.maxLength else { throw Self.invalid("The DPoP proof is too long.") }
@@ -91,8 +97,8 @@ public struct DPoPVerifier: Sendable {
             }
         }
         if requireNonce {
-            guard let nonce = claims.nonce, nonces.isValid(nonce, at: time) else {
-                throw DomainError(.useDPoPNonce)
+            guard let nonce = claims.nonce, nonces.isValid(nonce, for: key.thumbprint, at: time) else {
+                throw DPoPNonceRequired(thumbprint: key.thumbprint)
             }
         }
         guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256, replay.insert(key.thumbprint + "." + claims.jti, at: time) else {
