@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Drives the server's web pages in headless Chromium (selenium): email verification, a password
-reset and a PIN reset through the secure portal. Exits non-zero at the first broken step.
+"""Drives the server's web pages in headless Chromium (selenium): email verification (the link's
+confirmation page, then its button), a password reset and a PIN reset through the secure portal.
+Exits non-zero at the first broken step.
 
 Usage: browser_test.py BASE_URL OUTBOX_FILE
 """
@@ -109,8 +110,15 @@ nonce = body["nonce"]
 driver = browser()
 try:
     driver.get(link(EMAIL, "email_verification"))
-    check(title(driver) == "Email verified", "the verification link opens the 'Email verified' page")
+    check(title(driver) == "Verify your email address", "the verification link opens a confirmation page")
+    check(EMAIL in driver.find_element(By.ID, "message").text, "the confirmation page names the address")
     check(fits_phone(driver), "the verification page fits a phone screen")
+    status, body = login("correct-horse-42")
+    check(status == 403 and body.get("error", {}).get("code") == 418,
+          "opening the link verifies nothing (mail scanners open links): the login still answers 418")
+    check(driver.find_element(By.ID, "submit").text.startswith("Verify"), "the page's button says what it does")
+    submit(driver)
+    check(title(driver) == "Email verified", "pressing the button shows the 'Email verified' page")
     driver.get(link(EMAIL, "email_verification"))
     check(title(driver) == "This link does not work", "a used verification link is explained")
     check(api("POST", "/v1/auth/login/nonce", {"nonce": nonce})[0] == 200, "the app instance logs in with its nonce")

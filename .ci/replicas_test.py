@@ -5,9 +5,11 @@ refused on the other within the documented second; every outbox message is deliv
 Usage: replicas_test.py BINARY WORKDIR PORT_A PORT_B DATABASE
 """
 import concurrent.futures
+import html
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -69,6 +71,22 @@ def link(email, template="email_verification"):
     raise SystemExit(f"FAILED: no {template} for {email}")
 
 
+def confirm(link, opened_on, posted_to):
+    """Opens an emailed link on one server and presses its confirmation page's button on the other
+    (opening alone changes nothing): the page's CSRF field holds on every server of the cluster."""
+    parsed = urllib.parse.urlparse(link)
+    with urllib.request.urlopen(opened_on + parsed.path + "?" + parsed.query, timeout=15) as response:
+        page = response.read().decode()
+        cookie = response.headers.get("Set-Cookie", "").split(";")[0]
+    assert cookie.startswith("latchkey_csrf="), response.headers
+    action = re.search(r'<form [^>]*action="([^"]*)"', page).group(1)
+    fields = {name: html.unescape(re.search(f'name="{name}" value="([^"]*)"', page).group(1)) for name in ("token", "csrf")}
+    request = urllib.request.Request(posted_to + action, data=urllib.parse.urlencode(fields).encode(), method="POST",
+                                     headers={"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie})
+    with urllib.request.urlopen(request, timeout=15) as response:
+        assert response.status == 200 and "Email verified" in response.read().decode(), response.status
+
+
 def enrol(email, server):
     profile = {"firstName": "Rep", "lastName": "Lica", "email": email, "password": "replica-pass-1",
                "confirmPassword": "replica-pass-1", "passcode": "314159", "confirmPasscode": "314159",
@@ -76,9 +94,7 @@ def enrol(email, server):
                               "What is your mother's maiden name?": "Byron"}}
     status, registered = call(server, "POST", "/v1/enrollment/users", {"userProfile": profile})
     assert status == 201, registered
-    verify = urllib.parse.urlparse(link(email))
-    with urllib.request.urlopen(server + verify.path + "?" + verify.query, timeout=15) as response:
-        response.read()
+    confirm(link(email), server, SERVERS[1] if server == SERVERS[0] else SERVERS[0])
     status, login = call(server, "POST", "/v1/auth/login/nonce", {"nonce": registered["nonce"]})
     assert status == 200, login
     return login["sessionToken"]

@@ -39,12 +39,14 @@ struct DemoJourney {
         let registered = try await step("registerNewUser \(email)") { try await enrollment.registerNewUser(profile, rules: rules) }
         print("  customerUri \(registered.customerUri); nonce received (\(registered.nonce.count) characters)")
         print("  \(registered.message)")
+        try await verifyEmail(to: email)
+        // A verified wallet holds its address (before its link was opened, another registration
+        // would have replaced it).
         await expectFailure("registerNewUser again with \(email.uppercased())") {
             var again = profile
             again.email = email.uppercased()
             _ = try await enrollment.registerNewUser(again, rules: rules)
         }
-        try await verifyEmail(to: email)
         try await AuthenticationWalk(client: client, email: email, profile: profile, nonce: registered.nonce).run()
         try await ProfileWalk(client: client, email: email, profile: profile, questions: questions).run()
         try await ResetWalk(client: client, email: email, outbox: outbox).run()
@@ -59,17 +61,23 @@ struct DemoJourney {
             userErrorMessages: ["kUserErrorRegisterNewUserDomain.416": "That email already has a wallet."]))
     }
 
-    /// Opens the verification link: from the in-process server's outbox file, or by the user.
+    /// Opens the verification link and presses its page's button (opening alone changes nothing):
+    /// from the in-process server's outbox file, or by the user.
     private func verifyEmail(to email: String) async throws {
         guard let outbox else {
-            print("→ open the verification link the server sent to \(email), then press Enter")
+            print("→ open the verification link the server sent to \(email), press its button, then press Enter")
             _ = readLine()
             return
         }
         let link = try await courierLink(outbox, to: email, template: "email_verification")
-        print("→ open the verification link")
-        let (_, response) = try await URLSession.shared.data(from: link)
-        print("  HTTP \((response as? HTTPURLResponse)?.statusCode ?? 0)")
+        let browser = PortalSession()
+        let page = try await step("open the verification link") { try await browser.get(link) }
+        print("  \(page.status): \(page.between("<h1 id=\"title\">", "<") ?? "")")
+        let verified = try await step("press its button") {
+            try await browser.post(link, "/verify-email", ["token": page.hidden("token"), "csrf": page.hidden("csrf")])
+        }
+        print("  \(verified.status): \(verified.between("<h1 id=\"title\">", "<") ?? "")")
+        guard verified.status == 200 else { throw DemoError("The verification page did not verify the address.") }
     }
 
     private func expectFailure(_ name: String, _ body: () async throws -> Void) async {

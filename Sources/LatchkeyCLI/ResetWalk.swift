@@ -57,8 +57,8 @@ struct ResetWalk {
     }
 }
 
-/// A browser without JavaScript for the portal: keeps its cookie, posts forms.
-private final class PortalSession: @unchecked Sendable {
+/// A browser without JavaScript for the portal and the pages of emailed links: keeps its cookie, posts forms.
+final class PortalSession: @unchecked Sendable {
     struct Page {
         let status: Int
         let html: String

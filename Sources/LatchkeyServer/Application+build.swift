@@ -116,12 +116,13 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry(), http: configuration.http)
     let authentication = AuthenticationService(store: store, environment: environment)
     let profile = ProfileService(store: store, environment: environment, verifier: authentication.verifier)
-    WebRoutes.add(to: router, enrollment: enrollment, profile: profile, issuer: configuration.issuer)
-    PortalRoutes(profile: profile, issuer: configuration.issuer,
-                 csrf: PortalCSRF(pepper: pepper, secureCookie: publicURL.value.hasPrefix("https:")),
-                 maxBodyBytes: maxBody).add(to: router.group().add(middleware: PortalLimitMiddleware(
-                     throttle: throttle, proxies: proxies,
-                     issuerName: configuration.issuer.name)))
+    // The web pages (emailed links, reset portal): limited per client IP, forms CSRF-protected.
+    let pages = router.group().add(middleware: PortalLimitMiddleware(throttle: throttle, proxies: proxies,
+                                                                      issuerName: configuration.issuer.name))
+    let csrf = PortalCSRF(pepper: pepper, secureCookie: publicURL.value.hasPrefix("https:"))
+    WebRoutes(enrollment: enrollment, profile: profile, issuer: configuration.issuer, csrf: csrf, maxBodyBytes: maxBody)
+        .add(to: pages)
+    PortalRoutes(profile: profile, issuer: configuration.issuer, csrf: csrf, maxBodyBytes: maxBody).add(to: pages)
     let authority = try options.certificateAuthority
         ?? CertificateAuthority.load(settings: configuration.secrets, issuerName: configuration.issuer.name,
                                      generate: generateSecrets, logger: logger)

@@ -70,7 +70,8 @@ import Testing
     /// linked device lock the wallet once and record it once.
     @Test(arguments: TestEnvironment.engines)
     func eventsCommitWithTheirChange(engine: String) async throws {
-        try await withServer(engine: engine) { app, client in
+        // Verification off: each registration is a wallet at once, so seven of eight lose the race.
+        try await withServer(engine: engine, configure: { $0.issuer.emailVerificationRequired = false }) { app, client in
             let codes = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<8 {
                     group.addTask {
@@ -83,7 +84,6 @@ import Testing
             #expect(codes.filter { $0 == 201 }.count == 1)
             #expect(try await Self.trail(app).filter { $0.type == .userRegistered }.count == 1)
 
-            try await AuthFixture.verifyEmail(app, client)
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
             try await app.store.linkDevice(userID: user.id, deviceID: "device-1", deviceType: nil, label: nil, now: Date())
             try await withThrowingTaskGroup(of: Void.self) { group in

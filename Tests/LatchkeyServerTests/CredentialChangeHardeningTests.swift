@@ -136,8 +136,7 @@ import Testing
             #expect(claims.count == 2, "the claim's link and the owner's")
             let firstClaim = claim
             let claimLink = try #require(app.cipher.open(firstClaim)?.data["link"])
-            let page = try await client.execute(uri: String(claimLink[claimLink.range(of: "/verify-email")!.lowerBound...]),
-                                                 method: .get) { String(buffer: $0.body) }
+            let page = try await EmailLink.follow(client, try EmailLink.path(of: claimLink)).html
             #expect(page.contains("another wallet") || page.contains("already"), "\(page)")
             let phoneUser = try #require(try await app.store.user(issuer: "default", phoneNormalized: SignupFixture.phone))
             #expect(!phoneUser.emailVerified)

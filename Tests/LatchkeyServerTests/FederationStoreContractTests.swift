@@ -21,7 +21,7 @@ import Testing
                         let user = StorageContractTests().user("user\(index)@example.com")
                         do {
                             _ = try await store.createFederatedUser(nonceDigest: "n1", user: user, answers: [], tokens: [], messages: [],
-                                                                    now: Self.now)
+                                                                    replacingPending: false, now: Self.now)
                             return "created"
                         } catch StoreError.nonceNotUsable {
                             return "used"
@@ -36,7 +36,7 @@ import Testing
             #expect(try await store.federatedUser(providerID: "idp", subject: "sub-1") != nil)
             await #expect(throws: StoreError.subjectLinked) {
                 _ = try await store.createFederatedUser(nonceDigest: "n2", user: StorageContractTests().user("other@example.com"),
-                                                        answers: [], tokens: [], messages: [], now: Self.now)
+                                                        answers: [], tokens: [], messages: [], replacingPending: false, now: Self.now)
             }
             #expect(try await store.user(issuer: "default", emailNormalized: "other@example.com") == nil, "nothing half written")
             #expect(try await store.federationNonce(digest: "n2", now: Self.now) != nil, "a refused registration leaves the nonce")

@@ -62,8 +62,9 @@ import Testing
     }
 
     @Test func registerCustomerDocumentedCodes() async throws {
-        try await withFederation { provider, _, client in
+        try await withFederation { provider, app, client in
             _ = try await AuthFixture.register(client, email: "taken@example.com")
+            try await AuthFixture.verifyEmail(app, client, email: "taken@example.com")
             let nonce = try #require(try await FederationFixture.metadata(client, code: provider.code(subject: "u1")).json["nonce"] as? String)
             let missing = try await FederationFixture.register(client, nonce: nonce) { $0["email"] = nil }
             #expect(missing.status == .badRequest && missing.errorField == "email")

@@ -78,6 +78,7 @@ import Testing
     @Test func formsWithoutTheCSRFCookieOrFieldAreRefused() async throws {
         try await withServer { app, client in
             _ = try await AuthFixture.register(client)
+            try await AuthFixture.verifyEmail(app, client)
             let path = try await ResetFixture.requestLink(app, client)
             let browser = PortalBrowser(client)
             let page = try await browser.get(path)
@@ -133,6 +134,7 @@ import Testing
     @Test func anOperatorLockBlocksTheReset() async throws {
         try await withServer { app, client in
             _ = try await AuthFixture.register(client)
+            try await AuthFixture.verifyEmail(app, client)
             let path = try await ResetFixture.requestLink(app, client)
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
             try await app.store.setLocked(userID: user.id, locked: true)

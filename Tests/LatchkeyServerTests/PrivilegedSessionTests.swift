@@ -100,9 +100,8 @@ import Testing
                 opened.insert(fresh)
                 return fresh
             }
-            func open(_ path: String) async throws -> HTTPResponse.Status {
-                try await client.execute(uri: path, method: .get) { $0.status }
-            }
+            // Opens a link and confirms it on its page, as its owner does (opening alone changes nothing).
+            func open(_ path: String) async throws -> HTTPResponse.Status { try await EmailLink.follow(client, path).status }
             #expect(try await client.call(.patch, "/v1/profile", headers: appHeaders(session: session),
                                           body: ["email": "mallory@example.com"]).status == .ok)
             #expect(try await open(try await link("email_change_verification", to: "mallory@example.com")) == .ok)
@@ -137,7 +136,7 @@ import Testing
                 let link = try #require(app.cipher.open(row)?.data["link"])
                 return String(link[try #require(link.range(of: "/verify-email") ?? link.range(of: "/revert-email")).lowerBound...])
             }
-            func open(_ path: String) async throws -> HTTPResponse.Status { try await client.execute(uri: path, method: .get) { $0.status } }
+            func open(_ path: String) async throws -> HTTPResponse.Status { try await EmailLink.follow(client, path).status }
             let revert = try await path("email_change_notice", "ada@example.com")
             #expect(try await open(try await path("email_change_verification", "new@example.com")) == .ok)
             _ = try await AuthFixture.register(client, email: "ada@example.com", device: "device-9")

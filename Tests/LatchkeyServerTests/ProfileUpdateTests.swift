@@ -81,12 +81,12 @@ import Testing
 
             let row = try #require(sent.first { $0.template == "email_change_verification" })
             let link = try #require(app.cipher.open(row)?.data["link"])
-            let path = String(link[link.range(of: "/verify-email")!.lowerBound...])
-            try await client.execute(uri: path, method: .get) { #expect($0.status == .ok) }
+            let path = try EmailLink.path(of: link)
+            #expect(try await EmailLink.follow(client, path).status == .ok)
             #expect(try await Self.customer(client, session)["username"] as? String == "Ada.New@example.com")
             #expect(try await AuthFixture.passwordLogin(client, email: "ada.new@example.com").json["sessionToken"] is String)
             #expect(try await AuthFixture.passwordLogin(client).errorCode == 401)
-            try await client.execute(uri: path, method: .get) { #expect($0.status == .badRequest, "single use") }
+            #expect(try await EmailLink.follow(client, path).status == .badRequest, "single use")
         }
     }
 

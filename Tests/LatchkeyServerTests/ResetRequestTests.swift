@@ -10,6 +10,7 @@ import Testing
     func documentedCodes(kind: String) async throws {
         try await withServer { app, client in
             _ = try await AuthFixture.register(client)
+            try await AuthFixture.verifyEmail(app, client)   // a pending registration is no wallet to reset
             let missing = try await client.call(.post, "/v1/enrollment/\(kind)-reset", body: [String: Any]())
             #expect(missing.status == .badRequest)
             let malformed = try await client.call(.post, "/v1/enrollment/\(kind)-reset", body: ["email": "not-an-address"])
@@ -35,6 +36,7 @@ import Testing
     @Test func uniformAnswersHideWhetherAnAddressIsKnown() async throws {
         try await withServer(configure: { $0.issuer.reset.uniformAnswers = true }) { app, client in
             _ = try await AuthFixture.register(client)
+            try await AuthFixture.verifyEmail(app, client)   // a pending registration is no wallet to reset
             let unknown = try await client.call(.post, "/v1/enrollment/password-reset", body: ["email": "nobody@example.com"])
             let known = try await client.call(.post, "/v1/enrollment/password-reset", body: ["email": "ada@example.com"])
             #expect(unknown.status == .ok && known.status == .ok)
@@ -47,6 +49,7 @@ import Testing
         let clock = TestClock(start: Date(timeIntervalSince1970: 1_800_000_000))
         try await withServer(clock: clock, configure: { $0.issuer.reset.linkLifetimeMinutes = 10 }) { app, client in
             _ = try await AuthFixture.register(client)
+            try await AuthFixture.verifyEmail(app, client)   // a pending registration is no wallet to reset
             let path = try await ResetFixture.requestLink(app, client)
             let browser = PortalBrowser(client)
             #expect(try await browser.get(path).status == .ok)
@@ -64,8 +67,9 @@ import Testing
             $0.rateLimits.enabled = true
             $0.rateLimits.requestsPerMinutePerIP = 1000
             $0.rateLimits.credentialAttemptsPerMinutePerAccount = 2
-        }) { _, client in
+        }) { app, client in
             _ = try await AuthFixture.register(client)
+            try await AuthFixture.verifyEmail(app, client)   // a pending registration is no wallet to reset
             var statuses: [Int] = []
             for _ in 0..<3 {
                 statuses.append(try await client.call(.post, "/v1/enrollment/passcode-reset", body: ["email": "ada@example.com"]).status.code)

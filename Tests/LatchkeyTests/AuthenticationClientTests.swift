@@ -23,13 +23,14 @@ import Testing
 }
 
 @Suite struct AuthenticationClientTests {
-    /// Verifies the email of the newest registration through its link, as the user would.
+    /// Verifies the email of the newest registration through its link, as the user would: opens it
+    /// and presses the button of its confirmation page.
     static func verifyEmail(_ app: LatchkeyApplication, server: URL) async throws {
         let row = try #require(try await app.store.outboxMessages().last)
         let link = try #require(app.cipher.open(row)?.data["link"])
         let path = String(link[link.range(of: "/verify-email")!.lowerBound...])
-        let (_, response) = try await URLSession.shared.data(from: URL(string: server.absoluteString + path)!)
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let page = try await EmailLinkBrowser.follow(URL(string: server.absoluteString + path)!)
+        #expect(page.status == 200 && page.html.contains("Email verified"), "\(page.html)")
     }
 
     @Test func theWholeWalk() async throws {

@@ -154,6 +154,7 @@ import Testing
         let messages = ["kUserErrorResetForgottenCredentialsDomain.410": "No wallet uses that address."]
         try await withLiveServer(messages: messages) { sdk, app in
             _ = try await sdk.enrollment.registerNewUser(sampleProfile())
+            try await AuthenticationClientTests.verifyEmail(app, server: sdk.context.serverURL)
             let enrollment = sdk.enrollment
 
             let malformed = await failure { _ = try await enrollment.resetForgottenPassword("grace-at-example") }

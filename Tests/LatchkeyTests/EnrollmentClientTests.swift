@@ -32,8 +32,9 @@ import Testing
 
     @Test func serverRefusalCarriesTheCodeAndTheAppMessage() async throws {
         let messages = ["kUserErrorRegisterNewUserDomain.416": "This email already has a wallet."]
-        try await withLiveServer(messages: messages) { sdk, _ in
+        try await withLiveServer(messages: messages) { sdk, app in
             _ = try await sdk.enrollment.registerNewUser(sampleProfile())
+            try await AuthenticationClientTests.verifyEmail(app, server: sdk.context.serverURL)
             do {
                 _ = try await sdk.enrollment.registerNewUser(sampleProfile(email: "GRACE@example.com"))
                 Issue.record("a second registration must fail")

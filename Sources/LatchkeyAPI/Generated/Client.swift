@@ -26,6 +26,14 @@ public import LatchkeyCore
 /// `X-App-Version`. Errors use the envelope `{"error": {"code", "id", "message", "field"}}` where
 /// `code` is the status code the spec documents for the call and condition.
 ///
+/// Each operation declares `x-latchkey-policy`: `proof` (`required`: with the issuer's
+/// `deviceBinding: required` a DPoP proof is needed), `nonce` (a proof must carry the server's
+/// `DPoP-Nonce` for its key), `record` (the proof is recorded so no replica accepts it twice),
+/// `session` (`full`: a wallet session bound to its key; `limited`: a phone sign-up's session too)
+/// and `privileged` (the session's login checked a password, PIN or MFA answer within
+/// `sessions.privilegedSeconds`). Paths are answered only in their canonical spelling: a trailing
+/// or doubled slash, a dot segment or a percent-encoded unreserved character answers 404.
+///
 public struct Client: APIProtocol {
     /// The underlying HTTP client.
     private let client: UniversalClient
@@ -590,6 +598,11 @@ public struct Client: APIProtocol {
         )
     }
     /// Registers a new wallet user (PDRegisterUserRequest → PDRegisterUserResponse).
+    ///
+    /// With the issuer's email verification the registration is pending until its link is opened:
+    /// it reserves nothing, and a later registration of the address replaces it (its link and
+    /// nonce stop working). 416 email in use (HTTP 409) only for an address a verified wallet holds.
+    ///
     ///
     /// - Remark: HTTP `POST /v1/enrollment/users`.
     /// - Remark: Generated from `#/paths//v1/enrollment/users/post(registerNewUser)`.
@@ -2552,7 +2565,8 @@ public struct Client: APIProtocol {
     /// Registers a wallet whose user the identity provider authenticates (SSO), linked to the nonce's provider subject.
     ///
     /// 400 invalid field, 401 invalid or used nonce, 408 passcode rules (HTTP 422), 410 MFA answers
-    /// missing (HTTP 422), 416 email in use (HTTP 409).
+    /// missing (HTTP 422), 416 email in use by a wallet (HTTP 409). An address the provider did not
+    /// assert verified is pending until its link is opened, as for registerNewUser.
     ///
     ///
     /// - Remark: HTTP `POST /v1/enrollment/customers`.

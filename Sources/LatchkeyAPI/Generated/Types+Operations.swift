@@ -847,6 +847,11 @@ public enum Operations {
     }
     /// Registers a new wallet user (PDRegisterUserRequest → PDRegisterUserResponse).
     ///
+    /// With the issuer's email verification the registration is pending until its link is opened:
+    /// it reserves nothing, and a later registration of the address replaces it (its link and
+    /// nonce stop working). 416 email in use (HTTP 409) only for an address a verified wallet holds.
+    ///
+    ///
     /// - Remark: HTTP `POST /v1/enrollment/users`.
     /// - Remark: Generated from `#/paths//v1/enrollment/users/post(registerNewUser)`.
     public enum RegisterNewUser {
@@ -3736,7 +3741,8 @@ public enum Operations {
     /// Registers a wallet whose user the identity provider authenticates (SSO), linked to the nonce's provider subject.
     ///
     /// 400 invalid field, 401 invalid or used nonce, 408 passcode rules (HTTP 422), 410 MFA answers
-    /// missing (HTTP 422), 416 email in use (HTTP 409).
+    /// missing (HTTP 422), 416 email in use by a wallet (HTTP 409). An address the provider did not
+    /// assert verified is pending until its link is opened, as for registerNewUser.
     ///
     ///
     /// - Remark: HTTP `POST /v1/enrollment/customers`.

@@ -43,6 +43,11 @@ public protocol APIProtocol: Sendable {
     func retrieveProfileMetadata(_ input: Operations.RetrieveProfileMetadata.Input) async throws -> Operations.RetrieveProfileMetadata.Output
     /// Registers a new wallet user (PDRegisterUserRequest → PDRegisterUserResponse).
     ///
+    /// With the issuer's email verification the registration is pending until its link is opened:
+    /// it reserves nothing, and a later registration of the address replaces it (its link and
+    /// nonce stop working). 416 email in use (HTTP 409) only for an address a verified wallet holds.
+    ///
+    ///
     /// - Remark: HTTP `POST /v1/enrollment/users`.
     /// - Remark: Generated from `#/paths//v1/enrollment/users/post(registerNewUser)`.
     func registerNewUser(_ input: Operations.RegisterNewUser.Input) async throws -> Operations.RegisterNewUser.Output
@@ -104,7 +109,8 @@ public protocol APIProtocol: Sendable {
     /// Registers a wallet whose user the identity provider authenticates (SSO), linked to the nonce's provider subject.
     ///
     /// 400 invalid field, 401 invalid or used nonce, 408 passcode rules (HTTP 422), 410 MFA answers
-    /// missing (HTTP 422), 416 email in use (HTTP 409).
+    /// missing (HTTP 422), 416 email in use by a wallet (HTTP 409). An address the provider did not
+    /// assert verified is pending until its link is opened, as for registerNewUser.
     ///
     ///
     /// - Remark: HTTP `POST /v1/enrollment/customers`.
@@ -288,6 +294,11 @@ extension APIProtocol {
     }
     /// Registers a new wallet user (PDRegisterUserRequest → PDRegisterUserResponse).
     ///
+    /// With the issuer's email verification the registration is pending until its link is opened:
+    /// it reserves nothing, and a later registration of the address replaces it (its link and
+    /// nonce stop working). 416 email in use (HTTP 409) only for an address a verified wallet holds.
+    ///
+    ///
     /// - Remark: HTTP `POST /v1/enrollment/users`.
     /// - Remark: Generated from `#/paths//v1/enrollment/users/post(registerNewUser)`.
     public func registerNewUser(
@@ -425,7 +436,8 @@ extension APIProtocol {
     /// Registers a wallet whose user the identity provider authenticates (SSO), linked to the nonce's provider subject.
     ///
     /// 400 invalid field, 401 invalid or used nonce, 408 passcode rules (HTTP 422), 410 MFA answers
-    /// missing (HTTP 422), 416 email in use (HTTP 409).
+    /// missing (HTTP 422), 416 email in use by a wallet (HTTP 409). An address the provider did not
+    /// assert verified is pending until its link is opened, as for registerNewUser.
     ///
     ///
     /// - Remark: HTTP `POST /v1/enrollment/customers`.

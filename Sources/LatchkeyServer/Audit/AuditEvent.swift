@@ -46,6 +46,10 @@ public struct AuditEvent: Sendable, Equatable, Codable {
 /// What happened.
 public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     case userRegistered = "user.registered"
+    /// An unverified registration replaced by another registration of its address.
+    case registrationReplaced = "registration.replaced"
+    /// An unverified registration deleted when its time ran out.
+    case registrationExpired = "registration.expired"
     case loginSucceeded = "login.succeeded"
     case loginFailed = "login.failed"
     /// A wrong current credential given with a session (a credential change, a device token).

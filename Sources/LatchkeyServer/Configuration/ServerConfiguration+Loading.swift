@@ -110,6 +110,10 @@ extension ServerConfiguration {
                     "More mandatory questions than numberOfRequiredQuestions.")
         try require(issuer.appInstanceVerificationSeconds > 0, "issuer.appInstanceVerificationSeconds", "Must be positive.")
         try require(issuer.passwordExpiryDays >= 0, "issuer.passwordExpiryDays", "Must not be negative.")
+        try require(issuer.registration.unverifiedHours >= 1, "issuer.registration.unverifiedHours", "Must be at least 1.")
+        try require(issuer.maxEmailsPerAddressPerHour >= 1, "issuer.maxEmailsPerAddressPerHour", "Must be at least 1.")
+        try require(issuer.maxEmailsPerAddressPerHourAllClients >= issuer.maxEmailsPerAddressPerHour,
+                    "issuer.maxEmailsPerAddressPerHourAllClients", "Must be at least maxEmailsPerAddressPerHour.")
         try require(issuer.passwordHistory >= 0, "issuer.passwordHistory", "Must not be negative.")
         try require(issuer.lockout.walletThreshold >= 1, "issuer.lockout.walletThreshold", "Must be at least 1.")
         try require(issuer.lockout.deviceThreshold >= 1, "issuer.lockout.deviceThreshold", "Must be at least 1.")

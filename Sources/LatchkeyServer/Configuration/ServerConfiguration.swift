@@ -116,9 +116,13 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
     /// Refuse passwords on the common-password list (`CommonPasswords`, 419), on every path that
     /// sets one. Off only for a deployment that must accept the spec's example password `000000`.
     public var rejectCommonPasswords = true
-    /// Verification emails (resends) and reset emails each per address per hour (always on, counted
-    /// in the database for known and unknown addresses alike).
+    /// Verification emails (resends) and reset emails each per address per hour and requesting
+    /// client address (always on, counted in the database for known and unknown addresses alike),
+    /// so a stranger's requests do not spend the owner's.
     public var maxEmailsPerAddressPerHour = 3
+    /// The same emails per address per hour from all clients together: the cap a stranger with
+    /// many addresses meets.
+    public var maxEmailsPerAddressPerHourAllClients = 20
     public var lockout = LockoutSettings()
     public var deviceAuthentication = DeviceAuthenticationSettings()
     /// How the wallet API knows a device: by the key of its DPoP proof (`required`), or, for
@@ -128,6 +132,7 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
     public var otp = OTPSettings()
     public var sessions = SessionSettings()
     public var reset = ResetSettings()
+    public var registration = RegistrationSettings()
     public var signup = SignupSettings()
     public var identityProviders: [IdentityProviderSettings] = []
     public init() {}
@@ -239,6 +244,15 @@ public struct ResetSettings: Codable, Sendable, Equatable {
     /// wrong ones. Each wrong one also counts toward the wallet's lockout.
     public var maxAnswerAttempts = 3
     public var answerWindowMinutes = 1440
+    public init() {}
+}
+
+/// Self-registration (`registerNewUser`, SSO's `registerCustomer`).
+public struct RegistrationSettings: Codable, Sendable, Equatable {
+    /// How long an unverified registration lives (with `emailVerificationRequired`): until its link
+    /// is opened it reserves nothing (another registration of the address replaces it), and after
+    /// this it is deleted.
+    public var unverifiedHours = 72
     public init() {}
 }
 

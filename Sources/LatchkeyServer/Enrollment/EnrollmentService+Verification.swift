@@ -22,6 +22,8 @@ extension EnrollmentService {
         let time = now()
         if let record = try await store.consumeToken(digest: digest, purpose: .emailVerification, now: time),
            let user = try await store.user(id: record.userID) {
+            // An unverified registration whose time ran out is no longer anything to verify.
+            if user.isExpiredRegistration(at: time) { return .invalid }
             if user.emailNormalized.hasPrefix("phone:"), !user.email.isEmpty {
                 // A phone sign-up's email claim becomes the wallet's address only now, if it is still free.
                 do {

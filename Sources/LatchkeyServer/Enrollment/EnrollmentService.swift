@@ -32,13 +32,21 @@ public struct EnrollmentService: EnvironmentService, Sendable {
     /// `registerNewUser`: validates the whole profile, stores the user with hashed credentials,
     /// a single-use nonce bound to the registering device and, when the issuer requires it, the
     /// verification email — all in one transaction.
+    ///
+    /// When the issuer requires verification the registration is pending until its link is opened:
+    /// it reserves nothing, a later registration of the address replaces it (its link, nonce and
+    /// sessions die with it), and it expires after `registration.unverifiedHours`. 416 is only for
+    /// an address a wallet holds, and costs the same hashing as a registration, so its timing does
+    /// not tell a held address from a free one.
+    ///
+    /// - Throws: `DomainError` for a profile that breaks the rules (400-class, naming the field),
+    ///   416 `email_in_use` for a held address, 503 `overloaded` past the hash gate.
     public func register(_ profile: UserProfile, deviceID: String?) async throws -> RegisterUserResponse {
         return try await admitted(2 + (profile.mfaAnswers?.count ?? 0)) {
             try issuer.enrollmentRules.validateRegistration(profile)
             try issuer.validateNewPassword(profile.password, field: "userProfile.password")
             let email = (profile.email ?? "").trimmingCharacters(in: .whitespaces)
             let normalized = EmailAddress.normalized(email)
-            if try await store.user(issuer: issuer.id, emailNormalized: normalized) != nil { throw DomainError.emailInUse() }
 
             let hashes = try await hashCredentials(profile)
             let time = now()
@@ -60,13 +68,9 @@ public struct EnrollmentService: EnvironmentService, Sendable {
                 lastName: profile.lastName, phone: profile.phone, externalId: profile.externalId,
                 passwordHash: hashes.password, passcodeHash: hashes.passcode, emailVerified: !issuer.emailVerificationRequired,
                 profileJSON: String(decoding: try JSONEncoder().encode(document), as: UTF8.self), createdAt: time, updatedAt: time,
-                passwordUpdatedAt: time)
-            do {
-                audit(.userRegistered, user: user.id, deviceID: deviceID, details: ["method": "enrollment"])
-                try await store.createUser(user, answers: hashes.answers, tokens: tokens, messages: messages)
-            } catch StoreError.emailInUse {
-                throw DomainError.emailInUse()
-            }
+                passwordUpdatedAt: time, pendingUntil: issuer.pendingRegistrationUntil(from: time))
+            audit(.userRegistered, user: user.id, deviceID: deviceID, details: ["method": "enrollment"])
+            try await store.createReplacingPending(user, answers: hashes.answers, tokens: tokens, messages: messages)
             let message = issuer.emailVerificationRequired
                 ? "Registration successful. Check your email for the verification link."
                 : "Registration successful."
@@ -86,18 +90,22 @@ public struct EnrollmentService: EnvironmentService, Sendable {
     }
 
     /// `resendVerificationEmail`: a new single-use link to an address still awaiting verification.
-    /// The answer is the same whether or not the address belongs to a wallet.
-    public func resendVerificationEmail(_ email: String) async throws -> String {
+    /// The answer is the same whether or not the address belongs to a wallet. `client` is the
+    /// requesting client's address: the per-address limit is counted per client (with a higher cap
+    /// for all clients), so a stranger's requests do not use up the owner's.
+    ///
+    /// - Throws: 400 naming `email` for a malformed address; 429 `rate_limited` past a limit.
+    public func resendVerificationEmail(_ email: String, client: String) async throws -> String {
         let trimmed = email.trimmingCharacters(in: .whitespaces)
         guard EmailAddress.isValid(trimmed) else { throw DomainError.invalidField("email", "The email address is not valid.") }
         let (normalized, time) = (EmailAddress.normalized(trimmed), now())
         // Counted per address whether or not a wallet has it, so the limit tells nothing.
-        if let until = try await store.hit("verify-email:" + normalized, limit: issuer.maxEmailsPerAddressPerHour,
-                                           window: 3600, now: time) {
+        if let until = try await store.hitEmailLimits(issuer.emailLimits("verify-email", address: normalized, client: client), now: time) {
             throw DomainError(.rateLimited, message: "Too many verification emails for this address; try again later.",
                               retryAfter: until.retryAfter(from: time))
         }
-        if let user = try await store.user(issuer: issuer.id, emailNormalized: normalized), !user.emailVerified {
+        if let user = try await store.user(issuer: issuer.id, emailNormalized: normalized), !user.emailVerified,
+           user.pendingUntil.map({ $0 > time }) ?? true {
             let link = try outbox.emailVerification(userID: user.id, to: user.email, firstName: user.firstName, at: time)
             try await store.issueToken(link.token, messages: [link.message])
         }

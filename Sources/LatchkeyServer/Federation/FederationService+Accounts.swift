@@ -2,53 +2,57 @@ import Foundation
 import LatchkeyCore
 
 extension FederationService {
-    /// Stores the SSO user in one transaction with the nonce's use and the provider link.
-    func create(_ profile: UserProfile, email: String, nonce: String, deviceID: String?) async throws -> CustomerRegistrationResult {
+    /// Stores the SSO user in one transaction with the nonce's use, the provider link and, for an
+    /// address the provider did not assert verified (when the issuer verifies emails), the
+    /// verification link; such a registration is pending, and any pending registration of the
+    /// address is replaced.
+    func create(_ profile: UserProfile, email: String, nonce: String, provided: FederationNonceRecord,
+                deviceID: String?) async throws -> CustomerRegistrationResult {
         let hasher = self.hasher
         async let passcode = hasher.hash(profile.passcode ?? "")
         let answers = try await hasher.hashAnswers(profile.mfaAnswers ?? [:], mfa: issuer.mfa)
         let time = now()
         let userID = SecureRandom.identifier()
         let loginNonce = SecureRandom.token()
+        let normalized = EmailAddress.normalized(email)
+        let providerVerified = provided.emailVerified && provided.email.map(EmailAddress.normalized) == normalized
+        let pendingUntil = providerVerified ? nil : issuer.pendingRegistrationUntil(from: time)
         let document = EnrollmentService.StoredProfile(addressInformation: profile.addressInformation,
                                                        additionalCustomerInformation: profile.additionalCustomerInformation)
         let user = UserRecord(
-            id: userID, issuer: issuer.id, email: email, emailNormalized: EmailAddress.normalized(email),
+            id: userID, issuer: issuer.id, email: email, emailNormalized: normalized,
             firstName: profile.firstName, lastName: profile.lastName, phone: profile.phone, externalId: profile.externalId,
-            passwordHash: nil, passcodeHash: try await passcode, emailVerified: false,
-            profileJSON: String(decoding: try JSONEncoder().encode(document), as: UTF8.self), createdAt: time, updatedAt: time)
-        let tokens = [TokenRecord(digest: SecureRandom.digest(loginNonce), purpose: .registrationNonce, userID: userID,
+            passwordHash: nil, passcodeHash: try await passcode, emailVerified: pendingUntil == nil,
+            profileJSON: String(decoding: try JSONEncoder().encode(document), as: UTF8.self), createdAt: time, updatedAt: time,
+            pendingUntil: pendingUntil)
+        var tokens = [TokenRecord(digest: SecureRandom.digest(loginNonce), purpose: .registrationNonce, userID: userID,
                                   deviceID: deviceID, createdAt: time,
                                   expiresAt: time.addingTimeInterval(TimeInterval(issuer.appInstanceVerificationSeconds)))]
-        let used: FederationNonceRecord
-        do {
-            audit(.userRegistered, user: user.id, deviceID: deviceID, details: ["method": "sso"])
-            used = try await store.createFederatedUser(nonceDigest: SecureRandom.digest(nonce), user: user, answers: answers,
-                                                       tokens: tokens, messages: [], now: time)
-        } catch StoreError.nonceNotUsable {
-            throw DomainError.invalidFederationNonce
-        } catch StoreError.emailInUse {
-            throw DomainError.emailInUse(field: "email")
-        } catch StoreError.subjectLinked {
-            throw DomainError(.emailInUse, message: "A wallet is already registered for this identity.", field: "nonce")
+        var messages: [OutboxMessage] = []
+        if pendingUntil != nil {
+            let link = try outbox.emailVerification(userID: userID, to: email, firstName: profile.firstName, at: time)
+            tokens.append(link.token)
+            messages.append(link.message)
         }
-        try await verifyEmail(of: user, provided: used)
+        audit(.userRegistered, user: user.id, deviceID: deviceID, details: ["method": "sso"])
+        for attempt in 1...2 {
+            do {
+                _ = try await store.createFederatedUser(nonceDigest: SecureRandom.digest(nonce), user: user, answers: answers,
+                                                        tokens: tokens, messages: messages, replacingPending: true, now: time)
+                break
+            } catch StoreError.nonceNotUsable {
+                throw DomainError.invalidFederationNonce
+            } catch StoreError.emailInUse where attempt == 1 {
+                // A pending registration of the address inserted in a race is replaced by the retry.
+                continue
+            } catch StoreError.emailInUse {
+                throw DomainError.emailInUse(field: "email")
+            } catch StoreError.subjectLinked {
+                throw DomainError(.emailInUse, message: "A wallet is already registered for this identity.", field: "nonce")
+            }
+        }
         return CustomerRegistrationResult(customerUri: EnrollmentService.customerURI(userID), nonce: loginNonce,
                                           additionalCustomerInformation: profile.additionalCustomerInformation ?? [:])
-    }
-
-    /// The provider's verified email counts as verified here; any other address gets a link.
-    private func verifyEmail(of user: UserRecord, provided nonce: FederationNonceRecord) async throws {
-        if nonce.emailVerified, let claimed = nonce.email, EmailAddress.normalized(claimed) == user.emailNormalized {
-            try await store.markEmailVerified(userID: user.id)
-            return
-        }
-        guard issuer.emailVerificationRequired else {
-            try await store.markEmailVerified(userID: user.id)
-            return
-        }
-        let link = try outbox.emailVerification(userID: user.id, to: user.email, firstName: user.firstName, at: now())
-        try await store.issueToken(link.token, messages: [link.message])
     }
 
     /// `loginByFederatedIdentity`: a fresh code logs in the wallet linked to its subject, under the

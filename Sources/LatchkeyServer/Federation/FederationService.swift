@@ -57,8 +57,10 @@ public struct FederationService: EnvironmentService, Sendable {
     }
 
     /// `registerCustomer`: 400 fields, 410 no MFA answers, 408 passcode rules, 401 invalid or used
-    /// nonce, 416 email in use. The user is linked to the nonce's provider subject and gets a
-    /// registration nonce for `loginByNonce` from this device.
+    /// nonce, 416 email in use by a wallet. The user is linked to the nonce's provider subject and
+    /// gets a registration nonce for `loginByNonce` from this device. An address the provider did
+    /// not assert verified is pending like `registerNewUser`'s (it reserves nothing until its link
+    /// is opened); one it did replaces a pending registration of the address.
     public func registerCustomer(_ request: CustomerRegistration, deviceID: String?) async throws -> CustomerRegistrationResult {
         return try await admitted(1 + (request.profile.mfaAnswers?.count ?? 0)) {
             if request.nonce.isEmpty { throw DomainError.invalidField("nonce", "nonce is required.") }
@@ -69,13 +71,10 @@ public struct FederationService: EnvironmentService, Sendable {
             profile.email = profile.email?.trimmingCharacters(in: .whitespaces)
             if (profile.mfaAnswers ?? [:]).isEmpty { throw DomainError.mfaAnswersRequired }
             if let problem = Self.problem(in: profile, rules: issuer.enrollmentRules) { throw problem }
-            guard try await store.federationNonce(digest: SecureRandom.digest(request.nonce), now: now()) != nil else {
+            guard let federation = try await store.federationNonce(digest: SecureRandom.digest(request.nonce), now: now()) else {
                 throw DomainError.invalidFederationNonce
             }
-            let email = profile.email ?? ""
-            let normalized = EmailAddress.normalized(email)
-            if try await store.user(issuer: issuer.id, emailNormalized: normalized) != nil { throw DomainError.emailInUse(field: "email") }
-            return try await create(profile, email: email, nonce: request.nonce, deviceID: deviceID)
+            return try await create(profile, email: profile.email ?? "", nonce: request.nonce, provided: federation, deviceID: deviceID)
         }
     }
 

@@ -8,7 +8,7 @@ extension APIHandler {
     func resendVerificationEmail(_ input: Operations.ResendVerificationEmail.Input) async throws
         -> Operations.ResendVerificationEmail.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
-        return .ok(.init(body: .json(Self.message(try await enrollment.resendVerificationEmail(body.email)))))
+        return .ok(.init(body: .json(Self.message(try await enrollment.resendVerificationEmail(body.email, client: RequestIdentity.client.clientIP)))))
     }
 
     func resetForgottenPassword(_ input: Operations.ResetForgottenPassword.Input) async throws
@@ -25,7 +25,7 @@ extension APIHandler {
 
     private static func reset(_ kind: CredentialKind, _ email: String, _ profile: ProfileService) async throws
         -> Components.Schemas.ResetResponse {
-        .init(message: try await profile.requestReset(kind, email: email), mfaQuestions: try .init(unvalidatedValue: nil))
+        .init(message: try await profile.requestReset(kind, email: email, client: RequestIdentity.client.clientIP), mfaQuestions: try .init(unvalidatedValue: nil))
     }
 
     func changeExpiredPassword(_ input: Operations.ChangeExpiredPassword.Input) async throws

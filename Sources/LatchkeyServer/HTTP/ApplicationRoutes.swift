@@ -35,6 +35,8 @@ public enum ApplicationRoutes {
         table.add(.put, "/identity/pki/client/certificates")
         table.add(.get, "/identity/pki/client/certificates/{serialNumber}")
         for path in ["/verify-email", "/revert-email", "/reset", "/portal.css"] { table.add(.get, path) }
+        table.add(.post, "/verify-email")
+        table.add(.post, "/revert-email")
         table.add(.post, "/reset/answer")
         table.add(.post, "/reset/credential")
         return table

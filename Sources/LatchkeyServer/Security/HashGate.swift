@@ -21,7 +21,13 @@ public final class HashGate: Sendable {
         var pending = 0
         /// Seconds one hash takes (moving average); nil until one was measured.
         var hashSeconds: Double?
+        /// Hashes run to the end since the start.
+        var completed = 0
     }
+
+    /// How many hashes ran to the end since the server started: the work a call did, as tests and
+    /// operators see it (an answer that must not tell a held address from a free one costs the same).
+    public var completedHashes: Int { state.withLock { $0.completed } }
 
     public init(workers: Int, maxQueueMilliseconds: Int) {
         self.workers = max(1, workers)
@@ -90,6 +96,7 @@ public final class HashGate: Sendable {
     private func finish(seconds: Double?) {
         state.withLock { state in
             state.pending -= 1
+            if seconds != nil { state.completed += 1 }
             if let seconds { state.hashSeconds = state.hashSeconds.map { $0 * 0.8 + seconds * 0.2 } ?? seconds }
         }
     }

@@ -34,7 +34,8 @@ public protocol FederationStore: Sendable {
     /// `registerCustomer` in one transaction: uses the nonce (live and unused, else
     /// `StoreError.nonceNotUsable`, answered with nothing written), creates the user with its MFA
     /// answers, tokens and messages (`emailInUse`), and links it to the nonce's provider subject
-    /// (`subjectLinked` when another wallet has it). Answers the used nonce.
+    /// (`subjectLinked` when another wallet has it); with `replacingPending`, an unverified
+    /// registration of the address is deleted first (`UserStore.createUser`). Answers the used nonce.
     func createFederatedUser(nonceDigest: String, user: UserRecord, answers: [MFAAnswerRecord], tokens: [TokenRecord],
-                             messages: [OutboxMessage], now: Date) async throws -> FederationNonceRecord
+                             messages: [OutboxMessage], replacingPending: Bool, now: Date) async throws -> FederationNonceRecord
 }

@@ -151,6 +151,12 @@ enum Migrations {
             // replica with other secrets refuses to start.
             "CREATE TABLE secret_fingerprints (name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, recorded_at BIGINT NOT NULL)",
         ]),
+        (10, [
+            // An unverified self-registration reserves nothing: until its link is opened it may be
+            // replaced by another registration of its address, and it is deleted once this passes.
+            "ALTER TABLE users ADD COLUMN pending_until BIGINT",
+            "CREATE INDEX users_pending ON users (pending_until) WHERE pending_until IS NOT NULL",
+        ]),
     ]
 
     /// Statements of a version in one engine's own dialect, run after the common ones.

@@ -77,7 +77,8 @@ extension UserRecord {
                   createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
                   failedAttempts: try row.integer("failed_attempts"), appInstanceVerified: try row.bool("app_instance_verified"),
                   passwordUpdatedAt: try row.optionalDate("password_updated_at"), lastLoginAt: try row.optionalDate("last_login_at"),
-                  locked: try row.bool("locked"), phoneNormalized: try row.optionalString("phone_normalized"))
+                  locked: try row.bool("locked"), phoneNormalized: try row.optionalString("phone_normalized"),
+                  pendingUntil: try row.optionalDate("pending_until"))
     }
 }
 

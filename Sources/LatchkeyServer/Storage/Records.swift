@@ -39,12 +39,21 @@ public struct UserRecord: Sendable, Equatable {
     public var locked: Bool
     /// The verified E.164 phone number a phone sign-up identity logs in with (unique per issuer).
     public var phoneNormalized: String?
+    /// Set while the user is an unverified self-registration (`registerNewUser`, or SSO's
+    /// `registerCustomer` without a verified email): it reserves nothing, another registration
+    /// of the address replaces it, and it expires at this time. Nil once verified (and for imports).
+    public var pendingUntil: Date?
+
+    /// Whether this is an unverified self-registration: not a wallet yet (no reset link, no
+    /// reservation of its address).
+    public var isPendingRegistration: Bool { pendingUntil != nil && !emailVerified }
 
     public init(id: String, issuer: String, email: String, emailNormalized: String, firstName: String?, lastName: String?,
                 phone: String?, externalId: String?, passwordHash: String?, passcodeHash: String?, emailVerified: Bool,
                 status: UserStatus = .active, profileJSON: String = "{}", createdAt: Date, updatedAt: Date,
                 failedAttempts: Int = 0, appInstanceVerified: Bool = false, passwordUpdatedAt: Date? = nil,
-                lastLoginAt: Date? = nil, locked: Bool = false, phoneNormalized: String? = nil) {
+                lastLoginAt: Date? = nil, locked: Bool = false, phoneNormalized: String? = nil, pendingUntil: Date? = nil) {
+        self.pendingUntil = pendingUntil
         self.locked = locked
         self.phoneNormalized = phoneNormalized
         self.failedAttempts = failedAttempts

@@ -13,8 +13,6 @@ public protocol ResetStore: Sendable {
     /// Counts one answer against a live token, atomically: answers the token with its new count,
     /// or nil when it is unknown, used, expired, or already has `limit` attempts.
     func reserveTokenAttempt(digest: String, purpose: TokenPurpose, now: Date, limit: Int) async throws -> TokenRecord?
-    /// Issues a reset link with its email, using up the user's earlier live links of `voiding`.
-    func issueResetLink(_ token: TokenRecord, messages: [OutboxMessage], voiding: [TokenPurpose]) async throws
     /// Completes a reset in one transaction: consumes the grant, sets the credential, marks the email
     /// verified (the link proved the inbox), restores a wallet and devices that consecutive failures
     /// deactivated (operator deactivations stay), revokes every session and device token (and, for a

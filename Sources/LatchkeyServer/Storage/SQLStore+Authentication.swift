@@ -108,7 +108,7 @@ extension SQLStore {
     }
 
     public func markEmailVerified(userID: String) async throws {
-        try await engine.execute("UPDATE users SET email_verified = 1 WHERE id = $1", [.text(userID)])
+        try await engine.execute("UPDATE users SET email_verified = 1, pending_until = NULL WHERE id = $1", [.text(userID)])
     }
 
     public func users(issuer: String, limit: Int, offset: Int) async throws -> [UserRecord] {

@@ -22,13 +22,14 @@ extension SQLStore {
     }
 
     public func createFederatedUser(nonceDigest: String, user: UserRecord, answers: [MFAAnswerRecord], tokens: [TokenRecord],
-                                    messages: [OutboxMessage], now: Date) async throws -> FederationNonceRecord {
+                                    messages: [OutboxMessage], replacingPending: Bool, now: Date) async throws -> FederationNonceRecord {
         do {
-            return try await engine.transaction { db in
+            let (nonce, replaced) = try await engine.transaction { db in
                 guard let row = try await db.query("""
                     UPDATE federation_nonces SET used_at = $2 WHERE digest = $1 AND used_at IS NULL AND expires_at > $2 RETURNING *
                     """, [.text(nonceDigest), now.epochSeconds]).first else { throw StoreError.nonceNotUsable }
                 let nonce = try FederationNonceRecord(row: row, digest: nonceDigest)
+                let replaced = replacingPending ? try await Self.deletePendingRegistration(replacedBy: user, in: db) : []
                 try await Self.insert(user, into: db)
                 try await db.execute("""
                     INSERT INTO federated_identities (provider_id, subject, user_id, created_at) VALUES ($1, $2, $3, $4)
@@ -36,8 +37,10 @@ extension SQLStore {
                 try await Self.insert(answers, userID: user.id, into: db)
                 for token in tokens { try await Self.insert(token, into: db) }
                 for message in messages { try await Self.insert(message, into: db) }
-                return nonce
+                return (nonce, replaced)
             }
+            for id in replaced { sessions.remove(userID: id, deviceID: nil) }
+            return nonce
         } catch SQLEngineError.uniqueViolation(.userEmail) {
             throw StoreError.emailInUse
         } catch SQLEngineError.uniqueViolation(.federatedSubject) {

@@ -18,13 +18,19 @@ extension SQLStore {
                 WHERE digest = $2 AND purpose = $3 AND user_id = $4 AND used_at IS NULL AND expires_at > $1 RETURNING digest
                 """, [now.epochSeconds, .text(digest), .text(purpose.rawValue), .text(userID)])
             if consumed.isEmpty { return false }
+            // Links stay valid until used or expired (a stranger's request voids nothing); a
+            // completed reset uses up the account's other links.
+            try await db.execute("""
+                UPDATE tokens SET used_at = $1 WHERE user_id = $2 AND used_at IS NULL AND purpose IN ($3, $4)
+                """, [now.epochSeconds, .text(userID), .text(TokenPurpose.passwordReset.rawValue),
+                      .text(TokenPurpose.passcodeReset.rawValue)])
             try await db.execute("""
                 UPDATE devices SET status = 'active', failed_attempts = 0
                 WHERE user_id = $1 AND status = 'deactivated' AND failed_attempts >= $2
                 """, [.text(userID), .integer(Int64(limits.device))])
             try await db.execute("""
                 UPDATE users SET status = CASE WHEN status = 'deactivated' AND failed_attempts >= $2 THEN 'active' ELSE status END,
-                    failed_attempts = 0, email_verified = 1, updated_at = $3
+                    failed_attempts = 0, email_verified = 1, pending_until = NULL, updated_at = $3
                 WHERE id = $1
                 """, [.text(userID), .integer(Int64(limits.wallet)), now.epochSeconds])
             try await Self.clearUnlinkedAttempts(userID: userID, in: db)
@@ -43,17 +49,5 @@ extension SQLStore {
         }
         if completed { sessions.remove(userID: userID, deviceID: nil) }
         return completed
-    }
-
-    public func issueResetLink(_ token: TokenRecord, messages: [OutboxMessage], voiding: [TokenPurpose]) async throws {
-        try await engine.transaction { db in
-            for purpose in voiding {
-                try await db.execute("""
-                    UPDATE tokens SET used_at = $3 WHERE user_id = $1 AND purpose = $2 AND used_at IS NULL
-                    """, [.text(token.userID), .text(purpose.rawValue), token.createdAt.epochSeconds])
-            }
-            try await Self.insert(token, into: db)
-            for message in messages { try await Self.insert(message, into: db) }
-        }
     }
 }

@@ -38,17 +38,44 @@ public struct SQLStore: LatchkeyStore {
     }
 
     public func createUser(_ user: UserRecord, answers: [MFAAnswerRecord], tokens: [TokenRecord],
-                           messages: [OutboxMessage]) async throws {
+                           messages: [OutboxMessage], replacingPending: Bool) async throws {
+        var replaced: [String] = []
         do {
-            try await engine.transaction { db in
+            replaced = try await engine.transaction { db in
+                let replaced = replacingPending ? try await Self.deletePendingRegistration(replacedBy: user, in: db) : []
                 try await Self.insert(user, into: db)
                 try await Self.insert(answers, userID: user.id, into: db)
                 for token in tokens { try await Self.insert(token, into: db) }
                 for message in messages { try await Self.insert(message, into: db) }
+                return replaced
             }
         } catch SQLEngineError.uniqueViolation(.userEmail) {
             throw StoreError.emailInUse
         }
+        for id in replaced { sessions.remove(userID: id, deviceID: nil) }
+    }
+
+    /// Deletes the unverified registration of `user`'s address, if any (never a wallet: it has no
+    /// verified email), with its links, nonce, answers and sessions (foreign keys cascade). Answers
+    /// the ids deleted, whose cached sessions the caller drops after the commit.
+    static func deletePendingRegistration(replacedBy user: UserRecord, in db: any SQLExecutor) async throws -> [String] {
+        let replaced = try await db.query("""
+            DELETE FROM users WHERE issuer = $1 AND email_normalized = $2 AND email_verified = 0
+                AND pending_until IS NOT NULL RETURNING id
+            """, [.text(user.issuer), .text(user.emailNormalized)]).map { try $0.string("id") }
+        for id in replaced { AuditTrail.record(.registrationReplaced, user: id, details: ["by": user.id], at: user.createdAt) }
+        return replaced
+    }
+
+    public func purgeExpiredRegistrations(now: Date) async throws -> Int {
+        let purged = try await engine.query("""
+            DELETE FROM users WHERE pending_until IS NOT NULL AND pending_until <= $1 AND email_verified = 0 RETURNING id
+            """, [now.epochSeconds]).map { try $0.string("id") }
+        for id in purged {
+            AuditTrail.record(.registrationExpired, user: id, at: now)
+            sessions.remove(userID: id, deviceID: nil)
+        }
+        return purged.count
     }
 
     public func user(issuer: String, emailNormalized: String) async throws -> UserRecord? {
@@ -152,13 +179,14 @@ public struct SQLStore: LatchkeyStore {
 
     static let userColumns = ["id", "issuer", "email", "email_normalized", "first_name", "last_name", "phone", "external_id",
                               "password_hash", "passcode_hash", "email_verified", "status", "profile_json", "created_at",
-                              "updated_at", "app_instance_verified", "password_updated_at", "phone_normalized"]
+                              "updated_at", "app_instance_verified", "password_updated_at", "phone_normalized", "pending_until"]
 
     static func row(_ user: UserRecord) -> [SQLValue] {
         [.text(user.id), .text(user.issuer), .text(user.email), .text(user.emailNormalized), user.firstName.sql, user.lastName.sql,
          user.phone.sql, user.externalId.sql, user.passwordHash.sql, user.passcodeHash.sql, .integer(user.emailVerified ? 1 : 0),
          .text(user.status.rawValue), .text(user.profileJSON), user.createdAt.epochSeconds, user.updatedAt.epochSeconds,
-         .integer(user.appInstanceVerified ? 1 : 0), user.passwordUpdatedAt?.epochSeconds ?? .null, user.phoneNormalized.sql]
+         .integer(user.appInstanceVerified ? 1 : 0), user.passwordUpdatedAt?.epochSeconds ?? .null, user.phoneNormalized.sql,
+         user.pendingUntil?.epochSeconds ?? .null]
     }
 
     static func insert(_ answers: [MFAAnswerRecord], userID: String, into db: any SQLExecutor) async throws {

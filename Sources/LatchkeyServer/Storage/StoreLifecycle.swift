@@ -37,7 +37,23 @@ public struct StoreService: Service {
                 throw error
             }
             if auditRetentionDays > 0 { group.addTask { await purgeAuditEvents() } }
+            group.addTask { await purgeExpiredRegistrations() }
             try await group.waitForAll()
+        }
+    }
+
+    /// Deletes the unverified registrations whose time ran out, now and every hour until the shutdown.
+    private func purgeExpiredRegistrations() async {
+        while true {
+            do {
+                let purged = try await PostgresEngine.$unbounded.withValue(true) { try await store.purgeExpiredRegistrations(now: now()) }
+                if purged > 0 { logger.info("Deleted \(purged) unverified registrations that expired") }
+            } catch {
+                logger.warning("Deleting expired registrations failed: \(error)")
+            }
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(3600)) }
+            } catch { return }
         }
     }
 

@@ -2,10 +2,14 @@ import Foundation
 
 /// Users and their single-use tokens.
 public protocol UserStore: Sendable {
-    /// Stores a new user with its MFA answers, tokens and outgoing messages in one transaction.
-    /// Throws `StoreError.emailInUse` when the issuer already has the address.
+    /// Stores a new user with its MFA answers, tokens and outgoing messages in one transaction;
+    /// with `replacingPending`, first deletes an unverified registration of the same address
+    /// (`UserRecord.pendingUntil`) with everything it holds. Throws `StoreError.emailInUse` when
+    /// the issuer already has the address otherwise.
     func createUser(_ user: UserRecord, answers: [MFAAnswerRecord], tokens: [TokenRecord],
-                    messages: [OutboxMessage]) async throws
+                    messages: [OutboxMessage], replacingPending: Bool) async throws
+    /// Deletes the unverified registrations whose time ran out; answers how many.
+    func purgeExpiredRegistrations(now: Date) async throws -> Int
     /// The user of `issuer` with this (normalized) email address.
     func user(issuer: String, emailNormalized: String) async throws -> UserRecord?
     /// The user of `issuer` who signed up with this phone number.
@@ -197,4 +201,12 @@ public protocol AuditStore: Sendable {
     func auditEvents(after id: String?, since: Date?, limit: Int) async throws -> [AuditEvent]
     /// Deletes the events older than `date`; answers how many.
     func purgeAuditEvents(before date: Date) async throws -> Int
+}
+
+extension UserStore {
+    /// Stores a new user that replaces nothing (`createUser(_:answers:tokens:messages:replacingPending:)`).
+    public func createUser(_ user: UserRecord, answers: [MFAAnswerRecord], tokens: [TokenRecord],
+                           messages: [OutboxMessage]) async throws {
+        try await createUser(user, answers: answers, tokens: tokens, messages: messages, replacingPending: false)
+    }
 }

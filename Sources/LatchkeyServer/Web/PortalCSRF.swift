@@ -2,8 +2,9 @@ import Crypto
 import Foundation
 import Hummingbird
 
-/// CSRF protection of the portal's forms: a random cookie (`SameSite=Strict`, `HttpOnly`) and, in
-/// each form, an HMAC of that cookie and the form's link or grant token. A forged cross-site post
+/// CSRF protection of the portal's forms and of the confirmation forms of emailed links
+/// (`WebRoutes`): a random cookie (`SameSite=Strict`, `HttpOnly`, path `/` so every page has it) and,
+/// in each form, an HMAC of that cookie and the form's link or grant token. A forged cross-site post
 /// has neither the cookie nor the matching field.
 struct PortalCSRF: Sendable {
     static let cookieName = "latchkey_csrf"
@@ -22,7 +23,7 @@ struct PortalCSRF: Sendable {
             return (value, nil)
         }
         let value = SecureRandom.token()
-        return (value, Cookie(name: Self.cookieName, value: value, path: "/reset", secure: secureCookie, httpOnly: true,
+        return (value, Cookie(name: Self.cookieName, value: value, path: "/", secure: secureCookie, httpOnly: true,
                               sameSite: .strict))
     }
 

@@ -66,6 +66,19 @@ enum PortalTemplates {
         {{/content}}{{/layout}}
         """
 
+    /// The confirmation an emailed link opens (email verification, email-change revert). Opening
+    /// the link changes nothing, since mail scanners open links too; the button posts the form that acts.
+    static let confirm = """
+        {{<layout}}{{$content}}
+        <p id="message">{{text}}</p>
+        <form method="post" action="{{action}}" autocomplete="off">
+        <input type="hidden" name="token" value="{{token}}">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button id="submit" type="submit">{{button}}</button>
+        </form>
+        {{/content}}{{/layout}}
+        """
+
     static let stylesheet = """
         body{font-family:system-ui,-apple-system,sans-serif;margin:0;color:#1d1d1f;background:#f5f5f7}
         main{max-width:30rem;margin:0 auto;padding:2rem 1.25rem;background:#fff;min-height:100vh;box-sizing:border-box}
@@ -82,7 +95,8 @@ enum PortalTemplates {
     /// The compiled library.
     static let library: MustacheLibrary = {
         var library = MustacheLibrary()
-        for (name, text) in [("layout", layout), ("message", message), ("question", question), ("credential", credential)] {
+        for (name, text) in [("layout", layout), ("message", message), ("question", question), ("credential", credential),
+                             ("confirm", confirm)] {
             do { try library.register(text, named: name) } catch { preconditionFailure("Template \(name): \(error)") }
         }
         return library
