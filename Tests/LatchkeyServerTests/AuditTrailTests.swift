@@ -19,8 +19,7 @@ import Testing
             let nonce = try await AuthFixture.register(client)
             try await AuthFixture.verifyEmail(app, client)
             let first = try await client.call(.post, "/v1/auth/login/nonce", headers: appHeaders(), body: ["nonce": nonce])
-            let session = try #require(first.json["sessionToken"] as? String)
-            secrets += [nonce, session]
+            secrets += [nonce, try #require(first.json["sessionToken"] as? String)]
             _ = try await AuthFixture.passwordLogin(client, password: "wrong-password-1")
             _ = try await AuthFixture.passwordLogin(client, email: "nobody@example.com", password: "wrong-password-2")
             let prompt = try await LoginTests.prompt(client, device: "device-2")
@@ -33,6 +32,10 @@ import Testing
                                                       "mfaSecretAnswer": AuthFixture.answer(for: again.question)])
             let second = try #require(linked.json["sessionToken"] as? String)
             secrets += [again.challenge, second, "wrong-password-1", "wrong-password-2", "wrong-answer-3"]
+            // A privileged change needs a login that checked something the user knows: the PIN.
+            let pinLogin = try await client.call(.post, "/v1/auth/login/pin", headers: appHeaders(), body: ["pin": AuthFixture.pin])
+            let session = try #require(pinLogin.json["sessionToken"] as? String)
+            secrets.append(session)
             let changed = try await client.call(.put, "/v1/profile/password", headers: appHeaders(session: session),
                                                 body: ["oldPassword": AuthFixture.password, "newPassword": "fresh-horse-77",
                                                        "confirmNewPassword": "fresh-horse-77"])
@@ -48,13 +51,13 @@ import Testing
             let types = events.map(\.type)
             let expected: [AuditEventType] = [.userRegistered, .deviceLinked, .loginSucceeded, .loginFailed, .mfaPrompted,
                                               .loginFailed, .mfaPrompted, .mfaAnswered, .deviceLinked, .loginSucceeded,
-                                              .passwordChanged, .deviceUnlinked, .sessionEnded, .resetRequested]
+                                              .loginSucceeded, .passwordChanged, .deviceUnlinked, .sessionEnded, .resetRequested]
             #expect(types == expected)
             let wrong = try #require(events.first { $0.type == .loginFailed })
             #expect(wrong.outcome == .failure && wrong.reason == "wrong_password" && wrong.deviceID == "device-1")
             #expect(wrong.clientIP != nil && wrong.actor == .user)
             #expect(events.first { $0.type == .loginSucceeded }?.details["method"] == "nonce")
-            #expect(events.last { $0.type == .loginSucceeded }?.details["method"] == "mfa")
+            #expect(events.filter { $0.type == .loginSucceeded }.map { $0.details["method"] } == ["nonce", "mfa", "pin"])
             #expect(events.filter { $0.type == .loginFailed }.last?.reason == "wrong_mfa_answer")
 
             let all = try await Self.trail(app)

@@ -30,12 +30,24 @@ enum AuthFixture {
         #expect(page.status == .ok && page.text(id: "title") == "Email verified", "\(page.html)")
     }
 
-    /// Registers, verifies the email and logs in with the nonce from `device`; answers the session.
-    static func enrolledSession(_ app: LatchkeyApplication, _ client: any TestClientProtocol, email: String = "ada@example.com",
-                                device: String = "device-1") async throws -> String {
+    /// Registers, verifies the email and logs in with the nonce from `device` (which links it);
+    /// answers the session.
+    static func nonceSession(_ app: LatchkeyApplication, _ client: any TestClientProtocol, email: String = "ada@example.com",
+                             device: String = "device-1") async throws -> String {
         let nonce = try await register(client, email: email, device: device)
         try await verifyEmail(app, client, email: email)
         let login = try await client.call(.post, "/v1/auth/login/nonce", headers: appHeaders(device: device), body: ["nonce": nonce])
+        #expect(login.status == .ok, "\(login.json)")
+        return try #require(login.json["sessionToken"] as? String)
+    }
+
+    /// Enrolls `email` on `device` (`nonceSession`) and logs in there with the password, as a user
+    /// does before a privileged change: answers that session, privileged for
+    /// `issuer.sessions.privilegedSeconds` (a nonce login is not a knowledge factor).
+    static func enrolledSession(_ app: LatchkeyApplication, _ client: any TestClientProtocol, email: String = "ada@example.com",
+                                device: String = "device-1") async throws -> String {
+        _ = try await nonceSession(app, client, email: email, device: device)
+        let login = try await passwordLogin(client, email: email, device: device)
         #expect(login.status == .ok, "\(login.json)")
         return try #require(login.json["sessionToken"] as? String)
     }

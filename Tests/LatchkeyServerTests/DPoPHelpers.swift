@@ -72,7 +72,8 @@ extension TestClientProtocol {
 
 extension AuthFixture {
     /// Registers `email` and logs in with its registration nonce, both proved by `key`: the key
-    /// is linked to the wallet. Answers the bound session.
+    /// is linked to the wallet. Then logs in there with the password, as a user does before a
+    /// privileged change (a nonce login is not a knowledge factor). Answers that bound session.
     static func keyEnrolledSession(_ app: LatchkeyApplication, _ client: any TestClientProtocol, key: TestDeviceKey,
                                    email: String = "ada@example.com", label: String = "device-1") async throws -> String {
         let registered = try await client.dpopCall(key, .post, "/v1/enrollment/users", device: label, body: registrationBody(email: email))
@@ -82,6 +83,10 @@ extension AuthFixture {
         let login = try await client.dpopCall(key, .post, "/v1/auth/login/nonce", device: label, body: ["nonce": nonce])
         #expect(login.status == .ok, "\(login.json)")
         #expect(login.json["tokenType"] as? String == "DPoP")
-        return try #require(login.json["sessionToken"] as? String)
+        let password = try await client.dpopCall(key, .post, "/v1/auth/login/password", device: label,
+                                                 body: ["username": email, "password": password])
+        #expect(password.status == .ok, "\(password.json)")
+        #expect(password.json["tokenType"] as? String == "DPoP")
+        return try #require(password.json["sessionToken"] as? String)
     }
 }

@@ -97,7 +97,7 @@ import Testing
             $0.rateLimits.credentialAttemptsPerMinutePerAccount = 3
             $0.issuer.lockout.walletThreshold = 10
         }) { app, client in
-            _ = try await AuthFixture.enrolledSession(app, client)
+            _ = try await AuthFixture.nonceSession(app, client)
             var answers: [JSONAnswer] = []
             for index in 0..<4 { answers.append(try await AuthFixture.passwordLogin(client, password: "wrong-password-\(index)")) }
             #expect(answers.map { $0.errorCode ?? 0 } == [401, 401, 401, 429])

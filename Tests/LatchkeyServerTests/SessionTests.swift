@@ -76,7 +76,10 @@ import Testing
             let nonce = try await AuthFixture.register(client)
             try await AuthFixture.verifyEmail(app, client)
             let login = try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": nonce])
-            let session = try #require(login.json["sessionToken"] as? String)
+            let nonceSession = try #require(login.json["sessionToken"] as? String)
+            // A device token needs a login that checked a knowledge factor: the PIN.
+            let pinLogin = try await client.call(.post, "/v1/auth/login/pin", body: ["pin": AuthFixture.pin])
+            let session = try #require(pinLogin.json["sessionToken"] as? String)
             let device = try await client.call(.post, "/v1/auth/device-token", headers: appHeaders(session: session),
                                                body: ["username": "ada@example.com", "password": AuthFixture.password])
             let deviceToken = try #require(device.json["deviceToken"] as? String)
@@ -85,7 +88,7 @@ import Testing
             let path = String(database.dropFirst("sqlite:".count))
             var bytes = Data()
             for suffix in ["", "-wal"] { bytes += FileManager.default.contents(atPath: path + suffix) ?? Data() }
-            for secret in [nonce, session, deviceToken, challenge] {
+            for secret in [nonce, nonceSession, session, deviceToken, challenge] {
                 #expect(bytes.range(of: Data(secret.utf8)) == nil)
             }
             #expect(bytes.range(of: Data(SecureRandom.digest(session).utf8)) != nil, "the digest is what is stored")

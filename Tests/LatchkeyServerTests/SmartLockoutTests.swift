@@ -124,7 +124,7 @@ import Testing
             $0.rateLimits.enabled = true
             $0.rateLimits.credentialAttemptsPerMinutePerAccount = 3
         }) { app, client in
-            _ = try await AuthFixture.enrolledSession(app, client)
+            _ = try await AuthFixture.nonceSession(app, client)
             func codes(_ email: String) async throws -> [Int] {
                 var codes: [Int] = []
                 for index in 0..<5 {

@@ -146,6 +146,7 @@ import Testing
             let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
             try await Self.verifyEmail(app, server: sdk.context.serverURL)
             _ = try await sdk.authentication.loginByNonce(registered.nonce)
+            _ = try await sdk.authentication.loginByPIN("314159")   // a privileged change needs a knowledge factor
             let expires = try await sdk.authentication.generateDeviceAuthenticationToken(username: "grace@example.com",
                                                                                         password: "cobol-rules-1959")
             #expect(expires.timeIntervalSinceNow > 89 * 86_400)
@@ -163,6 +164,7 @@ import Testing
             let registered = try await first.enrollment.registerNewUser(sampleProfile())
             try await Self.verifyEmail(app, server: sdk.context.serverURL)
             _ = try await first.authentication.loginByNonce(registered.nonce)
+            _ = try await first.authentication.loginByPIN("314159")   // a privileged change needs a knowledge factor
             try await first.authentication.generateDeviceAuthenticationToken(username: "grace@example.com",
                                                                              password: "cobol-rules-1959")
             let stored = try String(contentsOf: file, encoding: .utf8)
@@ -180,6 +182,7 @@ import Testing
             let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
             try await Self.verifyEmail(app, server: sdk.context.serverURL)
             _ = try await sdk.authentication.loginByNonce(registered.nonce)
+            _ = try await sdk.authentication.loginByPIN("314159")   // unlinking needs a knowledge factor
             let devices = try await sdk.authentication.devices()
             let thumbprint = try await sdk.deviceThumbprint()
             #expect(devices.map(\.thumbprint) == [thumbprint])

@@ -6,11 +6,14 @@ import Synchronization
 import Testing
 
 @Suite struct CredentialClientTests {
-    /// A registered, verified user logged in on the SDK's device.
+    /// A registered, verified user logged in on the SDK's device: by the nonce (which links the
+    /// device), then by PIN, as before a privileged change (a nonce login checks nothing the user
+    /// knows).
     static func loggedIn(_ sdk: LatchkeyClient, _ app: LatchkeyApplication) async throws {
         let registered = try await sdk.enrollment.registerNewUser(sampleProfile())
         try await AuthenticationClientTests.verifyEmail(app, server: sdk.context.serverURL)
         _ = try await sdk.authentication.loginByNonce(registered.nonce)
+        _ = try await sdk.authentication.loginByPIN("314159")
     }
 
     @Test func customerAndCredentialChanges() async throws {

@@ -5831,6 +5831,11 @@ public struct Client: APIProtocol {
     }
     /// Revokes a session token.
     ///
+    /// 204 for a live or already revoked token, 403 for an unknown one. A session bound to a device
+    /// key (DPoP) is ended only by a request with a DPoP proof by that key: 401 with a
+    /// `WWW-Authenticate: DPoP` challenge otherwise, and nothing changes.
+    ///
+    ///
     /// - Remark: HTTP `DELETE /a/self-service/logout/api`.
     /// - Remark: Generated from `#/paths//a/self-service/logout/api/delete(performNativeLogout)`.
     public func performNativeLogout(_ input: Operations.PerformNativeLogout.Input) async throws -> Operations.PerformNativeLogout.Output {

@@ -218,6 +218,11 @@ public protocol APIProtocol: Sendable {
     func toSession(_ input: Operations.ToSession.Input) async throws -> Operations.ToSession.Output
     /// Revokes a session token.
     ///
+    /// 204 for a live or already revoked token, 403 for an unknown one. A session bound to a device
+    /// key (DPoP) is ended only by a request with a DPoP proof by that key: 401 with a
+    /// `WWW-Authenticate: DPoP` challenge otherwise, and nothing changes.
+    ///
+    ///
     /// - Remark: HTTP `DELETE /a/self-service/logout/api`.
     /// - Remark: Generated from `#/paths//a/self-service/logout/api/delete(performNativeLogout)`.
     func performNativeLogout(_ input: Operations.PerformNativeLogout.Input) async throws -> Operations.PerformNativeLogout.Output
@@ -662,6 +667,11 @@ extension APIProtocol {
         try await toSession(Operations.ToSession.Input(headers: headers))
     }
     /// Revokes a session token.
+    ///
+    /// 204 for a live or already revoked token, 403 for an unknown one. A session bound to a device
+    /// key (DPoP) is ended only by a request with a DPoP proof by that key: 401 with a
+    /// `WWW-Authenticate: DPoP` challenge otherwise, and nothing changes.
+    ///
     ///
     /// - Remark: HTTP `DELETE /a/self-service/logout/api`.
     /// - Remark: Generated from `#/paths//a/self-service/logout/api/delete(performNativeLogout)`.

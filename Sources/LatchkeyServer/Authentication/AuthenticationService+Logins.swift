@@ -27,7 +27,7 @@ extension AuthenticationService {
             try await verifier.check(pin, against: user.passcodeHash, user: user, deviceID: deviceID, factor: "pin",
                                      credential: .passcode)
             try verifier.requireVerified(user)
-            return try await finish(user, device: device, method: "pin")
+            return try await finish(user, device: device, method: .pin)
         }
     }
 
@@ -49,7 +49,7 @@ extension AuthenticationService {
         }
         try await store.markAppInstanceVerified(userID: user.id)
         return try await finish(user, device: device, linkDevice: token.deviceID == nil || token.deviceID == deviceID,
-                                method: "nonce")
+                                method: .nonce)
     }
 
     /// `registerWithMFA`: the answer to the prompted question links the device and logs in. The
@@ -75,7 +75,7 @@ extension AuthenticationService {
             try await store.clearPendingMFAQuestion(userID: user.id)
             // The password and an answer were proven: earlier failures from unlinked devices were not an attack.
             try await store.clearUnlinkedAttempts(userID: user.id)
-            return try await finish(user, device: device, linkDevice: true, method: "mfa")
+            return try await finish(user, device: device, linkDevice: true, method: .mfa)
         }
     }
 }

@@ -89,7 +89,7 @@ extension AuthenticationService {
             if linked == nil, let deviceID = device.deviceID {
                 try await link(user, deviceID: deviceID, device: device)
             }
-            let opened = try await sessions.open(user, deviceID: device.deviceID, method: identifier.isEmail ? "password" : "password_phone")
+            let opened = try await sessions.open(user, deviceID: device.deviceID, method: identifier.isEmail ? .password : .passwordPhone)
             return .session(OpenedSession(token: opened.token, session: opened.session, user: user))
         }
     }

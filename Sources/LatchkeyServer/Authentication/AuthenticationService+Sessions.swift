@@ -54,7 +54,7 @@ extension AuthenticationService {
         else { throw DomainError.wrongCredentials }
         if user.status != .active { throw DomainError.deviceTokenWalletDeactivated }
         _ = try await verifier.linkedDevice(user: user, deviceID: deviceID)
-        return try await sessions.start(user, deviceID: deviceID, method: "device_token")
+        return try await sessions.start(user, deviceID: deviceID, method: .deviceToken)
     }
 
     /// `expireDeviceAuthenticationToken`: revokes the token; 403 when it has already expired.

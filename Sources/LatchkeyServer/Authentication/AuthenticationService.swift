@@ -35,7 +35,7 @@ public struct AuthenticationService: EnvironmentService, Sendable {
     }
 
     /// Logs the user in on a linked device, or prompts for an MFA answer on an unlinked one.
-    func finish(_ user: UserRecord, device: DeviceContext, linkDevice: Bool = false, method: String) async throws -> LoginOutcome {
+    func finish(_ user: UserRecord, device: DeviceContext, linkDevice: Bool = false, method: LoginMethod) async throws -> LoginOutcome {
         guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
         if let linked = try await store.device(userID: user.id, deviceID: deviceID) {
             try CredentialVerifier.requireUsable(linked)

@@ -20,15 +20,19 @@ public struct Principal: Sendable {
 
     /// The device the session was opened on.
     public var deviceID: String? { session.deviceID }
-    /// When the session's credential was checked: sessions are only opened by a login.
-    public var authenticatedAt: Date { session.createdAt }
+    /// When the session's login checked a knowledge factor (password, PIN or MFA answer); nil when
+    /// it checked none (a device token, the registration nonce, SSO, a phone sign-up).
+    public var factorCheckedAt: Date? { session.factorCheckedAt }
 
-    /// Refuses a change that needs a privileged session: one whose login was at most `seconds` ago
-    /// (a stolen session cannot take the account over for good).
+    /// Refuses a change that needs a privileged session: one whose login checked a knowledge factor
+    /// at most `seconds` ago (a stolen session, or the phone with its device token, cannot take the
+    /// account over).
     ///
-    /// - Throws: `DomainError(.sessionRefreshRequired)` (403) for an older session.
+    /// - Throws: `DomainError(.sessionRefreshRequired)` (403) for any other session.
     public func requirePrivileged(within seconds: Int, now: Date) throws {
-        guard now.timeIntervalSince(authenticatedAt) <= TimeInterval(seconds) else { throw DomainError(.sessionRefreshRequired) }
+        guard let checked = factorCheckedAt, now.timeIntervalSince(checked) <= TimeInterval(seconds) else {
+            throw DomainError(.sessionRefreshRequired)
+        }
     }
 }
 

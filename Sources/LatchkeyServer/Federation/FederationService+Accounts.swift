@@ -73,6 +73,6 @@ extension FederationService {
         }
         _ = try await authentication.verifier.linkedDevice(user: user, deviceID: device.deviceID)
         try authentication.verifier.requireVerified(user)
-        return try await authentication.finish(user, device: device, method: "sso")
+        return try await authentication.finish(user, device: device, method: .sso)
     }
 }

@@ -50,7 +50,7 @@ extension APIHandler {
 
     func performNativeLogout(_ input: Operations.PerformNativeLogout.Input) async throws -> Operations.PerformNativeLogout.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
-        try await signup.logout(token: body.sessionToken)
+        try await signup.logout(token: body.sessionToken, provenKey: RequestIdentity.client.keyThumbprint)
         return .noContent(.init())
     }
 

@@ -44,12 +44,20 @@ extension SignupService {
     }
 
     /// Revokes a session token (`DELETE /a/self-service/logout/api`): 204 for a live or already
-    /// revoked token, 403 for an unknown one, as Kratos answers.
-    public func logout(token: String) async throws {
+    /// revoked token, 403 for an unknown one, as Kratos answers. A session bound to a device key is
+    /// ended only by a request that proved that key (`provenKey`): a copied token, useless
+    /// otherwise, cannot force a logout.
+    ///
+    /// - Throws: 400 naming `session_token` when it is empty; 403 `unknown_session_token`; 401
+    ///   `invalid_token` (with the DPoP challenge) for a bound session without a proof by its key.
+    public func logout(token: String, provenKey: String?) async throws {
         guard !token.isEmpty else { throw DomainError.invalidField("session_token", "The session token is required.") }
-        let digest = SecureRandom.digest(token)
-        if try await store.revokeSession(digest: digest, now: now()) { return }
-        if try await store.sessionExists(digest: digest) { return }
-        throw DomainError.unknownSessionToken
+        switch try await store.revokeSession(digest: SecureRandom.digest(token), provenKey: provenKey, now: now()) {
+        case .revoked, .alreadyRevoked: return
+        case .unknown: throw DomainError.unknownSessionToken
+        case .boundToAnotherKey:
+            throw DomainError(.boundTokenWithoutProof, message: "This session is bound to a device key: log out with a DPoP proof by that key.",
+                              field: "session_token")
+        }
     }
 }

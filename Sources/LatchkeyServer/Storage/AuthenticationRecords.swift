@@ -45,9 +45,14 @@ public struct SessionRecord: Sendable, Equatable {
     /// A phone sign-up's session before its device key is registered: it works only on Kratos's
     /// whoami, the key registration and logout.
     public var limited: Bool
+    /// When the login that opened the session checked a knowledge factor (password, PIN, MFA
+    /// answer); nil for a device-token, nonce, SSO or phone sign-up session. Privileged changes
+    /// need it within `issuer.sessions.privilegedSeconds`.
+    public var factorCheckedAt: Date?
 
     public init(digest: String, userID: String, deviceID: String?, createdAt: Date, lastSeenAt: Date, expiresAt: Date,
-                revokedAt: Date? = nil, keyThumbprint: String? = nil, limited: Bool = false) {
+                revokedAt: Date? = nil, keyThumbprint: String? = nil, limited: Bool = false, factorCheckedAt: Date? = nil) {
+        self.factorCheckedAt = factorCheckedAt
         self.keyThumbprint = keyThumbprint
         self.limited = limited
         self.digest = digest

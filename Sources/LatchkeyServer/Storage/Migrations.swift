@@ -156,6 +156,9 @@ enum Migrations {
             // replaced by another registration of its address, and it is deleted once this passes.
             "ALTER TABLE users ADD COLUMN pending_until BIGINT",
             "CREATE INDEX users_pending ON users (pending_until) WHERE pending_until IS NOT NULL",
+            // When the login that opened a session checked a password, PIN or MFA answer: only such
+            // a session is privileged for a while (NULL for older sessions: not privileged).
+            "ALTER TABLE sessions ADD COLUMN factor_checked_at BIGINT",
         ]),
     ]
 

@@ -116,7 +116,8 @@ extension SessionRecord {
         self.init(digest: try row.string("digest"), userID: try row.string("user_id"), deviceID: try row.optionalString("device_id"),
                   createdAt: try row.date("created_at"), lastSeenAt: try row.date("last_seen_at"),
                   expiresAt: try row.date("expires_at"), revokedAt: try row.optionalDate("revoked_at"),
-                  keyThumbprint: try row.optionalString("key_thumbprint"), limited: try row.bool("limited"))
+                  keyThumbprint: try row.optionalString("key_thumbprint"), limited: try row.bool("limited"),
+                  factorCheckedAt: try row.optionalDate("factor_checked_at"))
     }
 }
 

@@ -198,11 +198,12 @@ extension SQLStore {
 
     static func insert(_ session: SessionRecord, into db: any SQLExecutor) async throws {
         try await db.execute("""
-            INSERT INTO sessions (digest, user_id, device_id, created_at, last_seen_at, expires_at, key_thumbprint, limited)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            INSERT INTO sessions (digest, user_id, device_id, created_at, last_seen_at, expires_at, key_thumbprint, limited,
+                                  factor_checked_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
             """, [.text(session.digest), .text(session.userID), session.deviceID.sql, session.createdAt.epochSeconds,
                   session.lastSeenAt.epochSeconds, session.expiresAt.epochSeconds, session.keyThumbprint.sql,
-                  .integer(session.limited ? 1 : 0)])
+                  .integer(session.limited ? 1 : 0), session.factorCheckedAt?.epochSeconds ?? .null])
     }
 
     public func touchSession(digest: String, now: Date, idle: TimeInterval) async throws -> SessionRecord? {

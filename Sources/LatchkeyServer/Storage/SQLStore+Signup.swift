@@ -79,8 +79,19 @@ extension SQLStore {
                                [.text(issuer), .text(phoneNormalized)]).first.map { try UserRecord(row: $0) }
     }
 
-    public func sessionExists(digest: String) async throws -> Bool {
-        !(try await engine.read("SELECT digest FROM sessions WHERE digest = $1", [.text(digest)]).isEmpty)
+    public func revokeSession(digest: String, provenKey: String?, now: Date) async throws -> SessionRevocation {
+        let revoked = try await engine.query("""
+            UPDATE sessions SET revoked_at = $2
+            WHERE digest = $1 AND revoked_at IS NULL AND (key_thumbprint IS NULL OR key_thumbprint = $3) RETURNING digest
+            """, [.text(digest), now.epochSeconds, provenKey.sql])
+        if !revoked.isEmpty {
+            sessions.remove(digest)
+            return .revoked
+        }
+        guard let row = try await engine.read("SELECT revoked_at FROM sessions WHERE digest = $1", [.text(digest)]).first else {
+            return .unknown
+        }
+        return try row.optionalDate("revoked_at") == nil ? .boundToAnotherKey : .alreadyRevoked
     }
 
     /// One active certificate per device: the device's earlier ones are revoked in the same transaction.

@@ -100,8 +100,9 @@ public protocol SignupStore: Sendable {
                               tokens: [TokenRecord], messages: [OutboxMessage], now: Date) async throws
     /// Uses a live login flow up; answers false when it is not live.
     func useFlow(id: String, kind: FlowRecord.Kind, now: Date) async throws -> Bool
-    /// Whether a session with this digest exists, live or not.
-    func sessionExists(digest: String) async throws -> Bool
+    /// Revokes a session only when it is unbound or `provenKey` is the key it is bound to, in one
+    /// statement (a copied bound token without its key ends nothing); says what it found.
+    func revokeSession(digest: String, provenKey: String?, now: Date) async throws -> SessionRevocation
     /// Registers a device key in one transaction: links the certificate's device (the key) to its
     /// wallet (`StoreError.deviceKeyInUse` when another wallet has it), revokes the device's earlier
     /// certificates, stores this one, and binds the session `sessionDigest` to the key and device,
@@ -112,4 +113,17 @@ public protocol SignupStore: Sendable {
     func deviceCertificate(serial: String) async throws -> DeviceCertificateRecord?
     /// The certificates issued to a user's device, newest first.
     func deviceCertificates(userID: String, deviceID: String) async throws -> [DeviceCertificateRecord]
+}
+
+/// What a logout by token found (`SignupStore.revokeSession(digest:provenKey:now:)`).
+public enum SessionRevocation: Sendable, Equatable {
+    /// The session was live and is revoked now.
+    case revoked
+    /// The session had been revoked before.
+    case alreadyRevoked
+    /// A live session bound to another key than the request proved (or to a key, without a proof):
+    /// nothing changed.
+    case boundToAnotherKey
+    /// No session has this token.
+    case unknown
 }
