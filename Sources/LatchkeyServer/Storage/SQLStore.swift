@@ -67,10 +67,15 @@ public struct SQLStore: LatchkeyStore {
         return replaced
     }
 
+    /// Rows one `purgeExpiredRegistrations` deletes at most.
+    public static let purgeBatch = 1000
+
     public func purgeExpiredRegistrations(now: Date) async throws -> Int {
         let purged = try await engine.query("""
-            DELETE FROM users WHERE pending_until IS NOT NULL AND pending_until <= $1 AND email_verified = 0 RETURNING id
-            """, [now.epochSeconds]).map { try $0.string("id") }
+            DELETE FROM users WHERE id IN (
+                SELECT id FROM users WHERE pending_until IS NOT NULL AND pending_until <= $1 AND email_verified = 0 LIMIT $2)
+            RETURNING id
+            """, [now.epochSeconds, .integer(Int64(Self.purgeBatch))]).map { try $0.string("id") }
         for id in purged {
             AuditTrail.record(.registrationExpired, user: id, at: now)
             sessions.remove(userID: id, deviceID: nil)

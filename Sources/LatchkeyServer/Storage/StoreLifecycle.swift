@@ -42,24 +42,41 @@ public struct StoreService: Service {
         }
     }
 
-    /// Deletes the unverified registrations whose time ran out, now and every hour until the shutdown.
+    /// Deletes the unverified registrations whose time ran out, a minute after the start and then
+    /// every hour until the shutdown. Not at once: a server that stops right after starting (a
+    /// refused secret, a test) must not be shutting its database down under the statement.
     private func purgeExpiredRegistrations() async {
+        var wait = Duration.seconds(60)
         while true {
+            let pause = wait
             do {
-                let purged = try await PostgresEngine.$unbounded.withValue(true) { try await store.purgeExpiredRegistrations(now: now()) }
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
+            } catch { return }
+            wait = .seconds(3600)
+            do {
+                // Batches of a bounded statement each, so no call outlives `databaseTimeoutMilliseconds`.
+                var purged = 0, batch = 0
+                repeat {
+                    batch = try await store.purgeExpiredRegistrations(now: now())
+                    purged += batch
+                } while batch == SQLStore.purgeBatch
                 if purged > 0 { logger.info("Deleted \(purged) unverified registrations that expired") }
             } catch {
                 logger.warning("Deleting expired registrations failed: \(error)")
             }
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(3600)) }
-            } catch { return }
         }
     }
 
-    /// Applies the audit retention now and every hour until the shutdown.
+    /// Applies the audit retention a minute after the start and then every hour until the
+    /// shutdown (not at once, for the reason `purgeExpiredRegistrations` gives).
     private func purgeAuditEvents() async {
+        var wait = Duration.seconds(60)
         while true {
+            let pause = wait
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
+            } catch { return }
+            wait = .seconds(3600)
             do {
                 let cutoff = now().addingTimeInterval(-TimeInterval(auditRetentionDays) * 86_400)
                 let purged = try await PostgresEngine.$unbounded.withValue(true) { try await store.purgeAuditEvents(before: cutoff) }
@@ -67,9 +84,6 @@ public struct StoreService: Service {
             } catch {
                 logger.warning("Deleting old audit events failed: \(error)")
             }
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(3600)) }
-            } catch { return }
         }
     }
 }

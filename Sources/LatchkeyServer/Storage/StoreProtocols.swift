@@ -8,7 +8,7 @@ public protocol UserStore: Sendable {
     /// the issuer already has the address otherwise.
     func createUser(_ user: UserRecord, answers: [MFAAnswerRecord], tokens: [TokenRecord],
                     messages: [OutboxMessage], replacingPending: Bool) async throws
-    /// Deletes the unverified registrations whose time ran out; answers how many.
+    /// Deletes up to `SQLStore.purgeBatch` unverified registrations whose time ran out; answers how many.
     func purgeExpiredRegistrations(now: Date) async throws -> Int
     /// The user of `issuer` with this (normalized) email address.
     func user(issuer: String, emailNormalized: String) async throws -> UserRecord?
