@@ -65,6 +65,30 @@ import Testing
         }
     }
 
+    /// A stranger who registers the address a wallet is moving to (before its owner opens the
+    /// change's link) blocked the change: the link answered "taken". A pending registration
+    /// reserves nothing here either: the confirmed change replaces it.
+    @Test(arguments: TestEnvironment.engines)
+    func aPendingRegistrationDoesNotBlockAnEmailChange(engine: String) async throws {
+        try await withServer(engine: engine) { app, client in
+            let session = try await AuthFixture.enrolledSession(app, client)
+            let change = try await client.call(.patch, "/v1/profile", headers: appHeaders(session: session),
+                                               body: ["email": "moving@example.com"])
+            #expect(change.status == .ok, "\(change.json)")
+            let squatter = try await client.call(.post, "/v1/enrollment/users", headers: appHeaders(device: "mallory-phone"),
+                                                 body: Self.attackersRegistration("moving@example.com"))
+            #expect(squatter.status == .created)
+            let link = try await EmailLink.path(app, "email_change_verification", to: "moving@example.com")
+            let page = try await EmailLink.follow(client, link)
+            #expect(page.status == .ok, "the change is made: \(page.html)")
+            let moved = try #require(try await app.store.user(issuer: "default", emailNormalized: "moving@example.com"))
+            #expect(moved.emailVerified && !moved.isPendingRegistration)
+            #expect(try await AuthFixture.passwordLogin(client, email: "moving@example.com").status == .ok)
+            #expect(try await AuthFixture.passwordLogin(client, email: "moving@example.com", password: "mallory-owns-it-9").status
+                    == .unauthorized)
+        }
+    }
+
     /// The registration links to `email` in the outbox, as paths.
     static func verificationLinks(_ app: LatchkeyApplication, to email: String) async throws -> [String] {
         try await app.store.outboxMessages().filter { $0.recipient.lowercased() == email.lowercased() && $0.template == "email_verification" }

@@ -28,7 +28,8 @@ extension EnrollmentService {
                 // A phone sign-up's email claim becomes the wallet's address only now, if it is still free.
                 do {
                     audit(.emailChanged, user: user.id, reason: "sign_up_claim_verified", details: ["to": user.email])
-                    try await store.changeEmail(userID: user.id, email: user.email, now: time)
+                    // A phone sign-up's claim never displaces a registration of the address (security.md row 11).
+                    try await store.changeEmail(userID: user.id, email: user.email, replacingPending: false, now: time)
                 } catch StoreError.emailInUse {
                     return .taken(email: user.email)
                 }
@@ -43,7 +44,7 @@ extension EnrollmentService {
         if let record = try await store.consumeToken(digest: digest, purpose: .emailChange, now: time), let email = record.data {
             do {
                 audit(.emailChanged, user: record.userID, details: ["to": email])
-                try await store.changeEmail(userID: record.userID, email: email, now: time)
+                try await store.changeEmail(userID: record.userID, email: email, replacingPending: true, now: time)
             } catch StoreError.emailInUse {
                 return .taken(email: email)
             }

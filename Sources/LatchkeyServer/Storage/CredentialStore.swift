@@ -33,8 +33,10 @@ public protocol CredentialStore: Sendable {
     /// owner opened the link), pending email-change links are void, and every session and device
     /// token ends. Throws `StoreError.emailInUse` when another wallet has the address meanwhile.
     func revertEmail(userID: String, email: String, now: Date) async throws
-    /// Makes a confirmed new address the login. Throws `StoreError.emailInUse` when it was taken meanwhile.
-    func changeEmail(userID: String, email: String, now: Date) async throws
+    /// Makes a confirmed new address the login; with `replacingPending`, first deletes an unverified
+    /// registration of the address (a wallet's confirmed email change proves the inbox). Throws
+    /// `StoreError.emailInUse` when it was taken meanwhile.
+    func changeEmail(userID: String, email: String, replacingPending: Bool, now: Date) async throws
     /// Stores a token together with the messages that carry it, in one transaction.
     func issueToken(_ token: TokenRecord, messages: [OutboxMessage]) async throws
 }

@@ -109,11 +109,23 @@ extension SQLStore {
         sessions.remove(userID: userID, deviceID: nil)
     }
 
-    public func changeEmail(userID: String, email: String, now: Date) async throws {
+    public func changeEmail(userID: String, email: String, replacingPending: Bool, now: Date) async throws {
+        let normalized = EmailAddress.normalized(email)
         do {
-            try await engine.execute("""
-                UPDATE users SET email = $2, email_normalized = $3, email_verified = 1, updated_at = $4 WHERE id = $1
-                """, [.text(userID), .text(email), .text(EmailAddress.normalized(email)), now.epochSeconds])
+            let replaced = try await engine.transaction { db in
+                // The link proved the inbox: an unverified registration of the address reserves nothing.
+                let replaced = !replacingPending ? [] : try await db.query("""
+                    DELETE FROM users WHERE issuer = (SELECT issuer FROM users WHERE id = $1) AND email_normalized = $2
+                        AND email_verified = 0 AND pending_until IS NOT NULL AND id <> $1 RETURNING id
+                    """, [.text(userID), .text(normalized)]).map { try $0.string("id") }
+                for id in replaced { AuditTrail.record(.registrationReplaced, user: id, details: ["by": userID], at: now) }
+                try await db.execute("""
+                    UPDATE users SET email = $2, email_normalized = $3, email_verified = 1, pending_until = NULL, updated_at = $4
+                    WHERE id = $1
+                    """, [.text(userID), .text(email), .text(normalized), now.epochSeconds])
+                return replaced
+            }
+            for id in replaced { sessions.remove(userID: id, deviceID: nil) }
         } catch SQLEngineError.uniqueViolation(.userEmail) {
             throw StoreError.emailInUse
         }
