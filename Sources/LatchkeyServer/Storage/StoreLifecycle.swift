@@ -42,48 +42,40 @@ public struct StoreService: Service {
         }
     }
 
-    /// Deletes the unverified registrations whose time ran out, a minute after the start and then
-    /// every hour until the shutdown. Not at once: a server that stops right after starting (a
-    /// refused secret, a test) must not be shutting its database down under the statement.
-    private func purgeExpiredRegistrations() async {
-        var wait = Duration.seconds(60)
+    /// Runs `work` a minute after the start and then every hour until the shutdown. Not at once:
+    /// a server that stops right after starting (a refused secret, a test) must not be closing its
+    /// database under the statement. A failure is logged and tried again the next hour.
+    private func hourly(_ what: String, _ work: @escaping @Sendable () async throws -> Void) async {
+        var pause = Duration.seconds(60)
         while true {
-            let pause = wait
+            let wait = pause
             do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
             } catch { return }
-            wait = .seconds(3600)
-            do {
-                // Batches of a bounded statement each, so no call outlives `databaseTimeoutMilliseconds`.
-                var purged = 0, batch = 0
-                repeat {
-                    batch = try await store.purgeExpiredRegistrations(now: now())
-                    purged += batch
-                } while batch == SQLStore.purgeBatch
-                if purged > 0 { logger.info("Deleted \(purged) unverified registrations that expired") }
-            } catch {
-                logger.warning("Deleting expired registrations failed: \(error)")
-            }
+            pause = .seconds(3600)
+            do { try await work() } catch { logger.warning("\(what) failed: \(error)") }
         }
     }
 
-    /// Applies the audit retention a minute after the start and then every hour until the
-    /// shutdown (not at once, for the reason `purgeExpiredRegistrations` gives).
+    /// Deletes the unverified registrations whose time ran out, in batches of a bounded statement
+    /// each, so no call outlives `databaseTimeoutMilliseconds`.
+    private func purgeExpiredRegistrations() async {
+        await hourly("Deleting expired registrations") {
+            var purged = 0, batch = 0
+            repeat {
+                batch = try await store.purgeExpiredRegistrations(now: now())
+                purged += batch
+            } while batch == SQLStore.purgeBatch
+            if purged > 0 { logger.info("Deleted \(purged) unverified registrations that expired") }
+        }
+    }
+
+    /// Applies the audit retention.
     private func purgeAuditEvents() async {
-        var wait = Duration.seconds(60)
-        while true {
-            let pause = wait
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
-            } catch { return }
-            wait = .seconds(3600)
-            do {
-                let cutoff = now().addingTimeInterval(-TimeInterval(auditRetentionDays) * 86_400)
-                let purged = try await PostgresEngine.$unbounded.withValue(true) { try await store.purgeAuditEvents(before: cutoff) }
-                if purged > 0 { logger.info("Deleted \(purged) audit events older than \(auditRetentionDays) days") }
-            } catch {
-                logger.warning("Deleting old audit events failed: \(error)")
-            }
+        await hourly("Deleting old audit events") {
+            let cutoff = now().addingTimeInterval(-TimeInterval(auditRetentionDays) * 86_400)
+            let purged = try await PostgresEngine.$unbounded.withValue(true) { try await store.purgeAuditEvents(before: cutoff) }
+            if purged > 0 { logger.info("Deleted \(purged) audit events older than \(auditRetentionDays) days") }
         }
     }
 }
