@@ -107,7 +107,6 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let router = Router(context: AppRequestContext.self)
     let maxBody = configuration.http.maxBodyBytes
     router.add(middleware: RequestLogMiddleware())
-    router.add(middleware: ClientPresenceMiddleware())
     router.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table))
     router.add(middleware: CanonicalPathMiddleware())
     router.add(middleware: MetricsMiddleware())

@@ -10,18 +10,22 @@ public enum AuditTrail {
     /// The events of the current request or command, and where it comes from.
     @TaskLocal static var buffer: AuditBuffer?
 
-    /// Records an event of the running task. Device and address come from the request's edge
-    /// when not given. Without a scope (a store used directly) the event is dropped; services
-    /// run in one (a request, a command, a store transaction).
+    /// Records an event of the running task. Device and address are the request's, as the edge
+    /// resolved them (`identify`), when not given. Without a scope (a store used directly) the
+    /// event is dropped; services run in one (a request, a command, a store transaction).
     static func record(_ type: AuditEventType, user userID: String?, outcome: AuditOutcome = .success, reason: String? = nil,
                        deviceID: String? = nil, details: [String: String] = [:], at time: Date) {
         guard let buffer else { return }
-        let client = RequestIdentity.client
-        let event = AuditEvent(id: AuditEvent.newID(at: time), occurredAt: time, type: type, outcome: outcome, userID: userID,
-                               actor: buffer.actor, reason: reason, deviceID: deviceID ?? client.deviceID,
-                               clientIP: client.clientIP == ClientContext().clientIP ? buffer.clientIP : client.clientIP,
-                               details: details)
-        buffer.append(event)
+        let origin = buffer.origin
+        buffer.append(AuditEvent(id: AuditEvent.newID(at: time), occurredAt: time, type: type, outcome: outcome, userID: userID,
+                                 actor: buffer.actor, reason: reason, deviceID: deviceID ?? origin.deviceID,
+                                 clientIP: origin.clientIP, details: details))
+    }
+
+    /// Names the device and the client address of the running request's events, once the edge
+    /// has resolved them (the scope opens before, with the address only).
+    static func identify(device: String?, clientIP: String) {
+        buffer?.identify(device: device, clientIP: clientIP)
     }
 
     /// Runs `body` with its own events, and writes on their own those no write carried.
@@ -40,16 +44,28 @@ public enum AuditTrail {
     }
 }
 
-/// The pending events of one task.
+/// The pending events of one task, and where its request comes from.
 final class AuditBuffer: @unchecked Sendable {
     let actor: AuditActor
-    let clientIP: String?
     private let lock = NSLock()
     private var events: [AuditEvent] = []
+    private var device: String?
+    private var address: String?
 
-    init(actor: AuditActor, clientIP: String? = nil) {
+    init(actor: AuditActor, clientIP: String? = nil, deviceID: String? = nil) {
         self.actor = actor
-        self.clientIP = clientIP
+        self.address = clientIP
+        self.device = deviceID
+    }
+
+    /// The request's device and client address, as far as they are known.
+    var origin: (deviceID: String?, clientIP: String?) { lock.withLock { (device, address) } }
+
+    func identify(device: String?, clientIP: String) {
+        lock.withLock {
+            self.device = device
+            self.address = clientIP
+        }
     }
 
     func append(_ event: AuditEvent) { lock.withLock { events.append(event) } }

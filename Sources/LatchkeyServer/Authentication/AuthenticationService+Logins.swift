@@ -4,19 +4,20 @@ import LatchkeyCore
 extension AuthenticationService {
     /// `loginByUsernamePassword`: the username is the email, compared case-insensitively. An
     /// unknown user costs the same hash work as a wrong password.
-    public func loginWithPassword(username: String, password: String, device: DeviceContext) async throws -> LoginOutcome {
+    public func loginWithPassword(username: String, password: String, caller: Caller) async throws -> LoginOutcome {
         if username.isEmpty { throw DomainError.invalidField("username", "username is required.") }
         if password.isEmpty { throw DomainError.invalidField("password", "password is required.") }
-        guard device.deviceID != nil else { throw DomainError.deviceIDRequired }
-        switch try await passwordLogin(.email(username), password: password, device: device, unlinked: .prompt) {
+        guard caller.device.deviceID != nil else { throw DomainError.deviceIDRequired }
+        switch try await passwordLogin(.email(username), password: password, caller: caller, unlinked: .prompt) {
         case .session(let opened): return sessions.outcome(opened)
         case .mfaRequired(let question, let token): return .mfaRequired(question: question, challengeToken: token)
         }
     }
 
     /// `loginByPIN`: the user is the one the device (`X-Device-ID`) is linked to.
-    public func loginWithPIN(pin: String, device: DeviceContext) async throws -> LoginOutcome {
-        return try await admitted(1) {
+    public func loginWithPIN(pin: String, caller: Caller) async throws -> LoginOutcome {
+        let device = caller.device
+        return try await admitted(1, for: caller) { hasher in
             if pin.isEmpty { throw DomainError.invalidField("pin", "pin is required.") }
             guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
             guard let link = try await store.deviceOwner(deviceID: deviceID), let user = try await store.user(id: link.userID) else {
@@ -25,7 +26,7 @@ extension AuthenticationService {
                 throw DomainError.wrongCredentials
             }
             try await verifier.check(pin, against: user.passcodeHash, user: user, deviceID: deviceID, factor: "pin",
-                                     credential: .passcode)
+                                     credential: .passcode, hasher: hasher)
             try verifier.requireVerified(user)
             return try await finish(user, device: device, method: .pin)
         }
@@ -34,7 +35,8 @@ extension AuthenticationService {
     /// `loginByNonce`: the registration nonce, once, within the issuer's window. It completes the
     /// app-instance verification and links the registering device; from another device it
     /// prompts for an MFA answer.
-    public func loginWithNonce(_ nonce: String, device: DeviceContext) async throws -> LoginOutcome {
+    public func loginWithNonce(_ nonce: String, caller: Caller) async throws -> LoginOutcome {
+        let device = caller.device
         if nonce.isEmpty { throw DomainError.invalidField("nonce", "nonce is required.") }
         guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
         let digest = SecureRandom.digest(nonce)
@@ -54,8 +56,9 @@ extension AuthenticationService {
 
     /// `registerWithMFA`: the answer to the prompted question links the device and logs in. The
     /// challenge is single use; wrong answers count toward the smart lockout of unlinked devices.
-    public func answerMFA(challengeToken: String, answer: String, device: DeviceContext) async throws -> LoginOutcome {
-        return try await admitted(1) {
+    public func answerMFA(challengeToken: String, answer: String, caller: Caller) async throws -> LoginOutcome {
+        let device = caller.device
+        return try await admitted(1, for: caller) { hasher in
             if challengeToken.isEmpty { throw DomainError.invalidField("challengeToken", "challengeToken is required.") }
             if answer.isEmpty { throw DomainError.invalidField("mfaSecretAnswer", "mfaSecretAnswer is required.") }
             guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
@@ -70,7 +73,7 @@ extension AuthenticationService {
             let question = challenge.data ?? ""
             let hash = try await store.mfaAnswers(userID: user.id).first { $0.question == question }?.answerHash
             try await verifier.check(issuer.mfa.normalize(answer), against: hash, user: user, deviceID: nil, factor: "mfa_answer",
-                                     credential: .answer(question: question))
+                                     credential: .answer(question: question), hasher: hasher)
             audit(.mfaAnswered, user: user.id, deviceID: deviceID, details: ["question": question])
             try await store.clearPendingMFAQuestion(userID: user.id)
             // The password and an answer were proven: earlier failures from unlinked devices were not an attack.

@@ -48,10 +48,11 @@ extension AuthenticationService {
     /// need the email verified), then the device: linked and usable, or `unlinked`'s policy.
     /// `beforeSession` runs just before the session is opened (Kratos uses its flow there).
     /// Throws the `DomainError`s of those steps, or `PasswordLoginRefusal`.
-    public func passwordLogin(_ identifier: LoginIdentifier, password: String, device: DeviceContext,
+    public func passwordLogin(_ identifier: LoginIdentifier, password: String, caller: Caller,
                               unlinked: UnlinkedDevicePolicy,
                               beforeSession: () async throws -> Void = {}) async throws -> PasswordLoginResult {
-        return try await admitted(1) {
+        let device = caller.device
+        return try await admitted(1, for: caller) { hasher in
             let (found, key): (UserRecord?, String) = switch identifier {
             case .email(let email):
                 (try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)), EmailAddress.normalized(email))
@@ -68,7 +69,8 @@ extension AuthenticationService {
                 try await hasher.burn(password)
                 throw DomainError.wrongCredentials
             }
-            try await verifier.check(password, against: user.passwordHash, user: user, deviceID: device.deviceID, credential: .password)
+            try await verifier.check(password, against: user.passwordHash, user: user, deviceID: device.deviceID, credential: .password,
+                                     hasher: hasher)
             try verifier.requireVerified(user, byEmail: identifier.isEmail)
             let linked = try await verifier.linkedDevice(user: user, deviceID: device.deviceID)
             if linked == nil {
@@ -89,7 +91,7 @@ extension AuthenticationService {
             if linked == nil, let deviceID = device.deviceID {
                 try await link(user, deviceID: deviceID, device: device)
             }
-            let opened = try await sessions.open(user, deviceID: device.deviceID, method: identifier.isEmail ? .password : .passwordPhone)
+            let opened = try await sessions.open(user, device: device, method: identifier.isEmail ? .password : .passwordPhone)
             return .session(OpenedSession(token: opened.token, session: opened.session, user: user))
         }
     }

@@ -19,11 +19,11 @@ extension AuthenticationService {
     /// `generateDeviceAuthenticationToken`: while logged in on this device, the user's username and
     /// password give a long-lived token bound to the device. 432 when the issuer turned it off,
     /// 419 for wrong credentials (which count toward lockout).
-    public func generateDeviceToken(_ principal: Principal, username: String, password: String, device: DeviceContext) async throws
+    public func generateDeviceToken(_ principal: Principal, username: String, password: String, caller: Caller) async throws
         -> (token: String, expiresAt: Date) {
-        return try await admitted(1) {
+        return try await admitted(1, for: caller) { hasher in
             guard issuer.deviceAuthentication.enabled else { throw DomainError.deviceTokensDisabled }
-            guard let deviceID = device.deviceID, deviceID == principal.deviceID else { throw DomainError.notLoggedIn }
+            guard let deviceID = caller.device.deviceID, deviceID == principal.deviceID else { throw DomainError.notLoggedIn }
             try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
             let user = try await principal.user()
             if EmailAddress.normalized(username) != user.emailNormalized {
@@ -31,7 +31,7 @@ extension AuthenticationService {
                 throw DomainError.deviceTokenWrongCredentials
             }
             try await verifier.check(password, against: user.passwordHash, user: user, deviceID: deviceID, source: .session,
-                                     wrong: .deviceTokenWrongCredentials)
+                                     wrong: .deviceTokenWrongCredentials, hasher: hasher)
             audit(.deviceTokenCreated, user: user.id, deviceID: deviceID)
             let token = SecureRandom.token()
             let time = now()
@@ -45,8 +45,9 @@ extension AuthenticationService {
 
     /// `loginWithDeviceAuthenticationToken`: only from the device that generated the token; 401
     /// for an unknown, expired, revoked or foreign token; 412 wallet deactivated; 423 device deactivated.
-    public func loginWithDeviceToken(_ token: String, device: DeviceContext) async throws -> LoginOutcome {
+    public func loginWithDeviceToken(_ token: String, caller: Caller) async throws -> LoginOutcome {
         if token.isEmpty { throw DomainError.invalidField("deviceToken", "deviceToken is required.") }
+        let device = caller.device
         guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
         guard let record = try await store.deviceToken(digest: SecureRandom.digest(token)), record.revokedAt == nil,
               record.expiresAt > now(), ConstantTime.equal(Array(record.deviceID.utf8), Array(deviceID.utf8)),
@@ -54,7 +55,7 @@ extension AuthenticationService {
         else { throw DomainError.wrongCredentials }
         if user.status != .active { throw DomainError.deviceTokenWalletDeactivated }
         _ = try await verifier.linkedDevice(user: user, deviceID: deviceID)
-        return try await sessions.start(user, deviceID: deviceID, method: .deviceToken)
+        return try await sessions.start(user, device: device, method: .deviceToken)
     }
 
     /// `expireDeviceAuthenticationToken`: revokes the token; 403 when it has already expired.

@@ -45,7 +45,7 @@ public struct AuthenticationService: EnvironmentService, Sendable {
             let challenge = try await prompt(user, deviceID: deviceID)
             return .mfaRequired(question: challenge.question, challengeToken: challenge.token)
         }
-        return try await sessions.start(user, deviceID: deviceID, method: method)
+        return try await sessions.start(user, device: device, method: method)
     }
 
     /// Creates the MFA challenge for the user's pending question (`CredentialVerifier.pendingQuestion`).

@@ -28,10 +28,11 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
     /// wallet is checked under the smart lockout instead (`checkUnlinked`).
     /// A right credential whose hash was made with weaker parameters than the configured ones is
     /// hashed again and stored as `credential` (DESIGN §6: upgraded at the next successful check).
-    /// `factor` names what was checked in the audit trail (`password`, `pin`, `mfa_answer`).
+    /// `factor` names what was checked in the audit trail (`password`, `pin`, `mfa_answer`);
+    /// `hasher` is the operation's admitted one (`EnvironmentService.admitted`).
     func check(_ secret: String, against hash: String?, user: UserRecord, deviceID: String?, source: AttemptSource = .login,
                factor: String = "password", wrong: DomainError = .wrongCredentials,
-               credential: StoredCredential? = nil) async throws {
+               credential: StoredCredential? = nil, hasher: SecretHasher) async throws {
         let failed = { (reason: String) in
             audit(source == .login ? .loginFailed : .credentialCheckFailed, user: user.id, outcome: .failure, reason: reason,
                   deviceID: deviceID, details: ["factor": factor])
@@ -47,7 +48,7 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
         }
         if linked == nil && source == .login {
             return try await checkUnlinked(secret, against: hash, user: user, wrong: wrong, credential: credential, factor: factor,
-                                         failed: failed)
+                                           failed: failed, hasher: hasher)
         }
         if user.status != .active {
             failed("wallet_deactivated")
@@ -65,7 +66,7 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
             failed(reason)
             throw error
         }
-        guard try await verify(secret, against: hash, cancelled: { [store] in
+        guard try await verify(secret, against: hash, hasher: hasher, cancelled: { [store] in
             try await store.releaseAttempt(userID: user.id, deviceID: linked)
         })
         else {
@@ -76,7 +77,7 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
             throw wrong
         }
         try await store.releaseAttempt(userID: user.id, deviceID: linked)
-        try await upgrade(secret, hash: hash, user: user, credential: credential)
+        try await upgrade(secret, hash: hash, user: user, credential: credential, hasher: hasher)
     }
 
     /// The smart lockout (Azure AD's, Keycloak's brute-force detection): failures from unlinked
@@ -85,13 +86,15 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
     /// `wrong` after the same hash work as for an unknown email, and the wallet's status is told
     /// only for the right credential, so no answer tells whether an email has a wallet.
     private func checkUnlinked(_ secret: String, against hash: String?, user: UserRecord, wrong: DomainError,
-                               credential: StoredCredential?, factor: String, failed: (String) -> Void) async throws {
+                               credential: StoredCredential?, factor: String, failed: (String) -> Void,
+                               hasher: SecretHasher) async throws {
         guard try await store.reserveUnlinkedAttempt(userID: user.id, limit: issuer.lockout.unlinkedThreshold, now: now()) else {
             failed("unlinked_devices_locked")
             try await hasher.burn(secret)
             throw wrong
         }
-        guard try await verify(secret, against: hash, cancelled: { [store] in try await store.releaseUnlinkedAttempt(userID: user.id) })
+        guard try await verify(secret, against: hash, hasher: hasher,
+                               cancelled: { [store] in try await store.releaseUnlinkedAttempt(userID: user.id) })
         else {
             failed("wrong_" + factor)
             _ = try await store.recordUnlinkedFailure(userID: user.id, lockout: issuer.lockout, now: now())
@@ -102,13 +105,13 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
             failed("wallet_deactivated")
             throw DomainError.walletDeactivated
         }
-        try await upgrade(secret, hash: hash, user: user, credential: credential)
+        try await upgrade(secret, hash: hash, user: user, credential: credential, hasher: hasher)
     }
 
     /// Whether `secret` matches `hash`; without a hash (an SSO-only wallet) the same work is burnt.
     /// When the client left before the hash ran (`CancellationError`), `cancelled` gives the
     /// reserved attempt back: nothing was checked, so nothing counts.
-    private func verify(_ secret: String, against hash: String?,
+    private func verify(_ secret: String, against hash: String?, hasher: SecretHasher,
                         cancelled: @escaping @Sendable () async throws -> Void) async throws -> Bool {
         do {
             guard let hash else {
@@ -123,7 +126,8 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
         }
     }
 
-    private func upgrade(_ secret: String, hash: String?, user: UserRecord, credential: StoredCredential?) async throws {
+    private func upgrade(_ secret: String, hash: String?, user: UserRecord, credential: StoredCredential?,
+                         hasher: SecretHasher) async throws {
         if let credential, let hash, hasher.needsUpgrade(hash) {
             try await store.upgradeHash(userID: user.id, credential: credential, hash: try await hasher.hash(secret))
         }
@@ -152,7 +156,8 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
     /// exhausted count does not refuse the check; a wrong answer still counts toward the lockout
     /// whenever an attempt could be reserved. `questionGone` when the user no longer has the
     /// question (the answers changed since the link was sent); it counts as wrong.
-    func checkRecoveryAnswer(_ answer: String, question: String, user: UserRecord) async throws -> RecoveryAnswer {
+    func checkRecoveryAnswer(_ answer: String, question: String, user: UserRecord, hasher: SecretHasher) async throws
+        -> RecoveryAnswer {
         let reservation = try await store.reserveAttempt(userID: user.id, deviceID: nil, limits: issuer.attemptLimits)
         let stored = try await store.mfaAnswers(userID: user.id).first { $0.question == question }
         let verdict: RecoveryAnswer = if let stored {

@@ -1,15 +1,20 @@
 import Foundation
 
-/// The device a request comes from (`X-Device-ID`, `X-Device-Type`).
+/// The device a request comes from (`Caller.device`): its id (the proven key's name, or
+/// `X-Device-ID` where binding is optional), `X-Device-Type`, its label, and the key it proved.
 public struct DeviceContext: Sendable, Equatable {
     public var deviceID: String?
     public var deviceType: String?
     /// The app's name for the device (`X-Device-ID`), kept with a new link.
     public var label: String?
-    public init(deviceID: String?, deviceType: String? = nil, label: String? = nil) {
+    /// The RFC 7638 thumbprint of the device key the request proved: every session opened for
+    /// it is bound to that key (`SessionIssuer`), so no login path can open an unbound one.
+    public var provenKey: String?
+    public init(deviceID: String?, deviceType: String? = nil, label: String? = nil, provenKey: String? = nil) {
         self.deviceID = deviceID
         self.deviceType = deviceType
         self.label = label
+        self.provenKey = provenKey
     }
 }
 

@@ -10,25 +10,28 @@ public struct SessionIssuer: EnvironmentService, Sendable {
     let environment: ServiceEnvironment
 
     /// A new session token and its record (not stored yet), living the issuer's absolute timeout,
-    /// bound to the device key the request proved (`DeviceBinding.provenKey`), if any. A `limited`
+    /// bound to the device key the request proved (`provenKey`), if any. A `limited`
     /// session (a phone sign-up's) works on Kratos's routes only until its device key is registered.
     /// `knowledgeFactor`: the login checked a password, PIN or MFA answer now, which makes the
     /// session privileged for a while (`Principal.requirePrivileged`).
-    func newSession(userID: String, deviceID: String?, at time: Date, limited: Bool = false,
+    func newSession(userID: String, deviceID: String?, provenKey: String?, at time: Date, limited: Bool = false,
                     knowledgeFactor: Bool = false) -> (token: String, session: SessionRecord) {
         let token = SecureRandom.token()
         return (token, SessionRecord(digest: SecureRandom.digest(token), userID: userID, deviceID: deviceID, createdAt: time,
                                      lastSeenAt: time,
                                      expiresAt: time.addingTimeInterval(TimeInterval(issuer.sessions.absoluteTimeoutSeconds)),
-                                     keyThumbprint: DeviceBinding.provenKey, limited: limited,
+                                     keyThumbprint: provenKey, limited: limited,
                                      factorCheckedAt: knowledgeFactor ? time : nil))
     }
 
-    /// Completes a login: resets the failure counts, records the login time, stores a new session.
-    /// `method` names the login in the audit trail and says whether it checked a knowledge factor.
-    func open(_ user: UserRecord, deviceID: String?, method: LoginMethod) async throws -> (token: String, session: SessionRecord) {
+    /// Completes a login: resets the failure counts, records the login time, stores a new session
+    /// on the device (bound to the key it proved). `method` names the login in the audit trail and
+    /// says whether it checked a knowledge factor.
+    func open(_ user: UserRecord, device: DeviceContext, method: LoginMethod) async throws -> (token: String, session: SessionRecord) {
         let time = now()
-        let opened = newSession(userID: user.id, deviceID: deviceID, at: time, knowledgeFactor: method.checksKnowledgeFactor)
+        let deviceID = device.deviceID
+        let opened = newSession(userID: user.id, deviceID: deviceID, provenKey: device.provenKey, at: time,
+                                knowledgeFactor: method.checksKnowledgeFactor)
         audit(.loginSucceeded, user: user.id, deviceID: deviceID, details: ["method": method.rawValue])
         try await store.recordSuccess(userID: user.id, deviceID: deviceID, loginAt: time)
         try await store.createSession(opened.session)
@@ -36,8 +39,8 @@ public struct SessionIssuer: EnvironmentService, Sendable {
     }
 
     /// A new session on the device, with the attributes the spec mentions; records the login time.
-    func start(_ user: UserRecord, deviceID: String?, method: LoginMethod) async throws -> LoginOutcome {
-        let opened = try await open(user, deviceID: deviceID, method: method)
+    func start(_ user: UserRecord, device: DeviceContext, method: LoginMethod) async throws -> LoginOutcome {
+        let opened = try await open(user, device: device, method: method)
         return outcome(OpenedSession(token: opened.token, session: opened.session, user: user))
     }
 

@@ -41,14 +41,15 @@ public struct EnrollmentService: EnvironmentService, Sendable {
     ///
     /// - Throws: `DomainError` for a profile that breaks the rules (400-class, naming the field),
     ///   416 `email_in_use` for a held address, 503 `overloaded` past the hash gate.
-    public func register(_ profile: UserProfile, deviceID: String?) async throws -> RegisterUserResponse {
-        return try await admitted(2 + (profile.mfaAnswers?.count ?? 0)) {
+    public func register(_ profile: UserProfile, caller: Caller) async throws -> RegisterUserResponse {
+        let deviceID = caller.device.deviceID
+        return try await admitted(2 + (profile.mfaAnswers?.count ?? 0), for: caller) { hasher in
             try issuer.enrollmentRules.validateRegistration(profile)
             try issuer.validateNewPassword(profile.password, field: "userProfile.password")
             let email = (profile.email ?? "").trimmingCharacters(in: .whitespaces)
             let normalized = EmailAddress.normalized(email)
 
-            let hashes = try await hashCredentials(profile)
+            let hashes = try await Self.hashCredentials(profile, mfa: issuer.mfa, hasher: hasher)
             let time = now()
             let userID = SecureRandom.identifier()
             let nonce = SecureRandom.token()
@@ -81,11 +82,11 @@ public struct EnrollmentService: EnvironmentService, Sendable {
     /// The public identifier of a user.
     public static func customerURI(_ userID: String) -> String { "urn:latchkey:customer:\(userID)" }
 
-    private func hashCredentials(_ profile: UserProfile) async throws
+    private static func hashCredentials(_ profile: UserProfile, mfa: MFASettings, hasher: SecretHasher) async throws
         -> (password: String, passcode: String, answers: [MFAAnswerRecord]) {
         async let password = hasher.hash(profile.password ?? "")
         async let passcode = hasher.hash(profile.passcode ?? "")
-        let answers = try await hasher.hashAnswers(profile.mfaAnswers ?? [:], mfa: issuer.mfa)
+        let answers = try await hasher.hashAnswers(profile.mfaAnswers ?? [:], mfa: mfa)
         return (try await password, try await passcode, answers)
     }
 

@@ -7,8 +7,7 @@ extension FederationService {
     /// verification link; such a registration is pending, and any pending registration of the
     /// address is replaced.
     func create(_ profile: UserProfile, email: String, nonce: String, provided: FederationNonceRecord,
-                deviceID: String?) async throws -> CustomerRegistrationResult {
-        let hasher = self.hasher
+                deviceID: String?, hasher: SecretHasher) async throws -> CustomerRegistrationResult {
         async let passcode = hasher.hash(profile.passcode ?? "")
         let answers = try await hasher.hashAnswers(profile.mfaAnswers ?? [:], mfa: issuer.mfa)
         let time = now()
@@ -58,7 +57,8 @@ extension FederationService {
     /// `loginByFederatedIdentity`: a fresh code logs in the wallet linked to its subject, under the
     /// rules of every login: 421 wallet deactivated, 423/503 device, 418 email, 511 app instance,
     /// and the MFA prompt (412) on a device not linked yet. 401 when no wallet is linked.
-    public func login(code: String, provider: String, codeVerifier: String? = nil, device: DeviceContext) async throws -> LoginOutcome {
+    public func login(code: String, provider: String, codeVerifier: String? = nil, caller: Caller) async throws -> LoginOutcome {
+        let device = caller.device
         guard device.deviceID != nil else { throw DomainError.deviceIDRequired }
         let identity = try await identity(code: code, provider: provider, codeVerifier: codeVerifier)
         guard let user = try await store.federatedUser(providerID: provider, subject: identity.subject) else {

@@ -38,7 +38,8 @@ public struct FederationService: EnvironmentService, Sendable {
 
     /// `retrieveCustomerProfileMetaData`.
     public func retrieveProfileMetadata(code: String, provider: String, codeVerifier: String? = nil, requested: [String],
-                                        device: DeviceContext) async throws -> RetrieveCustomerProfileMetaDataResponse {
+                                        caller: Caller) async throws -> RetrieveCustomerProfileMetaDataResponse {
+        let device = caller.device
         let identity = try await identity(code: code, provider: provider, codeVerifier: codeVerifier)
         let nonce = SecureRandom.token()
         let time = now()
@@ -61,8 +62,8 @@ public struct FederationService: EnvironmentService, Sendable {
     /// gets a registration nonce for `loginByNonce` from this device. An address the provider did
     /// not assert verified is pending like `registerNewUser`'s (it reserves nothing until its link
     /// is opened); one it did replaces a pending registration of the address.
-    public func registerCustomer(_ request: CustomerRegistration, deviceID: String?) async throws -> CustomerRegistrationResult {
-        return try await admitted(1 + (request.profile.mfaAnswers?.count ?? 0)) {
+    public func registerCustomer(_ request: CustomerRegistration, caller: Caller) async throws -> CustomerRegistrationResult {
+        return try await admitted(1 + (request.profile.mfaAnswers?.count ?? 0), for: caller) { hasher in
             if request.nonce.isEmpty { throw DomainError.invalidField("nonce", "nonce is required.") }
             var profile = request.profile
             if profile.email.map({ $0.trimmingCharacters(in: .whitespaces) }) == nil || profile.email?.isEmpty == true {
@@ -74,7 +75,8 @@ public struct FederationService: EnvironmentService, Sendable {
             guard let federation = try await store.federationNonce(digest: SecureRandom.digest(request.nonce), now: now()) else {
                 throw DomainError.invalidFederationNonce
             }
-            return try await create(profile, email: profile.email ?? "", nonce: request.nonce, provided: federation, deviceID: deviceID)
+            return try await create(profile, email: profile.email ?? "", nonce: request.nonce, provided: federation,
+                              deviceID: caller.device.deviceID, hasher: hasher)
         }
     }
 

@@ -9,7 +9,7 @@ extension APIHandler {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
         let answer = try await federation.retrieveProfileMetadata(
             code: body.authorizationCode, provider: body.identityProvider, codeVerifier: body.codeVerifier,
-            requested: (body.additionalInformation ?? []).map(\.additionalDataKey), device: device)
+            requested: (body.additionalInformation ?? []).map(\.additionalDataKey), caller: caller)
         return .ok(.init(body: .json(answer)))
     }
 
@@ -34,7 +34,7 @@ extension APIHandler {
         profile.phone = body.phone
         profile.externalId = body.externalId
         let result = try await federation.registerCustomer(CustomerRegistration(nonce: body.nonce, profile: profile),
-                                                           deviceID: RequestIdentity.client.deviceID)
+                                                           caller: caller)
         return .created(.init(body: .json(RegisterCustomerResponse(
             nonce: result.nonce, customerUri: result.customerUri,
             additionalCustomerInformation: result.additionalCustomerInformation.sorted { $0.key < $1.key }
@@ -45,7 +45,7 @@ extension APIHandler {
         -> Operations.LoginByFederatedIdentity.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
         let outcome = try await federation.login(code: body.authorizationCode, provider: body.identityProvider,
-                                                 codeVerifier: body.codeVerifier, device: device)
-        return .ok(.init(body: .json(Self.wire(outcome))))
+                                                 codeVerifier: body.codeVerifier, caller: caller)
+        return .ok(.init(body: .json(wire(outcome))))
     }
 }

@@ -22,7 +22,7 @@ extension APIHandler {
                                     phone: body.traits.phone, email: body.traits.email)
         do {
             let live = try await signup.register(flowID: input.query.flow, method: body.method, traits: traits,
-                                                 password: body.password ?? "", deviceID: RequestIdentity.client.deviceID)
+                                                 password: body.password ?? "", caller: caller)
             return .ok(.init(body: .json(.init(sessionToken: live.token, session: KratosWire.session(live.session, of: live.user, baseURL: baseURL),
                                                identity: KratosWire.identity(live.user, baseURL: baseURL), continueWith: []))))
         } catch let form as FlowFormError {
@@ -35,7 +35,7 @@ extension APIHandler {
         do {
             let live = try await signup.login(flowID: input.query.flow, method: body.method,
                                               identifier: body.identifier ?? body.passwordIdentifier ?? "",
-                                              password: body.password ?? "", deviceID: RequestIdentity.client.deviceID)
+                                              password: body.password ?? "", caller: caller)
             return .ok(.init(body: .json(.init(sessionToken: live.token, session: KratosWire.session(live.session, of: live.user, baseURL: baseURL)))))
         } catch let form as FlowFormError {
             return .badRequest(.init(body: .json(.SelfServiceFlow(KratosWire.flow(form.flow, baseURL: baseURL, messages: form.messages)))))
@@ -43,14 +43,14 @@ extension APIHandler {
     }
 
     func toSession(_ input: Operations.ToSession.Input) async throws -> Operations.ToSession.Output {
-        let principal = try RequestIdentity.current.require(or: .sessionInactive)
+        let principal = try caller.identity.require(or: .sessionInactive)
         let user = try await principal.user(or: .sessionInactive)
         return .ok(.init(body: .json(KratosWire.session(principal.session, of: user, baseURL: baseURL))))
     }
 
     func performNativeLogout(_ input: Operations.PerformNativeLogout.Input) async throws -> Operations.PerformNativeLogout.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
-        try await signup.logout(token: body.sessionToken, provenKey: RequestIdentity.client.keyThumbprint)
+        try await signup.logout(token: body.sessionToken, provenKey: caller.client.keyThumbprint)
         return .noContent(.init())
     }
 
@@ -58,7 +58,7 @@ extension APIHandler {
         -> Operations.SendPhoneVerificationCode.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
         try await signup.sendCode(flowID: body.flowId, phoneNumber: body.phoneNumber, phoneType: body.phoneType.rawValue,
-                                  flowType: body.flowType.rawValue, clientIP: RequestIdentity.client.clientIP)
+                                  flowType: body.flowType.rawValue, clientIP: caller.client.clientIP)
         return .created(.init())
     }
 
@@ -72,10 +72,8 @@ extension APIHandler {
     func uploadDevicePublicKey(_ input: Operations.UploadDevicePublicKey.Input) async throws
         -> Operations.UploadDevicePublicKey.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
-        let client = RequestIdentity.client
-        let issued = try await signup.issueCertificate(try RequestIdentity.current.require(or: .sessionInactive),
-                                                       publicKey: body.publicKey, label: client.deviceLabel,
-                                                       deviceType: client.deviceType)
+        let issued = try await signup.issueCertificate(try caller.identity.require(or: .sessionInactive),
+                                                       publicKey: body.publicKey, caller: caller)
         return .ok(.init(body: .json(.init(tokenType: .dPoP, certificate: issued.certificatePEM, expiresAt: issued.notAfter,
                                            caCertificate: issued.caCertificatePEM,
                                            serialNumber: issued.serialNumber, notBefore: issued.notBefore,

@@ -50,7 +50,7 @@ struct APIHandler: APIProtocol {
 
     func registerNewUser(_ input: Operations.RegisterNewUser.Input) async throws -> Operations.RegisterNewUser.Output {
         guard case .json(let request) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
-        let response = try await enrollment.register(request.userProfile, deviceID: RequestIdentity.client.deviceID)
+        let response = try await enrollment.register(request.userProfile, caller: caller)
         return .created(.init(body: .json(response)))
     }
 }

@@ -10,6 +10,8 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
     public let remoteAddress: SocketAddress?
     /// The connection, to tell whether its client is still there (`ClientPresence`).
     let channel: any Channel
+    /// The connection as a request's `Caller` carries it.
+    var connection: ChannelConnection { ChannelConnection(channel: channel) }
     /// The framework's own ceiling; `BodyLimitMiddleware` enforces the configured `http.maxBodyBytes`.
     public var maxUploadSize: Int { 16 * 1024 * 1024 }
 
@@ -20,8 +22,8 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
     }
 }
 
-/// The context of an API route group: the app's context headers and the caller's identity,
-/// resolved once by `EdgeMiddleware`, and the group's error dialect.
+/// The context of an API route group: the `Caller` (app context headers, identity, device key,
+/// connection), resolved once by `EdgeMiddleware`, and the group's error dialect.
 public protocol APIRequestContext: ChildRequestContext<AppRequestContext>, RemoteAddressRequestContext {
     /// How the group writes its errors.
     static var dialect: ErrorDialect { get }
@@ -29,10 +31,8 @@ public protocol APIRequestContext: ChildRequestContext<AppRequestContext>, Remot
     static var rateLimited: DomainError { get }
     /// Whether the group requires the app context of `PDPaydiantContext` (`X-Application-Signature`).
     static var requiresAppSignature: Bool { get }
-    /// The app's context headers and the client's address.
-    var client: ClientContext { get set }
-    /// Who the caller is.
-    var identity: Identity { get set }
+    /// Who calls and from where, resolved by the edge.
+    var caller: Caller { get set }
 }
 
 /// The wallet API (`/v1/…`): DESIGN §3's error envelope, the app signature required, the session
@@ -44,12 +44,12 @@ public struct WalletRequestContext: APIRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
     public var maxUploadSize: Int { 16 * 1024 * 1024 }
-    public var client = ClientContext()
-    public var identity = Identity.anonymous
+    public var caller = Caller()
 
     public init(context: AppRequestContext) {
         coreContext = context.coreContext
         remoteAddress = context.remoteAddress
+        caller.connection = context.connection
     }
 }
 
@@ -62,40 +62,19 @@ public struct KratosRequestContext: APIRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
     public var maxUploadSize: Int { 16 * 1024 * 1024 }
-    public var client = ClientContext()
-    public var identity = Identity.anonymous
+    public var caller = Caller()
 
     public init(context: AppRequestContext) {
         coreContext = context.coreContext
         remoteAddress = context.remoteAddress
+        caller.connection = context.connection
     }
 }
 
-/// The app context headers of the spec's `PDPaydiantContext` and the client's address.
-public struct ClientContext: Sendable {
-    public var applicationSignature: String?
-    /// The device as the server knows it: `jkt:` and the RFC 7638 thumbprint of the key the
-    /// request's DPoP proof proved; without a proof, the `X-Device-ID` header when
-    /// `issuer.deviceBinding` is `optional`, else nil.
-    public var deviceID: String?
-    /// The app's own name for the device (`X-Device-ID`), which decides nothing.
-    public var deviceLabel: String?
-    public var deviceType: String?
-    public var appVersion: String?
-    /// The client's IP address (the peer, or the first `X-Forwarded-For` entry when trusted).
-    public var clientIP = "unknown"
-    /// The RFC 7638 thumbprint of the device key the request's DPoP proof proved, if it sent one.
-    public var keyThumbprint: String?
-}
-
-/// What the edge resolved for the request being handled, for the handlers of the generated
-/// `APIProtocol` (which see no Hummingbird context): set by `EdgeMiddleware` from the group's
-/// typed context, read-only below it.
-public enum RequestIdentity {
-    /// Both values in one task-local, set once per request.
-    @TaskLocal static var edge = (identity: Identity.anonymous, client: ClientContext())
-    /// Who the caller is.
-    public static var current: Identity { edge.identity }
-    /// The app's context headers and the client's address.
-    public static var client: ClientContext { edge.client }
+/// The caller of the request being handled, for the handlers of the generated `APIProtocol`
+/// (which see no Hummingbird context): set once by `EdgeMiddleware` from the group's typed context
+/// and read only by the handlers, which pass it to the services as a value. The request's one
+/// task-local, at the generated handler's boundary.
+public enum RequestCaller {
+    @TaskLocal static var current = Caller()
 }

@@ -11,8 +11,7 @@ import NIOCore
 struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        let incoming = request.headers[.requestID].flatMap { $0.count <= 64 && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" } ? $0 : nil }
-        let id = incoming ?? context.id
+        let id = request.requestID(context)
         context.logger[metadataKey: "request_id"] = "\(id)"
         let start = ContinuousClock.now
         var response = try await next(request, context)
@@ -21,14 +20,6 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         context.logger.info("\(request.method) \(request.uri.path) \(response.status.code)",
                             metadata: ["duration_ms": "\(elapsed.components.attoseconds / 1_000_000_000_000_000 + elapsed.components.seconds * 1000)"])
         return response
-    }
-}
-
-/// Makes the request's connection known to `HashGate`, which hashes nothing for a client that left.
-struct ClientPresenceMiddleware: RouterMiddleware {
-    typealias Context = AppRequestContext
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        try await ClientPresence.$current.withValue(.init(channel: context.channel)) { try await next(request, context) }
     }
 }
 
@@ -57,8 +48,8 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
 
 /// The edge of an API operation, once per request: limits requests per client IP, requires the
 /// app context headers where the group does, verifies the DPoP proof and resolves the session token
-/// into the caller's `Identity` under the operation's `OperationPolicy` (from `x-latchkey-policy`),
-/// and puts both in the typed context and exposes them to the handlers (`RequestIdentity`). One is
+/// under the operation's `OperationPolicy` (from `x-latchkey-policy`) into the request's `Caller` (with its device key, address, request id, policy and connection),
+/// puts it in the typed context and hands it to the handlers (`RequestCaller`). One is
 /// registered with each operation (`APIRouteGroups`), so its rules are those of the operation the
 /// request was routed to, however its path was spelled.
 struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
@@ -74,26 +65,29 @@ struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
+        var caller = context.caller
         let headers = request.headers
-        context.client = ClientContext(applicationSignature: headers[.applicationSignature], deviceID: headers[.deviceID],
-                                       deviceLabel: headers[.deviceID], deviceType: headers[.deviceType], appVersion: headers[.appVersion],
-                                       clientIP: request.clientIP(peer: context.remoteAddress, proxies: proxies))
-        if let wait = try await throttle.refusal("ip:" + context.client.clientIP, limit: throttle.settings.requestsPerMinutePerIP) {
+        caller.client = ClientContext(applicationSignature: headers[.applicationSignature], deviceID: headers[.deviceID],
+                                      deviceLabel: headers[.deviceID], deviceType: headers[.deviceType], appVersion: headers[.appVersion],
+                                      clientIP: request.clientIP(peer: context.remoteAddress, proxies: proxies))
+        caller.requestID = request.requestID(context)
+        caller.policy = policy
+        if let wait = try await throttle.refusal("ip:" + caller.client.clientIP, limit: throttle.settings.requestsPerMinutePerIP) {
             var refusal = Context.rateLimited
             refusal.retryAfter = wait
             throw refusal
         }
         if Context.requiresAppSignature {
-            guard let signature = context.client.applicationSignature, signature.count == 36, UUID(uuidString: signature) != nil else {
+            guard let signature = caller.client.applicationSignature, signature.count == 36, UUID(uuidString: signature) != nil else {
                 // The app signature is the API key of the wallet API (the contract's `applicationSignature`
                 // security scheme): without a valid one the caller is unauthenticated.
                 throw DomainError(.invalidAppSignature, field: "X-Application-Signature")
             }
-            if let device = context.client.deviceID, device.isEmpty || device.count > 128 {
+            if let device = caller.client.deviceID, device.isEmpty || device.count > 128 {
                 throw DomainError.invalidField("X-Device-ID", "X-Device-ID must have 1 to 128 characters.")
             }
         }
-        if context.client.deviceID?.hasPrefix(DeviceKeyID.prefix) == true {
+        if caller.client.deviceID?.hasPrefix(DeviceKeyID.prefix) == true {
             // Only a proof names a device by its key; a header that looks like one would impersonate it.
             throw DomainError.invalidField("X-Device-ID", "X-Device-ID must not start with \"\(DeviceKeyID.prefix)\".")
         }
@@ -101,25 +95,26 @@ struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
         var proof: DPoPProof?
         do {
             proof = try await verifyProof(request, credential: credential)
-            context.identity = try bind(try await authentication.identity(token: credential?.token), credential, proof)
+            caller.identity = try bind(try await authentication.identity(token: credential?.token), credential, proof)
         } catch let error as DomainError where error.kind.isDeviceBinding {
             return dpopRefusal(error)
         } catch let refusal as DPoPNonceRequired {
             return dpopRefusal(DomainError(.useDPoPNonce), nonceFor: refusal.thumbprint)
         }
-        context.client.keyThumbprint = proof?.thumbprint
+        caller.client.keyThumbprint = proof?.thumbprint
         if let proof {
-            context.client.deviceID = DeviceKeyID.prefix + proof.thumbprint
+            caller.client.deviceID = DeviceKeyID.prefix + proof.thumbprint
         } else if deviceBinding == .required {
-            context.client.deviceID = nil
+            caller.client.deviceID = nil
             if policy.proof == .required { return dpopRefusal(DPoPVerifier.invalid("This call needs a DPoP proof by the device key.")) }
         }
-        if policy.privileged, case .authenticated(let principal) = context.identity {
+        if policy.privileged, case .authenticated(let principal) = caller.identity {
             try principal.requirePrivileged(within: authentication.issuer.sessions.privilegedSeconds, now: authentication.now())
         }
-        var response = try await RequestIdentity.$edge.withValue((context.identity, context.client)) {
-            try await DeviceBinding.$provenKey.withValue(proof?.thumbprint) { try await next(request, context) }
-        }
+        // The request's audit events name the device the edge resolved.
+        AuditTrail.identify(device: caller.client.deviceID, clientIP: caller.client.clientIP)
+        context.caller = caller
+        var response = try await RequestCaller.$current.withValue(caller) { try await next(request, context) }
         // A client that proves its key learns its current nonce with every answer (RFC 9449 §8.2).
         if let proof { response.headers[.dpopNonce] = dpop.nonces.current(for: proof.thumbprint, at: dpop.now()) }
         return response
@@ -127,6 +122,12 @@ struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
 }
 
 extension Request {
+    /// The request's id: the client's `X-Request-ID` when sane, else the context's.
+    func requestID(_ context: some RequestContext) -> String {
+        headers[.requestID].flatMap { $0.count <= 64 && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" } ? $0 : nil }
+            ?? context.id
+    }
+
     /// The client's IP address: the peer, or from a trusted proxy the rightmost `X-Forwarded-For`
     /// entry that is not a trusted proxy (`TrustedProxies`).
     func clientIP(peer: SocketAddress?, proxies: TrustedProxies) -> String {

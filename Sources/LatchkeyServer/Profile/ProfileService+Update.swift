@@ -5,8 +5,8 @@ extension ProfileService {
     /// `updateUserProfile` with the spec's conventions (see `ProfileUpdate`). 400 naming the field,
     /// 416 when a new email is taken; a new email gets a verification link and the old one a
     /// notice, and becomes the login once verified. `lastModifiedDate` moves on every update.
-    public func updateProfile(_ principal: Principal, _ update: ProfileUpdate) async throws {
-        try await admitted(update.mfaAnswers?.count ?? 0) {
+    public func updateProfile(_ principal: Principal, _ update: ProfileUpdate, caller: Caller) async throws {
+        try await admitted(update.mfaAnswers?.count ?? 0, for: caller) { hasher in
             let current = try await principal.user()
             let time = now()
             let newEmail = update.email.map { $0.trimmingCharacters(in: .whitespaces) }
@@ -42,7 +42,9 @@ extension ProfileService {
                 tokens = [link.token, revert.token]
                 messages = [link.message, revert.message]
             }
-            let answers: [MFAAnswerRecord]? = if let given = update.mfaAnswers { try await hashAnswers(given) } else { nil }
+            let answers: [MFAAnswerRecord]? = if let given = update.mfaAnswers {
+                try await hasher.hashAnswers(given, mfa: issuer.mfa)
+            } else { nil }
             if answers != nil { messages += try outbox.securityNotice("security questions", to: current, at: time) }
             if let newEmail { audit(.emailChangeRequested, user: user.id, deviceID: principal.session.deviceID, details: ["to": newEmail]) }
             if answers != nil { audit(.mfaAnswersChanged, user: user.id, deviceID: principal.session.deviceID) }

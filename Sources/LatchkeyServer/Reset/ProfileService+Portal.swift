@@ -27,8 +27,8 @@ extension ProfileService {
     /// checked (atomically, so parallel answers cannot exceed the issuer's limit), then checked by
     /// the `CredentialVerifier` (a wrong one counts toward the wallet's lockout). A right answer
     /// uses the link up and earns a grant.
-    public func answerReset(token: String, answer: String) async throws -> ResetAnswerOutcome {
-        return try await admitted(1) {
+    public func answerReset(token: String, answer: String, caller: Caller) async throws -> ResetAnswerOutcome {
+        return try await admitted(1, for: caller) { hasher in
             guard let (record, kind, user) = try await liveToken(token, \.linkPurpose) else { return .invalid }
             if user.locked { return .locked }
             let time = now()
@@ -41,7 +41,7 @@ extension ProfileService {
                 }
                 guard let counted = try await store.reserveTokenAttempt(digest: record.digest, purpose: record.purpose,
                                                                         now: time, limit: limit) else { return .invalid }
-                let verdict = try await verifier.checkRecoveryAnswer(answer, question: question, user: user)
+                let verdict = try await verifier.checkRecoveryAnswer(answer, question: question, user: user, hasher: hasher)
                 if verdict != .right {
                     if verdict == .questionGone || counted.attempts >= limit {
                         _ = try await store.consumeToken(digest: record.digest, purpose: record.purpose, now: time)
@@ -65,8 +65,8 @@ extension ProfileService {
 
     /// Sets the new credential under the issuer's rules. A refusal keeps the grant usable; success
     /// uses it up, restores a wallet locked by failures, and (for a password) ends every session.
-    public func completeReset(grant: String, new: String, confirm: String) async throws -> ResetCompletion {
-        return try await admitted(1 + issuer.passwordHistory) {
+    public func completeReset(grant: String, new: String, confirm: String, caller: Caller) async throws -> ResetCompletion {
+        return try await admitted(1 + issuer.passwordHistory, for: caller) { hasher in
             guard let (record, kind, user) = try await liveToken(grant, \.grantPurpose) else { return .invalid }
             if user.locked { return .locked }
             let change: CredentialChange
@@ -76,7 +76,7 @@ extension ProfileService {
                 switch kind {
                 case .password:
                     try issuer.validateNewPassword(new, field: "new")
-                    if try await recentlyUsed(new, by: user) { throw DomainError.passwordReused }
+                    if try await recentlyUsed(new, by: user, hasher: hasher) { throw DomainError.passwordReused }
                     change = .password(hash: try await hasher.hash(new), keep: max(0, issuer.passwordHistory - 1))
                 case .passcode:
                     try issuer.passcode.validate(new, field: "new")

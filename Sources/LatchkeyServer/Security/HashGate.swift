@@ -39,26 +39,26 @@ public final class HashGate: Sendable {
     /// finished 20–60 ms past it (p99 2021–2057 ms for a limit of 2000).
     static let otherWork = 0.05
 
-    /// The operation's admission for the hashes it will run, bound to the task (and its child
-    /// tasks) while `body` runs; what it did not use is given back at the end.
+    /// The operation's admission for the hashes it will run for a client on `connection`, handed
+    /// to `body`; what it did not use is given back at the end.
     /// Throws `DomainError(.overloaded)` with the expected wait as `retryAfter`.
-    func admitted<T>(_ units: Int, _ body: () async throws -> T) async throws -> T {
-        let ticket = try admit(units)
+    func admitted<T>(_ units: Int, connection: (any ClientConnection)?, _ body: (Ticket) async throws -> T) async throws -> T {
+        let ticket = try admit(units, connection: connection)
         defer { release(ticket.close()) }
-        return try await Self.$ticket.withValue(ticket) { try await body() }
+        return try await body(ticket)
     }
 
-    /// Runs one hash's `work`: counted (an admitted unit, or an extra one that is never refused,
-    /// like a hash upgrade), skipped (`CancellationError`) when the request's client has left
-    /// (`ClientPresence`) or its task was cancelled, before or while it waited for a thread, and
-    /// timed for the estimate.
-    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T,
+    /// Runs one hash's `work`: counted (a unit of `ticket`, or an extra one that is never refused,
+    /// like a hash upgrade or a hash outside any admission), skipped (`CancellationError`) when the
+    /// ticket's client has left (`ClientPresence`) or the task was cancelled, before or while it
+    /// waited for a thread, and timed for the estimate.
+    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T, ticket: Ticket?,
                           on pool: (@escaping @Sendable () throws -> (T, Double)) async throws -> (T, Double))
         async throws -> T {
-        if !(Self.ticket?.take() ?? false) { state.withLock { $0.pending += 1 } }
+        if !(ticket?.take() ?? false) { state.withLock { $0.pending += 1 } }
         let cancelled = Atomic(false)
         do {
-            let client = await ClientPresence.current?.presence()
+            let client = await ticket?.connection?.presence()
             if client?.isGone == true { throw CancellationError() }
             let (value, seconds) = try await withTaskCancellationHandler {
                 try await pool {
@@ -78,14 +78,14 @@ public final class HashGate: Sendable {
         }
     }
 
-    private func admit(_ units: Int) throws -> Ticket {
+    private func admit(_ units: Int, connection: (any ClientConnection)?) throws -> Ticket {
         try state.withLock { state in
             let wait = Self.wait(units: units, pending: state.pending, workers: workers, hashSeconds: state.hashSeconds)
             if wait > maxWait * (1 - Self.otherWork) {
                 throw DomainError(.overloaded, retryAfter: max(1, Int(wait.rounded(.up))))
             }
             state.pending += units
-            return Ticket(units: units)
+            return Ticket(units: units, connection: connection)
         }
     }
 
@@ -108,12 +108,15 @@ public final class HashGate: Sendable {
         return Double((pending + max(units, 1) - 1) / workers + 1) * hashSeconds
     }
 
-    @TaskLocal static var ticket: Ticket?
-
-    /// The hashes an operation was admitted for and has not run yet.
+    /// The hashes an operation was admitted for and has not run yet, and the connection of the
+    /// client they are for.
     final class Ticket: Sendable {
         private let remaining: Mutex<Int>
-        init(units: Int) { remaining = Mutex(units) }
+        let connection: (any ClientConnection)?
+        init(units: Int, connection: (any ClientConnection)?) {
+            remaining = Mutex(units)
+            self.connection = connection
+        }
 
         /// Uses one admitted hash; false when none is left (the hash counts on its own).
         func take() -> Bool {

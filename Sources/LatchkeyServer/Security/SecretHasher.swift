@@ -15,6 +15,9 @@ public struct SecretHasher: Sendable {
     private let threadPool: NIOThreadPool
     /// Every hash passes it (`HashGate`).
     public let gate: HashGate
+    /// The admission this hasher's hashes draw on (`admitted(_:for:_:)`); nil outside one (a
+    /// command, the calibration), where each hash counts on its own.
+    private var ticket: HashGate.Ticket?
 
     public init(settings: HashingSettings, pepper: SymmetricKey, previousPeppers: [SymmetricKey] = [],
                 threadPool: NIOThreadPool = SecretHasher.pool) {
@@ -35,9 +38,22 @@ public struct SecretHasher: Sendable {
         return pool
     }()
 
+    /// Runs `body` once the gate admits `units` hashes for `caller` (the most the operation can
+    /// run), with a hasher whose hashes draw on that admission and are skipped when the caller's
+    /// client has left; refuses at once, before anything moves, when it does not.
+    ///
+    /// - Throws: `DomainError(.overloaded)` (503, `retryAfter`), or what `body` throws.
+    public func admitted<T>(_ units: Int, for caller: Caller, _ body: (SecretHasher) async throws -> T) async throws -> T {
+        try await gate.admitted(units, connection: caller.connection) { ticket in
+            var admitted = self
+            admitted.ticket = ticket
+            return try await body(admitted)
+        }
+    }
+
     /// Runs one hash off the event loop, through the gate.
     private func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await gate.run(work) { [threadPool] job in try await threadPool.runIfActive(job) }
+        try await gate.run(work, ticket: ticket) { [threadPool] job in try await threadPool.runIfActive(job) }
     }
 
     /// A new hash of `secret` at the configured parameters.

@@ -33,15 +33,16 @@ protocol EnvironmentService {
 
 extension EnvironmentService {
     var issuer: IssuerSettings { environment.issuer }
-    var hasher: SecretHasher { environment.hasher }
     var outbox: OutboxWriter { environment.outbox }
     var publicURL: PublicBaseURL { environment.publicURL }
     var now: @Sendable () -> Date { environment.now }
 
-    /// Runs an operation that will compute up to `units` hashes once the hash gate admits it
-    /// (`HashGate`); throws 503 `overloaded` at once, before anything moves, when it does not.
-    func admitted<T>(_ units: Int, _ body: () async throws -> T) async throws -> T {
-        try await hasher.gate.admitted(units, body)
+    /// Runs an operation that will compute up to `units` hashes for `caller` once the hash gate
+    /// admits it (`HashGate`), with the hasher its hashes must use; throws 503 `overloaded` at
+    /// once, before anything moves, when it does not. Services reach the hasher only this way, so
+    /// no hash runs outside an admission.
+    func admitted<T>(_ units: Int, for caller: Caller, _ body: (SecretHasher) async throws -> T) async throws -> T {
+        try await environment.hasher.admitted(units, for: caller, body)
     }
 
     /// Records a security event; it is written with the task's next write (`AuditTrail`).

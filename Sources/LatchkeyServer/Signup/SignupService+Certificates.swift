@@ -30,9 +30,9 @@ extension SignupService {
     /// - Throws: `invalidDPoPProof` (401) without a proof; `invalidField("publicKey")` (400) for a key
     ///   that is not P-256 or not the proof's; `deviceKeyInUse` (409) when another wallet has the
     ///   key; `deviceDeactivated` / `deviceSuspended` when the wallet has locked that device.
-    public func issueCertificate(_ principal: Principal, publicKey: String, label: String?,
-                                 deviceType: String?) async throws -> IssuedCertificate {
-        guard let proven = DeviceBinding.provenKey else {
+    public func issueCertificate(_ principal: Principal, publicKey: String, caller: Caller) async throws -> IssuedCertificate {
+        let (label, deviceType) = (caller.client.deviceLabel, caller.client.deviceType)
+        guard let proven = caller.provenKey else {
             throw DomainError(.invalidDPoPProof, message: "Registering a device key needs a DPoP proof signed by that key.",
                               field: "DPoP")
         }

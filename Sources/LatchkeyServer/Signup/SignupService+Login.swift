@@ -7,7 +7,7 @@ extension SignupService {
     /// login. A wallet with MFA answers must log in from a linked device (the app's MFA prompt links
     /// new ones); a wrong identifier or password re-renders the flow, which stays usable.
     public func login(flowID: String, method: String, identifier: String, password: String,
-                      deviceID: String?) async throws -> FlowSession {
+                      caller: Caller) async throws -> FlowSession {
         let flow = try await liveFlow(flowID, .login)
         guard method == "password" else { throw DomainError.invalidField("method", "Only the password method is supported.") }
         let id = identifier.trimmingCharacters(in: .whitespaces)
@@ -20,7 +20,7 @@ extension SignupService {
         let result: PasswordLoginResult
         do {
             result = try await authentication.passwordLogin(
-                identifier, password: password, device: DeviceContext(deviceID: deviceID), unlinked: .linkUnlessQuestions,
+                identifier, password: password, caller: caller, unlinked: .linkUnlessQuestions,
                 beforeSession: { guard try await store.useFlow(id: flow.id, kind: .login, now: now()) else { throw DomainError.flowUsed } })
         } catch let error as DomainError where Self.formMessage(for: error) != nil {
             throw FlowFormError(flow: flow, messages: [(nil, Self.formMessage(for: error)!)])

@@ -29,8 +29,9 @@ extension SignupService {
     /// its link is opened). Creates the wallet user and a limited session at
     /// once (Kratos's whoami, the key registration and logout only, until the key is registered).
     public func register(flowID: String, method: String, traits: IdentityTraits, password: String,
-                         deviceID: String?) async throws -> FlowSession {
-        return try await admitted(1) {
+                         caller: Caller) async throws -> FlowSession {
+        let deviceID = caller.device.deviceID
+        return try await admitted(1, for: caller) { hasher in
             let flow = try await liveFlow(flowID, .registration)
             guard method == "password" else { throw DomainError.invalidField("method", "Only the password method is supported.") }
             var problems: [(field: String?, message: FlowMessage)] = []
@@ -76,7 +77,8 @@ extension SignupService {
                 passwordUpdatedAt: time, phoneNormalized: phone)
             // The session is limited until the device key is registered (`issueCertificate`), as the
             // sign-up document has the user "considered logged in" only then.
-            let (token, session) = sessions.newSession(userID: user.id, deviceID: deviceID, at: time, limited: true)
+            let (token, session) = sessions.newSession(userID: user.id, deviceID: deviceID, provenKey: caller.provenKey, at: time,
+                                                     limited: true)
             var messages: [OutboxMessage] = []
             var tokens: [TokenRecord] = []
             if let claim {

@@ -21,11 +21,13 @@ struct AuditedEngine: SQLEngine {
 
     /// The events pending before the transaction and those recorded in it (a lockout the
     /// transaction decided) are inserted last, in it. A retried attempt records its own again.
-    func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(_ bound: SQLCallBound, _ body: @Sendable (any SQLExecutor) async throws -> T)
+        async throws -> T {
         let outer = AuditTrail.buffer
         let carried = outer?.take() ?? []
-        return try await inner.transaction { db in
-            let attempt = AuditBuffer(actor: outer?.actor ?? .system, clientIP: outer?.clientIP)
+        return try await inner.transaction(bound) { db in
+            let origin = outer?.origin
+            let attempt = AuditBuffer(actor: outer?.actor ?? .system, clientIP: origin?.clientIP, deviceID: origin?.deviceID)
             let result = try await AuditTrail.$buffer.withValue(attempt) { try await body(db) }
             try await SQLStore.insert(carried + attempt.take(), into: db)
             return result

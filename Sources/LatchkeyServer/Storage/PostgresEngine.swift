@@ -52,9 +52,7 @@ public final class PostgresEngine: SQLEngine {
     }
 
     public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        // Unbounded work lifts the statement bound for its own transaction only (`SET LOCAL`).
-        if Self.unbounded { return try await transaction { db in try await db.query(sql, binds) } }
-        return try await bounded { [client, logger] in
+        try await bounded { [client, logger] in
             try await Self.mapErrors { try await Self.rows(client.query(Self.query(sql, binds), logger: logger)) }
         }
     }
@@ -63,12 +61,8 @@ public final class PostgresEngine: SQLEngine {
         duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
-    /// Work that may run longer than the request timeout (migrations, the retention purge).
-    @TaskLocal static var unbounded = false
-
-    /// Runs `body` within `timeout` (unless `unbounded`); past it, cancels it and throws `unavailable`.
+    /// Runs `body` within `timeout`; past it, cancels it and throws `unavailable`.
     private func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        if Self.unbounded { return try await body() }
         let timeout = self.timeout
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await body() }
@@ -83,13 +77,16 @@ public final class PostgresEngine: SQLEngine {
     }
 
     /// Runs `body` in a transaction, retried up to three times when PostgreSQL aborts it for a
-    /// deadlock or a serialization failure.
-    public func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+    /// deadlock or a serialization failure. An `unbounded` transaction lifts the statement timeout
+    /// for itself only (`SET LOCAL`).
+    public func transaction<T: Sendable>(_ bound: SQLCallBound, _ body: @Sendable (any SQLExecutor) async throws -> T)
+        async throws -> T {
         var attempt = 1
         while true {
             do {
                 return try await withoutActuallyEscaping(body) { body in
-                    try await bounded { try await self.runTransaction(body) }
+                    bound == .unbounded ? try await runTransaction(bound, body)
+                        : try await bounded { try await self.runTransaction(bound, body) }
                 }
             } catch let error as PSQLError where attempt < 3 && ["40P01", "40001"].contains(error.serverInfo?[.sqlState]) {
                 attempt += 1
@@ -98,12 +95,13 @@ public final class PostgresEngine: SQLEngine {
         }
     }
 
-    private func runTransaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+    private func runTransaction<T: Sendable>(_ bound: SQLCallBound, _ body: @Sendable (any SQLExecutor) async throws -> T)
+        async throws -> T {
         try await Self.mapErrors {
             try await client.withConnection { connection in
                 try await connection.query("BEGIN", logger: logger)
                 do {
-                    if Self.unbounded { try await connection.query("SET LOCAL statement_timeout = 0", logger: logger) }
+                    if bound == .unbounded { try await connection.query("SET LOCAL statement_timeout = 0", logger: logger) }
                     let result = try await body(Transaction(connection: connection, logger: logger))
                     try await connection.query("COMMIT", logger: logger)
                     return result

@@ -30,9 +30,27 @@ public protocol SQLEngine: SQLExecutor {
     /// Runs the engine's background work until a graceful shutdown or cancellation.
     func run() async
     /// Runs `body` in one transaction, committed if it returns and rolled back if it throws.
-    func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
+    /// `bound` says whether the request's database timeout applies (`SQLCallBound`).
+    func transaction<T: Sendable>(_ bound: SQLCallBound, _ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
     /// Closes the engine's connections.
     func close() async throws
+}
+
+/// How long a database call may take. A request's calls are bounded (`databaseTimeoutMilliseconds`,
+/// also PostgreSQL's `statement_timeout`), so a stalled database answers 503 in time; migrations
+/// and purges say they may take longer, for their own transaction only.
+public enum SQLCallBound: Sendable, Equatable {
+    /// Within the configured database timeout.
+    case request
+    /// As long as it takes (migrations, the retention purge).
+    case unbounded
+}
+
+extension SQLEngine {
+    /// Runs `body` in one transaction bounded like a request's call.
+    public func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try await transaction(.request, body)
+    }
 }
 
 /// Failures the engines report in common terms.

@@ -21,7 +21,10 @@ extension SQLStore {
     }
 
     public func purgeAuditEvents(before date: Date) async throws -> Int {
-        try await engine.query("DELETE FROM audit_events WHERE occurred_at < $1 RETURNING id", [date.epochSeconds]).count
+        // Years of events may go at once: not bound by a request's timeout.
+        try await engine.transaction(.unbounded) { db in
+            try await db.query("DELETE FROM audit_events WHERE occurred_at < $1 RETURNING id", [date.epochSeconds]).count
+        }
     }
 
     /// Inserts `events` with as few statements as possible (an import records one per user).

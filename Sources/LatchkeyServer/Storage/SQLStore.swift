@@ -13,7 +13,7 @@ public struct SQLStore: LatchkeyStore {
     public func migrate() async throws -> [Int] {
         let (advisory, name) = (engine.capabilities.advisoryLocks, engine.name)
         // A migration may take longer than a request's database timeout.
-        return try await PostgresEngine.$unbounded.withValue(true) { try await engine.transaction { db in
+        return try await engine.transaction(.unbounded) { db in
             if advisory { try await db.execute("SELECT pg_advisory_xact_lock(7413)") }
             try await db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)")
             let applied = Set(try await db.query("SELECT version FROM schema_migrations", []).map { Int64(try $0.integer("version")) })
@@ -26,7 +26,7 @@ public struct SQLStore: LatchkeyStore {
                 done.append(migration.version)
             }
             return done
-        } }
+        }
     }
 
     public func appliedMigrations() async throws -> [Int] {

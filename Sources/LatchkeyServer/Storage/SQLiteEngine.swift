@@ -49,7 +49,9 @@ public final class SQLiteEngine: SQLEngine {
         return try await Self.run(readers[next.increment() % readers.count], sql, binds)
     }
 
-    public func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+    /// SQLite has no statement timeout: `bound` changes nothing.
+    public func transaction<T: Sendable>(_ bound: SQLCallBound, _ body: @Sendable (any SQLExecutor) async throws -> T)
+        async throws -> T {
         try await lock.withLock {
             _ = try await Self.run(connection, "BEGIN IMMEDIATE", [])
             do {

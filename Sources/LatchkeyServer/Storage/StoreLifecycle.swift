@@ -74,7 +74,7 @@ public struct StoreService: Service {
     private func purgeAuditEvents() async {
         await hourly("Deleting old audit events") {
             let cutoff = now().addingTimeInterval(-TimeInterval(auditRetentionDays) * 86_400)
-            let purged = try await PostgresEngine.$unbounded.withValue(true) { try await store.purgeAuditEvents(before: cutoff) }
+            let purged = try await store.purgeAuditEvents(before: cutoff)
             if purged > 0 { logger.info("Deleted \(purged) audit events older than \(auditRetentionDays) days") }
         }
     }

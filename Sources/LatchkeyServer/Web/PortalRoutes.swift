@@ -29,8 +29,11 @@ struct PortalRoutes: Sendable {
                      body: .init(byteBuffer: ByteBuffer(string: PortalTemplates.stylesheet)))
         }
         router.get("/reset") { request, _ in try await open(request) }
-        router.post("/reset/answer") { request, _ in try await answer(request) }
-        router.post("/reset/credential") { request, _ in try await complete(request) }
+        // The portal's steps that hash skip the hash for a visitor who has left (`HashGate`).
+        router.post("/reset/answer") { request, context in try await answer(request, caller: Caller(connection: context.connection)) }
+        router.post("/reset/credential") { request, context in
+            try await complete(request, caller: Caller(connection: context.connection))
+        }
     }
 
     private func open(_ request: Request) async throws -> Response {
@@ -45,12 +48,12 @@ struct PortalRoutes: Sendable {
         }
     }
 
-    private func answer(_ request: Request) async throws -> Response {
+    private func answer(_ request: Request, caller: Caller) async throws -> Response {
         guard let form = try await decode(request) else { return badForm.response() }
         let token = form.token ?? ""
         guard csrf.verify(request, field: form.csrf, token: token) else { return expiredForm.response() }
         let cookie = request.cookies[PortalCSRF.cookieName]?.value ?? ""
-        switch try await profile.answerReset(token: token, answer: form.answer ?? "") {
+        switch try await profile.answerReset(token: token, answer: form.answer ?? "", caller: caller) {
         case .granted(let kind, let grant):
             return credentialPage(kind: kind, grant: grant, cookie: cookie, error: nil).response()
         case .wrong(let kind, let question, let remaining):
@@ -69,12 +72,13 @@ struct PortalRoutes: Sendable {
         }
     }
 
-    private func complete(_ request: Request) async throws -> Response {
+    private func complete(_ request: Request, caller: Caller) async throws -> Response {
         guard let form = try await decode(request) else { return badForm.response() }
         let grant = form.grant ?? ""
         guard csrf.verify(request, field: form.csrf, token: grant) else { return expiredForm.response() }
         let cookie = request.cookies[PortalCSRF.cookieName]?.value ?? ""
-        switch try await profile.completeReset(grant: grant, new: form.new ?? "", confirm: form.confirm ?? "") {
+        switch try await profile.completeReset(grant: grant, new: form.new ?? "", confirm: form.confirm ?? "",
+                                                    caller: caller) {
         case .done(let kind):
             let text = kind == .password
                 ? "Your new password is set. For your safety you were signed out everywhere; sign in to the app again."

@@ -1,0 +1,31 @@
+import NIOCore
+
+/// A request's way to its connection's `ClientPresence`, looked up only when a hash is about to
+/// run (one hop to the connection's event loop, beside tens of milliseconds of hashing). The edge
+/// puts it in the request's `Caller`.
+struct ChannelConnection: ClientConnection {
+    let channel: any Channel
+
+    func presence() async -> ClientPresence? {
+        try? await channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.handler(type: ClientPresenceHandler.self).presence
+        }.get()
+    }
+}
+
+/// In each connection's pipeline (after HTTP decoding): marks the connection's `ClientPresence`
+/// gone when the client closes its side or the connection goes down. Everything passes on.
+final class ClientPresenceHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+    let presence = ClientPresence()
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed { presence.markGone() }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        presence.markGone()
+        context.fireChannelInactive()
+    }
+}
