@@ -66,7 +66,9 @@ public struct LatchkeyApplication: Sendable {
     }
 }
 
-/// Builds the whole server from its configuration: store (migrated), secrets, courier, routes.
+/// Builds the whole server from its configuration, as Hummingbird's template does: the store,
+/// the secrets, the services (`buildServices`), the router (`buildRouter`), the application with
+/// its services (the store's background work, the courier).
 public func buildApplication(_ configuration: ServerConfiguration, options: BuildOptions = .init()) async throws
     -> LatchkeyApplication {
     let logger = options.logger
@@ -86,62 +88,18 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     // One hash seeds the gate's estimate, so a burst right after the start is bounded too.
     try await hasher.burn("calibration")
     let cipher = OutboxCipher(pepper: pepper, previousPeppers: previousPeppers)
-    let channel: any MessageChannel = options.channel ?? makeChannel(configuration.courier, logger: logger)
-    let courier = CourierWorker(store: store, channel: channel, cipher: cipher, settings: configuration.courier,
-                                logger: logger, now: options.now, ready: storeService.ready)
-    let publicURL = PublicBaseURL(configuration: configuration)
-    let countInDatabase = switch configuration.rateLimits.counting {
-    case .auto: configuration.database.hasPrefix("postgres")
-    case .database: true
-    case .memory: false
-    }
-    let throttle = Throttle(limiter: RateLimiter(now: options.now), settings: configuration.rateLimits,
-                            shared: countInDatabase ? store : nil, now: options.now)
-    guard let proxies = TrustedProxies(configuration.http.trustedProxies) else {
-        throw ConfigurationError(key: "http.trustedProxies", message: "Each entry must be an IP address or a CIDR block.")
-    }
-    let environment = ServiceEnvironment(issuer: configuration.issuer, hasher: hasher, cipher: cipher, publicURL: publicURL,
-                                         throttle: throttle, now: options.now)
-    let enrollment = EnrollmentService(store: store, environment: environment)
-
-    let router = Router(context: AppRequestContext.self)
-    let maxBody = configuration.http.maxBodyBytes
-    router.add(middleware: RequestLogMiddleware())
-    router.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table))
-    router.add(middleware: CanonicalPathMiddleware())
-    router.add(middleware: MetricsMiddleware())
-    router.add(middleware: BodyLimitMiddleware(maxBytes: maxBody))
-    router.add(middleware: AuditMiddleware(store: store, proxies: proxies))
-    OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry(), http: configuration.http)
-    let authentication = AuthenticationService(store: store, environment: environment)
-    let profile = ProfileService(store: store, environment: environment, verifier: authentication.verifier)
-    // The web pages (emailed links, reset portal): limited per client IP, forms CSRF-protected.
-    let pages = router.group().add(middleware: PortalLimitMiddleware(throttle: throttle, proxies: proxies,
-                                                                      issuerName: configuration.issuer.name))
-    let csrf = PortalCSRF(pepper: pepper, secureCookie: publicURL.value.hasPrefix("https:"))
-    WebRoutes(enrollment: enrollment, profile: profile, issuer: configuration.issuer, csrf: csrf, maxBodyBytes: maxBody)
-        .add(to: pages)
-    PortalRoutes(profile: profile, issuer: configuration.issuer, csrf: csrf, maxBodyBytes: maxBody).add(to: pages)
     let authority = try options.certificateAuthority
         ?? CertificateAuthority.load(settings: configuration.secrets, issuerName: configuration.issuer.name,
                                      generate: generateSecrets, logger: logger)
-    let signup = SignupService(store: store, environment: environment, authentication: authentication,
-                               pepper: pepper, authority: authority)
-    let federation = FederationService(
-        store: store, environment: environment, authentication: authentication,
-        providers: configuration.issuer.identityProviders.map { OIDCProvider(settings: $0, now: options.now) })
-    let dpop = DPoPVerifier(publicURL: publicURL, nonces: DPoPNonces(pepper: pepper), now: options.now)
-    let groups = APIRouteGroups(
-        wallet: router.group(context: WalletRequestContext.self)
-            .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet)),
-        kratos: router.group(context: KratosRequestContext.self)
-            .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .kratos)),
-        edge: .init(throttle: throttle, proxies: proxies, authentication: authentication, dpop: dpop,
-                    deviceBinding: configuration.issuer.deviceBinding, proofs: store))
-    try APIHandler(enrollment: enrollment, authentication: authentication, profile: profile, signup: signup,
-                   federation: federation).registerHandlers(
-        on: groups, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))
+    let publicURL = PublicBaseURL(configuration: configuration)
+    let services = buildServices(ServiceFoundation(configuration: configuration, store: store, pepper: pepper, hasher: hasher,
+                                                   cipher: cipher, authority: authority, publicURL: publicURL, now: options.now))
+    let router = try buildRouter(services, configuration: configuration, store: store, pepper: pepper, publicURL: publicURL,
+                                 now: options.now)
 
+    let channel: any MessageChannel = options.channel ?? makeChannel(configuration.courier, logger: logger)
+    let courier = CourierWorker(store: store, channel: channel, cipher: cipher, settings: configuration.courier,
+                                logger: logger, now: options.now, ready: storeService.ready)
     let onRunning = options.onServerRunning
     var application = Application(
         router: router,

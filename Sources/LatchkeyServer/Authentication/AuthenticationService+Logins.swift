@@ -8,7 +8,7 @@ extension AuthenticationService {
         if username.isEmpty { throw DomainError.invalidField("username", "username is required.") }
         if password.isEmpty { throw DomainError.invalidField("password", "password is required.") }
         guard caller.device.deviceID != nil else { throw DomainError.deviceIDRequired }
-        switch try await passwordLogin(.email(username), password: password, caller: caller, unlinked: .prompt) {
+        switch try await logins.passwordLogin(.email(username), password: password, caller: caller, unlinked: .prompt) {
         case .session(let opened): return sessions.outcome(opened)
         case .mfaRequired(let question, let token): return .mfaRequired(question: question, challengeToken: token)
         }
@@ -28,7 +28,7 @@ extension AuthenticationService {
             try await verifier.check(pin, against: user.passcodeHash, user: user, deviceID: deviceID, factor: "pin",
                                      credential: .passcode, hasher: hasher)
             try verifier.requireVerified(user)
-            return try await finish(user, device: device, method: .pin)
+            return try await logins.finish(user, device: device, method: .pin)
         }
     }
 
@@ -50,7 +50,7 @@ extension AuthenticationService {
             throw DomainError.wrongCredentials
         }
         try await store.markAppInstanceVerified(userID: user.id)
-        return try await finish(user, device: device, linkDevice: token.deviceID == nil || token.deviceID == deviceID,
+        return try await logins.finish(user, device: device, linkDevice: token.deviceID == nil || token.deviceID == deviceID,
                                 method: .nonce)
     }
 
@@ -78,7 +78,7 @@ extension AuthenticationService {
             try await store.clearPendingMFAQuestion(userID: user.id)
             // The password and an answer were proven: earlier failures from unlinked devices were not an attack.
             try await store.clearUnlinkedAttempts(userID: user.id)
-            return try await finish(user, device: device, linkDevice: true, method: .mfa)
+            return try await logins.finish(user, device: device, linkDevice: true, method: .mfa)
         }
     }
 }

@@ -5,13 +5,15 @@ import LatchkeyCore
 /// reserved in the database before any hash runs, the lockout on failure, the attempt given back
 /// on success and the hash upgraded to the configured parameters. Logins, credential changes, the
 /// Kratos-compatible login and the reset portal all check through it.
-public struct CredentialVerifier: EnvironmentService, Sendable {
+public struct CredentialVerifier: Sendable {
     /// The counters and credentials a check reads and moves.
     public typealias Store = UserStore & AttemptStore & DeviceStore & CredentialStore
     let store: any Store
-    let environment: ServiceEnvironment
+    let issuer: IssuerSettings
     /// The per-account rate limit (shared with the edge and the portal).
-    var throttle: Throttle { environment.throttle }
+    let throttle: Throttle
+    let audit: AuditRecorder
+    let now: @Sendable () -> Date
 
     /// Where a credential check comes from.
     enum AttemptSource {
@@ -29,7 +31,7 @@ public struct CredentialVerifier: EnvironmentService, Sendable {
     /// A right credential whose hash was made with weaker parameters than the configured ones is
     /// hashed again and stored as `credential` (DESIGN §6: upgraded at the next successful check).
     /// `factor` names what was checked in the audit trail (`password`, `pin`, `mfa_answer`);
-    /// `hasher` is the operation's admitted one (`EnvironmentService.admitted`).
+    /// `hasher` is the operation's admitted one (`HashAdmission`).
     func check(_ secret: String, against hash: String?, user: UserRecord, deviceID: String?, source: AttemptSource = .login,
                factor: String = "password", wrong: DomainError = .wrongCredentials,
                credential: StoredCredential? = nil, hasher: SecretHasher) async throws {

@@ -3,11 +3,13 @@ import LatchkeyCore
 
 /// Opens sessions: a random token whose digest is stored, the issuer's absolute lifetime, the
 /// failure counts reset and the login time recorded. Every login path ends here.
-public struct SessionIssuer: EnvironmentService, Sendable {
+public struct SessionIssuer: Sendable {
     /// Sessions, and the counters a completed login resets.
     public typealias Store = AttemptStore & SessionStore
     let store: any Store
-    let environment: ServiceEnvironment
+    let issuer: IssuerSettings
+    let audit: AuditRecorder
+    let now: @Sendable () -> Date
 
     /// A new session token and its record (not stored yet), living the issuer's absolute timeout,
     /// bound to the device key the request proved (`provenKey`), if any. A `limited`

@@ -3,16 +3,16 @@ import LatchkeyCore
 
 /// The enrollment calls that need no login: the issuer's configurations and `registerNewUser`.
 /// Knows no HTTP; throws `DomainError` for every refusal.
-public struct EnrollmentService: EnvironmentService, Sendable {
+public struct EnrollmentService: Sendable {
     /// What enrollment reads and writes: users, their tokens, verification state.
     public typealias Store = UserStore & CredentialStore & WindowCounterStore
     let store: any Store
-    let environment: ServiceEnvironment
-
-    public init(store: any Store, environment: ServiceEnvironment) {
-        self.store = store
-        self.environment = environment
-    }
+    let issuer: IssuerSettings
+    /// Builds the verification links.
+    let outbox: OutboxWriter
+    let audit: AuditRecorder
+    let admitted: HashAdmission
+    let now: @Sendable () -> Date
 
     /// `retrieveMfaQuestionsWithMetadata`.
     public var mfaQuestions: MFAQuestions { issuer.mfa.questionsResponse }

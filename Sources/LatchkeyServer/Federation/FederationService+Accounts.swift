@@ -71,8 +71,8 @@ extension FederationService {
                   details: ["method": "sso", "provider": provider])
             throw DomainError.walletDeactivated
         }
-        _ = try await authentication.verifier.linkedDevice(user: user, deviceID: device.deviceID)
-        try authentication.verifier.requireVerified(user)
-        return try await authentication.finish(user, device: device, method: .sso)
+        _ = try await verifier.linkedDevice(user: user, deviceID: device.deviceID)
+        try verifier.requireVerified(user)
+        return try await logins.finish(user, device: device, method: .sso)
     }
 }

@@ -3,22 +3,28 @@ import LatchkeyCore
 
 /// SSO: `retrieveCustomerProfileMetaData`, `registerCustomer` and `loginByFederatedIdentity`
 /// against the issuer's OpenID Connect providers. Knows no HTTP; throws `DomainError`.
-public struct FederationService: EnvironmentService, Sendable {
+public struct FederationService: Sendable {
     /// Nonces, federated links and the users they create.
     public typealias Store = UserStore & DeviceStore & CredentialStore & FederationStore
     let store: any Store
-    let environment: ServiceEnvironment
-    let authentication: AuthenticationService
+    let issuer: IssuerSettings
+    /// Builds the verification link of an address the provider did not verify.
+    let outbox: OutboxWriter
+    /// The device and wallet checks of a federated login.
+    let verifier: CredentialVerifier
+    /// Links or prompts the device and opens the session of a federated login.
+    let logins: LoginFlow
+    /// The issuer's providers by id.
     let providers: [String: OIDCProvider]
+    let audit: AuditRecorder
+    let admitted: HashAdmission
+    let now: @Sendable () -> Date
     /// How long the nonce of `retrieveCustomerProfileMetaData` can be used.
     static let nonceLifetime: TimeInterval = 600
 
-    public init(store: any Store, environment: ServiceEnvironment, authentication: AuthenticationService,
-                providers: [OIDCProvider]) {
-        self.store = store
-        self.environment = environment
-        self.authentication = authentication
-        self.providers = Dictionary(providers.map { ($0.settings.id, $0) }, uniquingKeysWith: { first, _ in first })
+    /// The providers by id (the first of a repeated id).
+    static func byID(_ providers: [OIDCProvider]) -> [String: OIDCProvider] {
+        Dictionary(providers.map { ($0.settings.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The identity a code stands for at a provider; 401 for an unknown provider or a refused code,

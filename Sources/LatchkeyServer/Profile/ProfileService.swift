@@ -3,19 +3,20 @@ import LatchkeyCore
 
 /// The profile and credential calls of the enrollment module: the customer record, password,
 /// passcode and MFA-answer changes, and the expired-password change. Knows no HTTP.
-public struct ProfileService: EnvironmentService, Sendable {
+public struct ProfileService: Sendable {
     /// What profile calls, credential changes and resets read and write.
     public typealias Store = UserStore & AttemptStore & SessionStore & CredentialStore & ResetStore & WindowCounterStore
     let store: any Store
-    let environment: ServiceEnvironment
+    let issuer: IssuerSettings
+    /// Builds the links, notices and security notices of changes and resets.
+    let outbox: OutboxWriter
     /// Checks current credentials (rate limit, lockout) before a change.
     let verifier: CredentialVerifier
-
-    public init(store: any Store, environment: ServiceEnvironment, verifier: CredentialVerifier) {
-        self.store = store
-        self.environment = environment
-        self.verifier = verifier
-    }
+    /// The per-account limit of reset requests (shared with the edge).
+    let throttle: Throttle
+    let audit: AuditRecorder
+    let admitted: HashAdmission
+    let now: @Sendable () -> Date
 
     /// The logged-in user (`PDCustomer`).
     public func customer(_ principal: Principal) async throws -> Customer {

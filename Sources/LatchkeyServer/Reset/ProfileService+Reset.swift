@@ -27,8 +27,8 @@ extension ProfileService {
             if issuer.reset.uniformAnswers { return message }
             throw DomainError.unknownEmail
         }
-        if let wait = try await verifier.throttle.refusal("reset:" + user.id,
-                                                          limit: verifier.throttle.settings.credentialAttemptsPerMinutePerAccount) {
+        if let wait = try await throttle.refusal("reset:" + user.id,
+                                                 limit: throttle.settings.credentialAttemptsPerMinutePerAccount) {
             if issuer.reset.uniformAnswers { return message }
             throw DomainError(.rateLimited, retryAfter: wait)
         }

@@ -19,7 +19,7 @@ extension SignupService {
         let identifier: LoginIdentifier = id.hasPrefix("+") ? .phone(id) : .email(id)
         let result: PasswordLoginResult
         do {
-            result = try await authentication.passwordLogin(
+            result = try await logins.passwordLogin(
                 identifier, password: password, caller: caller, unlinked: .linkUnlessQuestions,
                 beforeSession: { guard try await store.useFlow(id: flow.id, kind: .login, now: now()) else { throw DomainError.flowUsed } })
         } catch let error as DomainError where Self.formMessage(for: error) != nil {

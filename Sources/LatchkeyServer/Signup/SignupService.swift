@@ -5,29 +5,31 @@ import LatchkeyCore
 /// Phone sign-up (`spec/phone-signup-flow.txt`): Kratos-style registration flows whose phone is
 /// verified by a one-time code sent over the courier, then completed with names and a password.
 /// Knows no HTTP; refuses with `DomainError` (Kratos ids of the catalogue) or, for forms to correct, `FlowFormError`.
-public struct SignupService: EnvironmentService, Sendable {
+public struct SignupService: Sendable {
     /// Flows, codes, the users they create and the device certificates.
     public typealias Store = UserStore & SessionStore & DeviceStore & SignupStore & WindowCounterStore
     let store: any Store
-    let environment: ServiceEnvironment
-    /// The password login both APIs share.
-    let authentication: AuthenticationService
-    /// Throttles codes.
-    let verifier: CredentialVerifier
-    /// Opens the sessions of registrations and logins.
+    let issuer: IssuerSettings
+    /// Builds the SMS and the verification links.
+    let outbox: OutboxWriter
+    /// The address flows name in their `request_url`.
+    let publicURL: PublicBaseURL
+    /// Whether rate limits are on (the code throttles follow them).
+    let throttle: Throttle
+    /// The password login the wallet API shares.
+    let logins: LoginFlow
+    /// Opens the limited sessions of registrations.
     let sessions: SessionIssuer
+    /// The key one-time codes are derived with (`otpKey(pepper:)`).
     let otpKey: SymmetricKey
     let authority: CertificateAuthority
+    let audit: AuditRecorder
+    let admitted: HashAdmission
+    let now: @Sendable () -> Date
 
-    public init(store: any Store, environment: ServiceEnvironment, authentication: AuthenticationService,
-                pepper: SymmetricKey, authority: CertificateAuthority) {
-        self.store = store
-        self.environment = environment
-        self.authentication = authentication
-        self.verifier = authentication.verifier
-        self.sessions = authentication.sessions
-        self.otpKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey otp v1".utf8), outputByteCount: 32)
-        self.authority = authority
+    /// The key of one-time codes, derived from the pepper.
+    static func otpKey(pepper: SymmetricKey) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey otp v1".utf8), outputByteCount: 32)
     }
 
     /// A new native (API) flow of `kind`.
@@ -105,7 +107,7 @@ public struct SignupService: EnvironmentService, Sendable {
     /// The database throttles of a code send, shared by every replica: per number and per client IP
     /// each minute (with `rateLimits.enabled`), and the issuer's SMS budget per hour (always).
     func throttleSend(phone: String, clientIP: String, at time: Date) async throws {
-        if verifier.throttle.settings.enabled {
+        if throttle.settings.enabled {
             for (key, limit) in [("otp-number:" + phone, issuer.otp.maxSendsPerMinutePerNumber),
                                  ("otp-ip:" + clientIP, issuer.otp.maxSendsPerMinutePerIP)] {
                 if let until = try await store.hit(key, limit: limit, window: 60, now: time) {

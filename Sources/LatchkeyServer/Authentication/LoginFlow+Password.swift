@@ -41,7 +41,7 @@ public enum PasswordLoginRefusal: Error, Sendable, Equatable {
     case deviceNotLinked
 }
 
-extension AuthenticationService {
+extension LoginFlow {
     /// The password login, one domain operation for both APIs: the wallet by email or phone (an
     /// unknown one costs the same hash work as a wrong password), the password checked by the
     /// `CredentialVerifier` (rate limit, lockout), the 418/511/508 checks (a login by phone does not
