@@ -10,16 +10,31 @@ public struct LinkedDevice: Sendable, Equatable, Identifiable {
     public let deviceType: String?
     /// The RFC 7638 thumbprint of the device key (compare with `LatchkeyClient.deviceThumbprint()`).
     public let thumbprint: String?
-    /// `active`, `deactivated` or `suspended`.
-    public let status: String
+    /// Whether the device can log in.
+    public let status: Status
     public let linkedAt: Date
     public let lastUsedAt: Date?
     /// Whether this is the device the SDK runs on.
     public let isCurrent: Bool
 
+    /// A linked device's standing.
+    public enum Status: String, Sendable, Equatable, CaseIterable {
+        /// It logs in.
+        case active
+        /// Locked by failed attempts or by the issuer; an operator reactivates it.
+        case deactivated
+        /// Suspended by the issuer for now (the spec's 503 at login).
+        case suspended
+    }
+
     init(_ wire: Components.Schemas.LinkedDevice) {
         (id, label, deviceType, thumbprint) = (wire.id, wire.label, wire.deviceType, wire.thumbprint)
-        (status, linkedAt, lastUsedAt, isCurrent) = (wire.status.rawValue, wire.linkedAt, wire.lastUsedAt, wire.current)
+        status = switch wire.status {
+        case .active: .active
+        case .deactivated: .deactivated
+        case .suspended: .suspended
+        }
+        (linkedAt, lastUsedAt, isCurrent) = (wire.linkedAt, wire.lastUsedAt, wire.current)
     }
 }
 

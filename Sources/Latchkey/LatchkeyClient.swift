@@ -95,34 +95,22 @@ struct ErrorEnvelopeMiddleware: ClientMiddleware {
     /// The error of any envelope: Latchkey's, Kratos's (`reason` is the message), or a Kratos flow
     /// answered again with messages (id `kratos_<message id>`, the node's name as field).
     static func errorBody(_ data: Data, status: HTTPResponse.Status) -> Components.Schemas.ErrorBody {
+        // The contract's own types: Kratos's error, Latchkey's envelope, Kratos's flow (its dates
+        // are RFC 3339, as the server's transcoder writes them).
         let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
         if let kratos = try? decoder.decode(Components.Schemas.KratosError.self, from: data) {
             return .init(code: kratos.error.code, id: kratos.error.id, message: kratos.error.reason)
         }
         if let envelope = try? decoder.decode(Components.Schemas.ErrorResponse.self, from: data) { return envelope.error }
-        if let flow = try? JSONDecoder().decode(FlowMessages.self, from: data), let first = flow.all.first {
-            return .init(code: status.code, id: "kratos_\(first.message.id)", message: flow.all.map(\.message.text).joined(separator: " "),
-                         field: first.field)
+        if let flow = try? decoder.decode(Components.Schemas.SelfServiceFlow.self, from: data) {
+            let messages = flow.ui.messages.map { (field: String?.none, message: $0) }
+                + flow.ui.nodes.flatMap { node in node.messages.map { (field: Optional(node.attributes.name), message: $0) } }
+            if let first = messages.first {
+                return .init(code: status.code, id: "kratos_\(first.message.id)",
+                             message: messages.map(\.message.text).joined(separator: " "), field: first.field)
+            }
         }
         return .init(code: status.code, id: "http_\(status.code)", message: status.reasonPhrase)
-    }
-}
-
-/// The messages of a Kratos flow answered with 400.
-private struct FlowMessages: Decodable {
-    struct Message: Decodable { var id: Int; var text: String }
-    struct Node: Decodable {
-        struct Attributes: Decodable { var name: String }
-        var attributes: Attributes
-        var messages: [Message]
-    }
-    struct UI: Decodable {
-        var messages: [Message]?
-        var nodes: [Node]
-    }
-    var ui: UI
-
-    var all: [(field: String?, message: Message)] {
-        (ui.messages ?? []).map { (nil, $0) } + ui.nodes.flatMap { node in node.messages.map { (node.attributes.name, $0) } }
     }
 }

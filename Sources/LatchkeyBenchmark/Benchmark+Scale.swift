@@ -98,7 +98,7 @@ enum ScaleBenchmark {
     /// The database of one size: `sqlite:FILE` gives `FILE-<size>`; `postgres://…/NAME` gives
     /// the database `NAME_<size>`, created if missing. Kept, so a later run imports nothing.
     static func databaseURL(_ base: String, identities: Int, logger: Logger) async throws -> String {
-        guard var components = URLComponents(string: base), components.scheme?.hasPrefix("postgres") == true else {
+        guard try DatabaseURL(base).engine == .postgres, var components = URLComponents(string: base) else {
             return base + "-\(identities)"
         }
         let name = components.path.dropFirst().isEmpty ? "latchkey" : String(components.path.dropFirst())
@@ -129,7 +129,7 @@ enum ScaleBenchmark {
         let importer = UserImporter(store: app.store, issuer: app.configuration.issuer, hasher: { app.hasher })
         let report = try await importer.run(lines: (min(existing, identities)..<identities).lazy.map(line), update: false,
                                             failure: { print("import: \($0)") }, progress: { _ in })
-        print(String(format: "%d identities on %@: imported %d (%d were there) in %.1f s", identities, app.store.engineName,
+        print(String(format: "%d identities on %@: imported %d (%d were there) in %.1f s", identities, app.store.databaseEngine.rawValue,
                      report.created, existing, Date().timeIntervalSince(started)))
         if report.created > 0 { try await settle(app.store) }
     }
@@ -149,12 +149,12 @@ enum ScaleBenchmark {
     static func settle(_ store: any LatchkeyStore) async throws {
         guard let engine = (store as? SQLStore)?.engine else { return }
         let started = Date()
-        if engine.name == "postgres" {
+        if engine.kind == .postgres {
             for statement in ["VACUUM ANALYZE", "CHECKPOINT"] { try await engine.execute(statement) }
         } else {
             try await engine.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
-        print(String(format: "settled (%@) in %.1f s", engine.name == "postgres" ? "VACUUM ANALYZE, CHECKPOINT" : "WAL checkpoint",
+        print(String(format: "settled (%@) in %.1f s", engine.kind == .postgres ? "VACUUM ANALYZE, CHECKPOINT" : "WAL checkpoint",
                      Date().timeIntervalSince(started)))
     }
 

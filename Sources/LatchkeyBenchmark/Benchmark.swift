@@ -64,7 +64,7 @@ struct Benchmark: AsyncParsableCommand {
                     $0.rateLimits.credentialAttemptsPerMinutePerAccount = 1_000_000_000
                 }
             }
-            print("in-process server on \(server.url), database \(server.application.store.engineName), "
+            print("in-process server on \(server.url), database \(server.application.store.databaseEngine.rawValue), "
                   + "rate limits \(rateLimits.map { "on, counted in \($0.rawValue)" } ?? "off")")
             served = server
             base = server.url

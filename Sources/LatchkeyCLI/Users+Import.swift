@@ -29,7 +29,8 @@ extension Users {
                     // Values need the pepper the servers use: on PostgreSQL it must exist; on
                     // SQLite it is created as the first `serve` would.
                     let pepper = try Pepper.load(settings: configuration.secrets,
-                                                 generate: !configuration.database.hasPrefix("postgres"), logger: logger)
+                                                 generate: !(try DatabaseURL(configuration.database)).engine.isShared,
+                                                 logger: logger)
                     let previous = try Pepper.previous(settings: configuration.secrets)
                     try await ClusterSecrets.check(store: store, pepper: pepper, previousPeppers: previous, now: Date(), logger: logger)
                     var hashing = configuration.hashing

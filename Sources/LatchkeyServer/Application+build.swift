@@ -74,14 +74,15 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let logger = options.logger
     // Nothing reads the database until the application runs: the store's background work is a
     // service of the application, and migrations run before the server accepts requests.
-    let store = try await StoreFactory.open(configuration.database, logger: logger,
+    let database = try DatabaseURL(configuration.database)
+    let store = try await StoreFactory.open(database, logger: logger,
                                             timeout: .milliseconds(configuration.databaseTimeoutMilliseconds))
     let storeService = StoreService(store: store, logger: logger, auditRetentionDays: configuration.audit.retentionDays,
                                     now: options.now)
 
     // A single server on SQLite creates missing secrets on first start; PostgreSQL, which replicas
     // share, needs them provided (`latchkey secrets generate`), so no replica invents its own.
-    let generateSecrets = !configuration.database.hasPrefix("postgres")
+    let generateSecrets = !database.engine.isShared
     let pepper = try options.pepper ?? Pepper.load(settings: configuration.secrets, generate: generateSecrets, logger: logger)
     let previousPeppers = try Pepper.previous(settings: configuration.secrets)
     let hasher = SecretHasher(settings: configuration.hashing, pepper: pepper, previousPeppers: previousPeppers)
@@ -92,7 +93,8 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
         ?? CertificateAuthority.load(settings: configuration.secrets, issuerName: configuration.issuer.name,
                                      generate: generateSecrets, logger: logger)
     let publicURL = PublicBaseURL(configuration: configuration)
-    let services = buildServices(ServiceFoundation(configuration: configuration, store: store, pepper: pepper, hasher: hasher,
+    let services = buildServices(ServiceFoundation(configuration: configuration, database: database.engine, store: store,
+                                                   pepper: pepper, hasher: hasher,
                                                    cipher: cipher, authority: authority, publicURL: publicURL, now: options.now))
     let router = try buildRouter(services, configuration: configuration, store: store, pepper: pepper, publicURL: publicURL,
                                  now: options.now)

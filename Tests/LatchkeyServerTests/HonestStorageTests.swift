@@ -35,7 +35,7 @@ import Testing
             await #expect(throws: StoreError.emailInUse) { try await store.createUser(twin, answers: [], tokens: [], messages: []) }
             let insertSession = "INSERT INTO sessions (digest, user_id, created_at, last_seen_at, expires_at) VALUES ($1, $2, 1, 1, 2)"
             try await engine.execute(insertSession, [.text("d1"), .text(user.id)])
-            await #expect(throws: SQLEngineError.uniqueViolation(engine.name == "postgres" ? .other("sessions_pkey") : .other("sessions.digest"))) {
+            await #expect(throws: SQLEngineError.uniqueViolation(engine.kind == .postgres ? .other("sessions_pkey") : .other("sessions.digest"))) {
                 try await engine.execute(insertSession, [.text("d1"), .text(user.id)])
             }
             // A foreign key violation is not a unique violation (SQLite reports both as "constraint").

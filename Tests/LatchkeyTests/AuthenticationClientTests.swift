@@ -188,6 +188,7 @@ import Testing
             #expect(devices.map(\.thumbprint) == [thumbprint])
             #expect(devices.first?.isCurrent == true)
             #expect(devices.first?.label == "sdk-device")
+            #expect(devices.first?.status == .active)
             let missing = await failure { try await sdk.authentication.unlinkDevice("jkt:unknown") }
             #expect(missing?.code.rawValue == 404)
             #expect(missing?.domain == .devices)

@@ -13,12 +13,12 @@ public enum AuditTrail {
     /// Records an event of the running task. Device and address are the request's, as the edge
     /// resolved them (`identify`), when not given. Without a scope (a store used directly) the
     /// event is dropped; services run in one (a request, a command, a store transaction).
-    static func record(_ type: AuditEventType, user userID: String?, outcome: AuditOutcome = .success, reason: String? = nil,
+    static func record(_ type: AuditEventType, user userID: String?, outcome: AuditOutcome = .success, reason: AuditReason? = nil,
                        deviceID: String? = nil, details: [String: String] = [:], at time: Date) {
         guard let buffer else { return }
         let origin = buffer.origin
         buffer.append(AuditEvent(id: AuditEvent.newID(at: time), occurredAt: time, type: type, outcome: outcome, userID: userID,
-                                 actor: buffer.actor, reason: reason, deviceID: deviceID ?? origin.deviceID,
+                                 actor: buffer.actor, reason: reason?.rawValue, deviceID: deviceID ?? origin.deviceID,
                                  clientIP: origin.clientIP, details: details))
     }
 

@@ -21,11 +21,11 @@ extension AuthenticationService {
             if pin.isEmpty { throw DomainError.invalidField("pin", "pin is required.") }
             guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
             guard let link = try await store.deviceOwner(deviceID: deviceID), let user = try await store.user(id: link.userID) else {
-                audit(.loginFailed, user: nil, outcome: .failure, reason: "unknown_device", deviceID: deviceID, details: ["factor": "pin"])
+                audit(.loginFailed, user: nil, outcome: .failure, reason: .unknownDevice, deviceID: deviceID, details: ["factor": CredentialFactor.pin.rawValue])
                 try await hasher.burn(pin)
                 throw DomainError.wrongCredentials
             }
-            try await verifier.check(pin, against: user.passcodeHash, user: user, deviceID: deviceID, factor: "pin",
+            try await verifier.check(pin, against: user.passcodeHash, user: user, deviceID: deviceID, factor: .pin,
                                      credential: .passcode, hasher: hasher)
             try verifier.requireVerified(user)
             return try await logins.finish(user, device: device, method: .pin)
@@ -66,13 +66,13 @@ extension AuthenticationService {
                                                                now: now()),
                   challenge.deviceID == deviceID, let user = try await store.user(id: challenge.userID)
             else {
-                audit(.loginFailed, user: nil, outcome: .failure, reason: "invalid_challenge", deviceID: deviceID,
-                      details: ["factor": "mfa_answer"])
+                audit(.loginFailed, user: nil, outcome: .failure, reason: .invalidChallenge, deviceID: deviceID,
+                      details: ["factor": CredentialFactor.mfaAnswer.rawValue])
                 throw DomainError.wrongCredentials
             }
             let question = challenge.data ?? ""
             let hash = try await store.mfaAnswers(userID: user.id).first { $0.question == question }?.answerHash
-            try await verifier.check(issuer.mfa.normalize(answer), against: hash, user: user, deviceID: nil, factor: "mfa_answer",
+            try await verifier.check(issuer.mfa.normalize(answer), against: hash, user: user, deviceID: nil, factor: .mfaAnswer,
                                      credential: .answer(question: question), hasher: hasher)
             audit(.mfaAnswered, user: user.id, deviceID: deviceID, details: ["question": question])
             try await store.clearPendingMFAQuestion(userID: user.id)

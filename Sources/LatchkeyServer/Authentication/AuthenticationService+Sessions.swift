@@ -12,7 +12,7 @@ extension AuthenticationService {
 
     /// `logout`: revokes the principal's session.
     public func logout(_ principal: Principal) async throws {
-        audit(.sessionEnded, user: principal.userID, reason: "logout", deviceID: principal.session.deviceID)
+        audit(.sessionEnded, user: principal.userID, reason: .logout, deviceID: principal.session.deviceID)
         try await store.revokeSession(digest: principal.session.digest, now: now())
     }
 

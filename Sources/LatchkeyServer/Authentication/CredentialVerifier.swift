@@ -33,19 +33,19 @@ public struct CredentialVerifier: Sendable {
     /// `factor` names what was checked in the audit trail (`password`, `pin`, `mfa_answer`);
     /// `hasher` is the operation's admitted one (`HashAdmission`).
     func check(_ secret: String, against hash: String?, user: UserRecord, deviceID: String?, source: AttemptSource = .login,
-               factor: String = "password", wrong: DomainError = .wrongCredentials,
+               factor: CredentialFactor = .password, wrong: DomainError = .wrongCredentials,
                credential: StoredCredential? = nil, hasher: SecretHasher) async throws {
-        let failed = { (reason: String) in
+        let failed = { (reason: AuditReason) in
             audit(source == .login ? .loginFailed : .credentialCheckFailed, user: user.id, outcome: .failure, reason: reason,
-                  deviceID: deviceID, details: ["factor": factor])
+                  deviceID: deviceID, details: ["factor": factor.rawValue])
         }
         if let wait = try await throttle.refusal("account:" + user.id, limit: throttle.settings.credentialAttemptsPerMinutePerAccount) {
-            failed("rate_limited")
+            failed(.rateLimited)
             throw DomainError(.rateLimited, retryAfter: wait)
         }
         let linked: String?
         do { linked = try await linkedDevice(user: user, deviceID: deviceID) } catch let error as DomainError {
-            failed(error.kind == .deviceSuspended ? "device_suspended" : "device_deactivated")
+            failed(error.kind == .deviceSuspended ? .deviceSuspended : .deviceDeactivated)
             throw error
         }
         if linked == nil && source == .login {
@@ -53,16 +53,16 @@ public struct CredentialVerifier: Sendable {
                                            failed: failed, hasher: hasher)
         }
         if user.status != .active {
-            failed("wallet_deactivated")
+            failed(.walletDeactivated)
             throw DomainError.walletDeactivated
         }
-        let refusal: (String, DomainError)? = switch try await store.reserveAttempt(userID: user.id, deviceID: linked,
+        let refusal: (AuditReason, DomainError)? = switch try await store.reserveAttempt(userID: user.id, deviceID: linked,
                                                                                    limits: issuer.attemptLimits) {
         case .reserved: nil
-        case .walletLocked: ("wallet_deactivated", DomainError.walletDeactivated)
-        case .deviceLocked: ("device_deactivated", DomainError.deviceDeactivated)
-        case .deviceSuspended: ("device_suspended", DomainError.deviceSuspended)
-        case .exhausted: ("attempts_in_flight", DomainError.attemptsInFlight)
+        case .walletLocked: (.walletDeactivated, DomainError.walletDeactivated)
+        case .deviceLocked: (.deviceDeactivated, DomainError.deviceDeactivated)
+        case .deviceSuspended: (.deviceSuspended, DomainError.deviceSuspended)
+        case .exhausted: (.attemptsInFlight, DomainError.attemptsInFlight)
         }
         if let (reason, error) = refusal {
             failed(reason)
@@ -72,7 +72,7 @@ public struct CredentialVerifier: Sendable {
             try await store.releaseAttempt(userID: user.id, deviceID: linked)
         })
         else {
-            failed("wrong_" + factor)
+            failed(factor.wrong)
             let outcome = try await store.recordFailure(userID: user.id, deviceID: linked, limits: issuer.attemptLimits, now: now())
             if outcome.walletDeactivated { throw DomainError.walletDeactivated }
             if outcome.deviceDeactivated { throw DomainError.deviceDeactivated }
@@ -88,23 +88,23 @@ public struct CredentialVerifier: Sendable {
     /// `wrong` after the same hash work as for an unknown email, and the wallet's status is told
     /// only for the right credential, so no answer tells whether an email has a wallet.
     private func checkUnlinked(_ secret: String, against hash: String?, user: UserRecord, wrong: DomainError,
-                               credential: StoredCredential?, factor: String, failed: (String) -> Void,
+                               credential: StoredCredential?, factor: CredentialFactor, failed: (AuditReason) -> Void,
                                hasher: SecretHasher) async throws {
         guard try await store.reserveUnlinkedAttempt(userID: user.id, limit: issuer.lockout.unlinkedThreshold, now: now()) else {
-            failed("unlinked_devices_locked")
+            failed(.unlinkedDevicesLocked)
             try await hasher.burn(secret)
             throw wrong
         }
         guard try await verify(secret, against: hash, hasher: hasher,
                                cancelled: { [store] in try await store.releaseUnlinkedAttempt(userID: user.id) })
         else {
-            failed("wrong_" + factor)
+            failed(factor.wrong)
             _ = try await store.recordUnlinkedFailure(userID: user.id, lockout: issuer.lockout, now: now())
             throw wrong
         }
         try await store.releaseUnlinkedAttempt(userID: user.id)
         if user.status != .active {
-            failed("wallet_deactivated")
+            failed(.walletDeactivated)
             throw DomainError.walletDeactivated
         }
         try await upgrade(secret, hash: hash, user: user, credential: credential, hasher: hasher)
@@ -166,7 +166,7 @@ public struct CredentialVerifier: Sendable {
             try await hasher.verify(issuer.mfa.normalize(answer), against: stored.answerHash) ? .right : .wrong
         } else { .questionGone }
         audit(.mfaAnswered, user: user.id, outcome: verdict == .right ? .success : .failure,
-              reason: verdict == .right ? nil : "wrong_mfa_answer", details: ["question": question, "via": "reset_portal"])
+              reason: verdict == .right ? nil : .wrongMFAAnswer, details: ["question": question, "via": "reset_portal"])
         guard reservation == .reserved else { return verdict }
         if verdict == .right {
             try await store.releaseAttempt(userID: user.id, deviceID: nil)

@@ -59,7 +59,7 @@ extension LoginFlow {
             case .phone(let phone): (try await store.user(issuer: issuer.id, phoneNormalized: phone), phone)
             }
             guard let user = found else {
-                audit(.loginFailed, user: nil, outcome: .failure, reason: "unknown_user", deviceID: device.deviceID,
+                audit(.loginFailed, user: nil, outcome: .failure, reason: .unknownUser, deviceID: device.deviceID,
                       details: ["identifier": String(key.prefix(320))])
                 // The per-account limit a known wallet would meet in `check`, so a 429 tells nothing either.
                 if let wait = try await verifier.throttle.refusal("account:unknown:" + key,

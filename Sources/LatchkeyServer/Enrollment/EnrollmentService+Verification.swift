@@ -27,7 +27,7 @@ extension EnrollmentService {
             if user.emailNormalized.hasPrefix("phone:"), !user.email.isEmpty {
                 // A phone sign-up's email claim becomes the wallet's address only now, if it is still free.
                 do {
-                    audit(.emailChanged, user: user.id, reason: "sign_up_claim_verified", details: ["to": user.email])
+                    audit(.emailChanged, user: user.id, reason: .signupClaimVerified, details: ["to": user.email])
                     // A phone sign-up's claim never displaces a registration of the address (security.md row 11).
                     try await store.changeEmail(userID: user.id, email: user.email, replacingPending: false, now: time)
                 } catch StoreError.emailInUse {

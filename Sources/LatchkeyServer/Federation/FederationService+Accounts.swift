@@ -62,12 +62,12 @@ extension FederationService {
         guard device.deviceID != nil else { throw DomainError.deviceIDRequired }
         let identity = try await identity(code: code, provider: provider, codeVerifier: codeVerifier)
         guard let user = try await store.federatedUser(providerID: provider, subject: identity.subject) else {
-            audit(.loginFailed, user: nil, outcome: .failure, reason: "no_linked_wallet", deviceID: device.deviceID,
+            audit(.loginFailed, user: nil, outcome: .failure, reason: .noLinkedWallet, deviceID: device.deviceID,
                   details: ["method": "sso", "provider": provider])
             throw DomainError.noLinkedWallet
         }
         if user.status != .active {
-            audit(.loginFailed, user: user.id, outcome: .failure, reason: "wallet_deactivated", deviceID: device.deviceID,
+            audit(.loginFailed, user: user.id, outcome: .failure, reason: .walletDeactivated, deviceID: device.deviceID,
                   details: ["method": "sso", "provider": provider])
             throw DomainError.walletDeactivated
         }

@@ -20,25 +20,6 @@ extension OIDCProvider {
     }
 
     static func keyID(of token: String) -> String? {
-        segment(token, 0).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }?["kid"] as? String
-    }
-
-    static func payload(of token: String) -> [String: Any]? {
-        segment(token, 1).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
-    }
-
-    static func json(_ object: [String: Any]) -> String {
-        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
-
-    /// The claims whose values are strings, numbers or booleans, as text.
-    static func strings(_ object: [String: Any]) -> [String: String] {
-        object.compactMapValues { value in
-            switch value {
-            case let text as String: text
-            case let number as NSNumber: number.stringValue
-            default: nil
-            }
-        }
+        segment(token, 0).flatMap { try? JSONDecoder().decode(JWTHeaderFields.self, from: $0) }?.kid
     }
 }

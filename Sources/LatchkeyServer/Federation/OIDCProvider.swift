@@ -14,13 +14,17 @@ public struct VerifiedIdentity: Sendable, Equatable {
     public var emailVerified: Bool
     public var claims: [String: String]
 
-    /// The identity of `subject` with these claims (ID token, or ID token merged with userinfo).
-    init(subject: String, claims: [String: Any]) {
+    /// The provider's claims, decoded once (ID token, or ID token completed by userinfo).
+    let decoded: OIDCClaims
+
+    /// The identity of `subject` with these claims.
+    init(subject: String, claims: OIDCClaims) {
         self.subject = subject
-        claimsJSON = OIDCProvider.json(claims)
-        email = claims["email"] as? String
-        emailVerified = (claims["email_verified"] as? Bool) ?? false
-        self.claims = OIDCProvider.strings(claims)
+        decoded = claims
+        claimsJSON = claims.json
+        email = claims.email
+        emailVerified = claims.emailVerified
+        self.claims = claims.all.compactMapValues(\.text)
     }
 }
 
@@ -34,15 +38,6 @@ public actor OIDCProvider {
         var token_endpoint: String
         var jwks_uri: String
         var userinfo_endpoint: String?
-    }
-
-    /// The ID token claims checked here; the rest are read from the raw payload.
-    struct IDTokenClaims: JWTPayload {
-        var iss: IssuerClaim
-        var sub: SubjectClaim
-        var aud: AudienceClaim
-        var exp: ExpirationClaim
-        func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 
     public let settings: IdentityProviderSettings
@@ -80,12 +75,12 @@ public actor OIDCProvider {
         request.body = .bytes(ByteBuffer(string: form.map { "\($0)=\(Self.formEncode($1))" }.joined(separator: "&")))
         let (status, body) = try await send(request)
         if (400..<500).contains(status) { throw FederationError.codeRefused }
-        guard status == 200, let token = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-              let idToken = token["id_token"] as? String else {
+        guard status == 200, let token = try? JSONDecoder().decode(TokenResponse.self, from: body),
+              let idToken = token.id_token else {
             throw FederationError.unavailable("The token endpoint answered HTTP \(status) without an ID token.")
         }
         var identity = try await verify(idToken: idToken, metadata: metadata)
-        if identity.email == nil, let userinfo = metadata.userinfo_endpoint, let access = token["access_token"] as? String {
+        if identity.email == nil, let userinfo = metadata.userinfo_endpoint, let access = token.access_token {
             identity = try await complete(identity, userinfo: userinfo, accessToken: access)
         }
         return identity
@@ -96,14 +91,14 @@ public actor OIDCProvider {
         if let kid = Self.keyID(of: idToken), !kids.contains(kid) { try await refreshKeys(metadata, force: keysFetchedAt != nil) }
         if keysFetchedAt == nil { try await refreshKeys(metadata, force: true) }
         if let fetched = keysFetchedAt, now().timeIntervalSince(fetched) > Self.keysMaxAge { try await refreshKeys(metadata, force: true) }
-        let claims: IDTokenClaims
+        let claims: IDTokenPayload
         do {
-            claims = try await keys.verify(idToken, as: IDTokenClaims.self)
+            claims = try await keys.verify(idToken, as: IDTokenPayload.self)
         } catch {
             // A provider may rotate a key under the same `kid`: fetch the keys once more (rate-limited) and retry.
             let before = keysFetchedAt
             try await refreshKeys(metadata, force: true)
-            guard keysFetchedAt != before, let retried = try? await keys.verify(idToken, as: IDTokenClaims.self) else {
+            guard keysFetchedAt != before, let retried = try? await keys.verify(idToken, as: IDTokenPayload.self) else {
                 throw FederationError.invalidIDToken("The signature does not verify with the provider's keys.")
             }
             claims = retried
@@ -117,22 +112,21 @@ public actor OIDCProvider {
         guard claims.exp.value.addingTimeInterval(Self.leeway) > now() else {
             throw FederationError.invalidIDToken("The token has expired.")
         }
-        let payload = Self.payload(of: idToken) ?? [:]
-        try checkTimesAndParty(payload)
-        return VerifiedIdentity(subject: claims.sub.value, claims: payload)
+        try checkTimesAndParty(claims.claims)
+        return VerifiedIdentity(subject: claims.sub.value, claims: claims.claims)
     }
 
     /// `nbf` and `iat` not in the future (with the leeway), and `azp`, when present, this client
     /// (OpenID Connect Core §3.1.3.7).
-    func checkTimesAndParty(_ payload: [String: Any]) throws {
+    func checkTimesAndParty(_ claims: OIDCClaims) throws {
         let latest = now().addingTimeInterval(Self.leeway).timeIntervalSince1970
-        if let nbf = payload["nbf"] as? NSNumber, nbf.doubleValue > latest {
+        if let nbf = claims.notBefore, nbf > latest {
             throw FederationError.invalidIDToken("The token is not valid yet.")
         }
-        if let iat = payload["iat"] as? NSNumber, iat.doubleValue > latest {
+        if let iat = claims.issuedAt, iat > latest {
             throw FederationError.invalidIDToken("The token was issued in the future.")
         }
-        if let azp = payload["azp"], azp as? String != settings.clientId {
+        if let azp = claims.authorizedParty, azp != .string(settings.clientId) {
             throw FederationError.invalidIDToken("The token was issued to another party.")
         }
     }
@@ -141,11 +135,9 @@ public actor OIDCProvider {
         var request = HTTPClientRequest(url: userinfo)
         request.headers.add(name: "Authorization", value: "Bearer \(accessToken)")
         let (status, body) = try await send(request)
-        guard status == 200, var info = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-              info["sub"] as? String == identity.subject else { return identity }
-        let idClaims = (try? JSONSerialization.jsonObject(with: Data(identity.claimsJSON.utf8)) as? [String: Any]) ?? [:]
-        info.merge(idClaims) { _, token in token }
-        return VerifiedIdentity(subject: identity.subject, claims: info)
+        guard status == 200, let info = try? JSONDecoder().decode(OIDCClaims.self, from: body),
+              info.subject == identity.subject else { return identity }
+        return VerifiedIdentity(subject: identity.subject, claims: identity.decoded.completed(by: info))
     }
 
     private func discovery() async throws -> Metadata {
@@ -170,9 +162,8 @@ public actor OIDCProvider {
         }
         let fresh = JWTKeyCollection()
         do { try await fresh.add(jwksJSON: text) } catch { throw FederationError.unavailable("The JWKS cannot be read.") }
-        let set = (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["keys"] as? [[String: Any]] ?? []
         keys = fresh
-        kids = Set(set.compactMap { $0["kid"] as? String })
+        kids = Set(((try? JSONDecoder().decode(KeySetIDs.self, from: body))?.keys ?? []).compactMap(\.kid))
         keysFetchedAt = now()
     }
 

@@ -57,15 +57,13 @@ extension APIHandler {
     func sendPhoneVerificationCode(_ input: Operations.SendPhoneVerificationCode.Input) async throws
         -> Operations.SendPhoneVerificationCode.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
-        try await signup.sendCode(flowID: body.flowId, phoneNumber: body.phoneNumber, phoneType: body.phoneType.rawValue,
-                                  flowType: body.flowType.rawValue, clientIP: caller.client.clientIP)
+        try await signup.sendCode(flowID: body.flowId, phoneNumber: body.phoneNumber, clientIP: caller.client.clientIP)
         return .created(.init())
     }
 
     func verifyPhoneNumber(_ input: Operations.VerifyPhoneNumber.Input) async throws -> Operations.VerifyPhoneNumber.Output {
         guard case .json(let body) = input.body else { throw DomainError.invalidField("body", "Send JSON.") }
-        try await signup.verifyCode(flowID: body.flowId, otp: body.otp, phoneType: body.phoneType.rawValue,
-                                    flowType: body.flowType.rawValue)
+        try await signup.verifyCode(flowID: body.flowId, otp: body.otp)
         return .ok(.init(body: .json(.init(message: "Phone verified successfully"))))
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyAPI
 import LatchkeyCore
 import NIOCore
 
@@ -7,6 +8,8 @@ import NIOCore
 /// (`{"error": {"code", "id", "message", "field"}}`) and, on the Kratos-compatible routes,
 /// Ory Kratos's (`{"error": {"id", "code", "status", "reason", "message"}}`, `code` the HTTP status).
 /// Both take the status, id and code from the catalogue (`ErrorKind`); nothing else decides them.
+/// The bodies are the contract's own types (`ErrorResponse`, `KratosError`), so what the server
+/// writes is what the document and the SDK's generated client read.
 public enum ErrorDialect: Sendable {
     case wallet
     case kratos
@@ -23,14 +26,14 @@ public enum ErrorDialect: Sendable {
         let body: Data
         switch self {
         case .wallet:
-            body = Self.encode(WalletEnvelope(error: .init(code: error.code.rawValue, id: error.id.rawValue,
-                                                           message: error.message, field: error.field)))
+            body = Self.encode(Components.Schemas.ErrorResponse(error: .init(code: error.code.rawValue, id: error.id.rawValue,
+                                                                             message: error.message, field: error.field)))
         case .kratos:
             var reason = error.message
             if let field = error.field, !reason.hasPrefix(field) { reason = "\(field): \(reason)" }
-            body = Self.encode(KratosEnvelope(error: .init(id: error.id.rawValue, code: status.code,
-                                                           status: Self.reasonPhrase(status), reason: reason,
-                                                           message: Self.kratosMessage(status.code))))
+            body = Self.encode(Components.Schemas.KratosError(error: .init(id: error.id.rawValue, code: status.code,
+                                                                           status: Self.reasonPhrase(status), reason: reason,
+                                                                           message: Self.kratosMessage(status.code))))
         }
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
@@ -77,29 +80,6 @@ public enum ErrorDialect: Sendable {
         default: status >= 500 ? "An internal server error occurred, please contact the system administrator" : "The request failed"
         }
     }
-}
-
-/// DESIGN §3's envelope.
-private struct WalletEnvelope: Encodable {
-    struct Body: Encodable {
-        var code: Int
-        var id: String
-        var message: String
-        var field: String?
-    }
-    var error: Body
-}
-
-/// Ory Kratos's generic error envelope.
-private struct KratosEnvelope: Encodable {
-    struct Body: Encodable {
-        var id: String
-        var code: Int
-        var status: String
-        var reason: String
-        var message: String
-    }
-    var error: Body
 }
 
 /// Hummingbird renders a `DomainError` thrown past the error middleware (it never is in the

@@ -21,7 +21,7 @@ enum OperationalRoutes {
                 throw DomainError(.notReady)
             }
             return Response(status: .ok, headers: [.contentType: "application/json"],
-                            body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ready","database":"\#(store.engineName)"}"#)))
+                            body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ready","database":"\#(store.databaseEngine.rawValue)"}"#)))
         }
         guard http.metricsEnabled else {
             router.get("/metrics") { _, _ -> Response in throw DomainError(.notFound, message: "Metrics are turned off.") }

@@ -111,7 +111,7 @@ public struct ProfileService: Sendable {
         }
         if try await recentlyUsed(new, by: user, hasher: hasher) { throw DomainError.passwordReused }
         let time = now()
-        audit(.passwordChanged, user: user.id, reason: onlyExpired ? "expired" : "changed", deviceID: deviceID)
+        audit(.passwordChanged, user: user.id, reason: onlyExpired ? .passwordExpired : .passwordChanged, deviceID: deviceID)
         try await store.updatePassword(userID: user.id, hash: try await hasher.hash(new), now: time,
                                        keep: max(0, issuer.passwordHistory - 1), keepSession: keepSession,
                                        messages: try outbox.securityNotice("password", to: user, at: time))

@@ -11,7 +11,7 @@ public struct AuditRecorder: Sendable {
         self.now = now
     }
 
-    func callAsFunction(_ type: AuditEventType, user userID: String?, outcome: AuditOutcome = .success, reason: String? = nil,
+    func callAsFunction(_ type: AuditEventType, user userID: String?, outcome: AuditOutcome = .success, reason: AuditReason? = nil,
                         deviceID: String? = nil, details: [String: String] = [:]) {
         AuditTrail.record(type, user: userID, outcome: outcome, reason: reason, deviceID: deviceID, details: details, at: now())
     }

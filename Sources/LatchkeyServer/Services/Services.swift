@@ -6,6 +6,8 @@ import Logging
 /// makes before anything else (the pepper's hasher and outbox cipher, the device CA, the clock).
 public struct ServiceFoundation: Sendable {
     public let configuration: ServerConfiguration
+    /// The engine of `configuration.database`, parsed once.
+    public let database: DatabaseEngine
     public let store: any LatchkeyStore
     public let pepper: SymmetricKey
     public let hasher: SecretHasher
@@ -38,7 +40,7 @@ public func buildServices(_ foundation: ServiceFoundation) -> Services {
     let admitted = HashAdmission(hasher: foundation.hasher)
     let outbox = OutboxWriter(cipher: foundation.cipher, issuer: issuer, publicURL: foundation.publicURL)
     let countInDatabase = switch configuration.rateLimits.counting {
-    case .auto: configuration.database.hasPrefix("postgres")
+    case .auto: foundation.database.isShared
     case .database: true
     case .memory: false
     }

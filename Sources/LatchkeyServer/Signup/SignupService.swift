@@ -52,9 +52,10 @@ public struct SignupService: Sendable {
     }
 
     /// Sends a code by SMS for a registration flow (`POST /identity/verification/flow/phone`).
-    /// Limited per number, per client IP, and per flow (interval and number of sends).
-    public func sendCode(flowID: String, phoneNumber: String, phoneType: String, flowType: String, clientIP: String) async throws {
-        try Self.checkTypes(phoneType: phoneType, flowType: flowType)
+    /// Limited per number, per client IP, and per flow (interval and number of sends). The request's
+    /// `phoneType` and `flowType` are the contract's one-value enums (`PRIMARY`, `REGISTRATION`):
+    /// decoding refuses any other value (400 naming the field), so nothing here compares them.
+    public func sendCode(flowID: String, phoneNumber: String, clientIP: String) async throws {
         let phone = phoneNumber.trimmingCharacters(in: .whitespaces)
         guard PhoneNumber.isValid(phone) else {
             throw DomainError.invalidField("phoneNumber", "Use the E.164 form, for example +439999999999.")
@@ -80,8 +81,7 @@ public struct SignupService: Sendable {
 
     /// Checks a code (`PATCH /identity/verification/flow/phone`). Each attempt is counted before the
     /// check, atomically; after the last wrong one even the right code is refused.
-    public func verifyCode(flowID: String, otp: String, phoneType: String, flowType: String) async throws {
-        try Self.checkTypes(phoneType: phoneType, flowType: flowType)
+    public func verifyCode(flowID: String, otp: String) async throws {
         guard !otp.isEmpty, otp.count <= 16 else { throw DomainError.invalidField("otp", "Send the code from the SMS.") }
         let flow = try await liveFlow(flowID, .registration)
         guard flow.otpDigest != nil else { throw flow.phoneVerifiedAt != nil ? DomainError.alreadyVerified : DomainError.noCode }
@@ -120,10 +120,6 @@ public struct SignupService: Sendable {
         }
     }
 
-    static func checkTypes(phoneType: String, flowType: String) throws {
-        guard phoneType == "PRIMARY" else { throw DomainError.invalidField("phoneType", "Only PRIMARY is supported.") }
-        guard flowType == "REGISTRATION" else { throw DomainError.invalidField("flowType", "Only REGISTRATION is supported.") }
-    }
 
     /// The keyed digest a code is stored as (a 6-digit code's plain SHA-256 could be reversed).
     func digest(_ code: String, flowID: String) -> String {

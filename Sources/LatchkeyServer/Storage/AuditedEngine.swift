@@ -6,7 +6,7 @@ import Foundation
 struct AuditedEngine: SQLEngine {
     let inner: any SQLEngine
 
-    var name: String { inner.name }
+    var kind: DatabaseEngine { inner.kind }
     var capabilities: SQLCapabilities { inner.capabilities }
 
     func read(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {

@@ -12,8 +12,8 @@ public protocol LatchkeyStore: AuditStore, ImportStore, SecretFingerprintStore, 
 /// The database itself: schema, health and the connection pool's lifetime. The application's
 /// lifecycle, `/ready` and the CLI's `migrate` use it; services never do.
 public protocol StoreAdministration: Sendable {
-    /// The engine's name (`sqlite`, `postgres`).
-    var engineName: String { get }
+    /// The engine behind the store.
+    var databaseEngine: DatabaseEngine { get }
     /// Applies the schema versions not yet applied; answers the versions it applied.
     @discardableResult func migrate() async throws -> [Int]
     /// The schema versions applied so far.
@@ -39,15 +39,17 @@ public enum StoreFactory {
     }
 
     /// `timeout` bounds each PostgreSQL call (`PostgresEngine.timeout`).
+    /// - Throws: `ConfigurationError` for a value that is no database URL (`DatabaseURL`), or the engine's error.
     public static func open(_ url: String, logger: Logger, timeout: Duration = .seconds(1)) async throws -> any LatchkeyStore {
-        if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
-            return SQLStore(engine: try PostgresEngine(url: url, logger: logger, timeout: timeout))
+        try await open(DatabaseURL(url), logger: logger, timeout: timeout)
+    }
+
+    /// Opens the store of a parsed database URL.
+    public static func open(_ database: DatabaseURL, logger: Logger, timeout: Duration = .seconds(1)) async throws
+        -> any LatchkeyStore {
+        guard let path = database.sqlitePath else {
+            return SQLStore(engine: try PostgresEngine(url: database.string, logger: logger, timeout: timeout))
         }
-        guard url.hasPrefix("sqlite:") else {
-            throw ConfigurationError(key: "database", message: "Use sqlite:PATH, sqlite::memory: or a postgres:// URL.")
-        }
-        let path = String(url.dropFirst("sqlite:".count))
-        guard !path.isEmpty else { throw ConfigurationError(key: "database", message: "sqlite: needs a path.") }
         if path != ":memory:", !FileManager.default.fileExists(atPath: path) {
             // An empty file is an empty database; made 0600 first, SQLite gives its -wal and -shm
             // files the same mode.

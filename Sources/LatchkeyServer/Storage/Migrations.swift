@@ -163,11 +163,11 @@ enum Migrations {
     ]
 
     /// Statements of a version in one engine's own dialect, run after the common ones.
-    static let engineSpecific: [Int: [String: [String]]] = [
+    static let engineSpecific: [Int: [DatabaseEngine: [String]]] = [
         // The audit trail is append-only in the database too: no update, and no deletion of a
         // row younger than a day (the retention purge deletes older ones).
         9: [
-            "sqlite": [
+            .sqlite: [
                 """
                 CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events
                 BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END
@@ -178,7 +178,7 @@ enum Migrations {
                 BEGIN SELECT RAISE(ABORT, 'audit_events younger than a day cannot be deleted'); END
                 """,
             ],
-            "postgres": [
+            .postgres: [
                 """
                 CREATE FUNCTION audit_events_guard() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN

@@ -4,7 +4,7 @@ import PostgresNIO
 
 /// The engine for deployments with several replicas: PostgreSQL through a connection pool.
 public final class PostgresEngine: SQLEngine {
-    public let name = "postgres"
+    public let kind = DatabaseEngine.postgres
     private let client: PostgresClient
     private let logger: Logger
 

@@ -21,8 +21,8 @@ public protocol SQLExecutor: Sendable {
 
 /// A database engine behind the store: SQLite or PostgreSQL.
 public protocol SQLEngine: SQLExecutor {
-    /// The engine's name as shown in logs and `/ready`.
-    var name: String { get }
+    /// Which engine it is, as shown in logs and `/ready`.
+    var kind: DatabaseEngine { get }
     /// What the engine's SQL can do beyond the common statements.
     var capabilities: SQLCapabilities { get }
     /// Runs a read-only statement; an engine may send it to a reader connection.

@@ -94,7 +94,7 @@ extension SQLStore {
 
     public func setUserStatus(userID: String, change: UserStatusChange, now: Date) async throws {
         try await engine.transaction { db in
-            AuditTrail.record(.walletStatusChanged, user: userID, reason: change.status.rawValue, at: now)
+            AuditTrail.record(.walletStatusChanged, user: userID, reason: .status(change.status), at: now)
             try await db.execute("UPDATE users SET status = $2\(change.clearsFailures ? ", failed_attempts = 0" : "") WHERE id = $1",
                                  [.text(userID), .text(change.status.rawValue)])
             if change.clearsFailures { try await Self.clearUnlinkedAttempts(userID: userID, in: db) }
@@ -168,7 +168,7 @@ extension SQLStore {
 
     public func setDeviceStatus(userID: String, deviceID: String, change: DeviceStatusChange, now: Date) async throws {
         try await engine.transaction { db in
-            AuditTrail.record(.deviceStatusChanged, user: userID, reason: change.status.rawValue, deviceID: deviceID, at: now)
+            AuditTrail.record(.deviceStatusChanged, user: userID, reason: .status(change.status), deviceID: deviceID, at: now)
             try await db.execute("""
                 UPDATE devices SET status = $3\(change.clearsFailures ? ", failed_attempts = 0" : "")
                 WHERE user_id = $1 AND device_id = $2

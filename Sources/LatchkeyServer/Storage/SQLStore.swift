@@ -4,14 +4,14 @@ import Foundation
 public struct SQLStore: LatchkeyStore {
     public let engine: any SQLEngine
     let sessions = SessionCache()
-    public var engineName: String { engine.name }
+    public var databaseEngine: DatabaseEngine { engine.kind }
 
     public init(engine: any SQLEngine) {
         self.engine = engine is AuditedEngine ? engine : AuditedEngine(inner: engine)
     }
 
     public func migrate() async throws -> [Int] {
-        let (advisory, name) = (engine.capabilities.advisoryLocks, engine.name)
+        let (advisory, kind) = (engine.capabilities.advisoryLocks, engine.kind)
         // A migration may take longer than a request's database timeout.
         return try await engine.transaction(.unbounded) { db in
             if advisory { try await db.execute("SELECT pg_advisory_xact_lock(7413)") }
@@ -20,7 +20,7 @@ public struct SQLStore: LatchkeyStore {
             var done: [Int] = []
             for migration in Migrations.all where !applied.contains(Int64(migration.version)) {
                 for statement in migration.statements { try await db.execute(statement) }
-                for statement in Migrations.engineSpecific[migration.version]?[name] ?? [] { try await db.execute(statement) }
+                for statement in Migrations.engineSpecific[migration.version]?[kind] ?? [] { try await db.execute(statement) }
                 try await db.execute("INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)",
                                      [.integer(Int64(migration.version)), Date().epochSeconds])
                 done.append(migration.version)

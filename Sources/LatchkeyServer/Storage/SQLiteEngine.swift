@@ -8,7 +8,7 @@ import Synchronization
 /// connection, serialized, so a transaction is never interleaved with another task's statements;
 /// plain `SELECT`s run on reader connections, which WAL lets proceed beside the writer.
 public final class SQLiteEngine: SQLEngine {
-    public let name = "sqlite"
+    public let kind = DatabaseEngine.sqlite
     private let connection: SQLiteConnection
     private let readers: [SQLiteConnection]
     private let next = Counter()

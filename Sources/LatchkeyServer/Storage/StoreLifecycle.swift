@@ -30,7 +30,7 @@ public struct StoreService: Service {
             group.addTask { await store.run() }
             do {
                 let applied = try await store.migrate()
-                if !applied.isEmpty { logger.info("Applied migrations \(applied) on \(store.engineName)") }
+                if !applied.isEmpty { logger.info("Applied migrations \(applied) on \(store.databaseEngine.rawValue)") }
                 ready.open()
             } catch {
                 ready.fail(error)
