@@ -104,14 +104,16 @@ let package = Package(
         /// Helpers shared by the test targets: test configuration, temporary databases.
         .target(
             name: "LatchkeyTestSupport",
-            dependencies: ["LatchkeyServer", .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"])),
+            dependencies: ["LatchkeyServer", "LatchkeyAPI",
+                           .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"])),
+                           .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                            .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Server"])), .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "LatchkeyCoreTests", dependencies: ["LatchkeyCore"]),
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [
-                "LatchkeyServer", "LatchkeyTestSupport", "LatchkeyCore",
+                "LatchkeyServer", "LatchkeyTestSupport", "LatchkeyCore", "LatchkeyAPI",
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "Yams", package: "Yams", condition: .when(traits: ["Server"])),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,50 +1,46 @@
 import Foundation
 import HummingbirdTesting
+import LatchkeyAPI
 import LatchkeyServer
+import LatchkeyTestSupport
 import Testing
 
 @Suite struct EnrollmentReadTests {
+    // Typed through the contract's generated client: what an app generated from the document reads.
     @Test func mfaQuestionsWithMetadata() async throws {
         try await withServer { _, client in
-            let answer = try await client.call(.get, "/v1/enrollment/mfa-questions")
-            #expect(answer.status == .ok)
-            let questions = try #require(answer.json["mfaQuestions"] as? [String])
-            #expect(questions.count >= 10)
-            #expect(answer.json["numberOfRequiredQuestions"] as? Int == 3)
-            let metadata = try #require(answer.json["mfaQuestionsWithMetadata"] as? [[String: Any]])
-            #expect(metadata.count == questions.count)
-            #expect(metadata.first?["isMandatory"] as? Bool == false)
-            #expect(metadata.first?["isNewQuestion"] as? Bool == true)
+            let questions = try await client.api(headers: appHeaders()).retrieveMfaQuestionsWithMetadata().ok.body.json
+            #expect(questions.mfaQuestions.count >= 10)
+            #expect(questions.numberOfRequiredQuestions == 3)
+            #expect(questions.mfaQuestionsWithMetadata.count == questions.mfaQuestions.count)
+            #expect(questions.mfaQuestionsWithMetadata.first?.isMandatory == false)
+            #expect(questions.mfaQuestionsWithMetadata.first?.isNewQuestion == true)
         }
     }
 
     @Test func passwordAndPasscodeConfigurations() async throws {
         try await withServer(configure: { $0.issuer.password.passwordMinLength = 6; $0.issuer.password.passwordMaxLength = 12 }) { _, client in
-            let password = try await client.call(.get, "/v1/enrollment/password-configuration")
-            #expect(password.status == .ok)
-            #expect(password.json["passwordMinLength"] as? Int == 6)
-            #expect(password.json["passwordMaxLength"] as? Int == 12)
-            #expect(password.json["validCharacters"] as? String == "a-zA-Z0-9~!@#$%^&*()-{}")
-            let passcode = try await client.call(.get, "/v1/enrollment/passcode-configuration")
-            #expect(passcode.json["length"] as? Int == 6)
-            #expect(passcode.json["allowSameValues"] as? Bool == false)
-            #expect(passcode.json["numericOnly"] as? Bool == true)
+            let api = client.api(headers: appHeaders())
+            let password = try await api.retrievePasswordConfigurations().ok.body.json
+            #expect(password.passwordMinLength == 6)
+            #expect(password.passwordMaxLength == 12)
+            #expect(password.validCharacters == "a-zA-Z0-9~!@#$%^&*()-{}")
+            let passcode = try await api.retrievePasscodeConfigurations().ok.body.json
+            #expect(passcode.length == 6)
+            #expect(passcode.allowSameValues == false)
+            #expect(passcode.numericOnly == true)
         }
     }
 
     @Test func profileMetadataHasTheSpecKeys() async throws {
         try await withServer { _, client in
-            let answer = try await client.call(.get, "/v1/enrollment/profile-metadata")
-            #expect(answer.status == .ok)
-            let address = try #require(answer.json["addressInformation"] as? [[String: Any]])
-            let zip = try #require(address.first { $0["key"] as? String == "ZIP_CODE" })
-            #expect(zip["maxLength"] as? Int == 5)
-            let contact = try #require(answer.json["contactInformation"] as? [[String: Any]])
-            #expect(Set(contact.compactMap { $0["key"] as? String }) == ["EMAIL", "MOBILE_PHONE"])
-            let profile = try #require(answer.json["userProfile"] as? [[String: Any]])
-            let phone = try #require(profile.first { $0["key"] as? String == "MOBILE_NUMBER" })
-            #expect(phone["canBeUsedToCreate"] as? Bool == false)
-            #expect(phone["updatesAllowed"] as? Bool == false)
+            let metadata = try await client.api(headers: appHeaders()).retrieveProfileMetadata().ok.body.json
+            let zip = try #require(metadata.addressInformation.first { $0.key == "ZIP_CODE" })
+            #expect(zip.maxLength == 5)
+            #expect(Set(metadata.contactInformation.map(\.key)) == ["EMAIL", "MOBILE_PHONE"])
+            let phone = try #require(metadata.userProfile.first { $0.key == "MOBILE_NUMBER" })
+            #expect(phone.canBeUsedToCreate == false)
+            #expect(phone.updatesAllowed == false)
         }
     }
 
