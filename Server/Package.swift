@@ -1,0 +1,179 @@
+// swift-tools-version:6.1
+import Foundation
+import PackageDescription
+
+/// The server (the wallet's gateway and identity provider), the `latchkey` CLI, the benchmark and
+/// every test of the repository. It depends on the SDK's package at the repository's root by path;
+/// SwiftPM names a path dependency after its directory, so the name is read from the checkout.
+let sdk = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent
+
+/// The layers, each a target whose dependencies the compiler checks (docs/architecture.md):
+/// LatchkeyDomain ← LatchkeySQL, LatchkeyHTTP (← LatchkeyServerAPI) ← LatchkeyServer ← the CLI.
+let package = Package(
+    name: "LatchkeyServer",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "latchkey", targets: ["LatchkeyCLI"]),
+        .executable(name: "latchkey-bench", targets: ["LatchkeyBenchmark"]),
+        .library(name: "LatchkeyServer", targets: ["LatchkeyServer"]),
+    ],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.0"),
+    ],
+    targets: [
+        /// zlib, for the bundled common-password list.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        /// The server's half of the contract: the stubs generated from `openapi.yaml` that route each
+        /// operation to `APIProtocol` (the types they use are the SDK's `LatchkeyAPI`).
+        .target(
+            name: "LatchkeyServerAPI",
+            dependencies: [
+                .product(name: "LatchkeyAPI", package: sdk), .product(name: "LatchkeyCore", package: sdk),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["openapi-generator-config.yaml"]
+        ),
+        /// The domain: services, policies and security rules, the store protocols and records, the
+        /// configuration, and the outgoing adapters the services own (courier, OpenID Connect).
+        /// It knows no HTTP server and no SQL.
+        .target(
+            name: "LatchkeyDomain",
+            dependencies: [
+                "CZlib",
+                .product(name: "LatchkeyCore", package: sdk),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            resources: [.copy("Resources/common-passwords.txt.gz")]
+        ),
+        /// The store on SQLite and PostgreSQL: engines, migrations, the SQL of every store protocol.
+        .target(
+            name: "LatchkeySQL",
+            dependencies: [
+                "LatchkeyDomain", .product(name: "LatchkeyCore", package: sdk),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+            ]
+        ),
+        /// The HTTP edge (identity and device binding resolved into the request context), the
+        /// handlers of the contract's operations, the operational routes and the web pages.
+        .target(
+            name: "LatchkeyHTTP",
+            dependencies: [
+                "LatchkeyDomain", "LatchkeyServerAPI",
+                .product(name: "LatchkeyAPI", package: sdk), .product(name: "LatchkeyCore", package: sdk),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ]
+        ),
+        /// The composition root: `buildApplication` opens the store, builds the services and the
+        /// router, and runs them with the courier and the store's lifecycle.
+        .target(
+            name: "LatchkeyServer",
+            dependencies: [
+                "LatchkeyDomain", "LatchkeySQL", "LatchkeyHTTP", "LatchkeyServerAPI",
+                .product(name: "LatchkeyAPI", package: sdk), .product(name: "LatchkeyCore", package: sdk),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "LatchkeyCLI",
+            dependencies: [
+                "LatchkeyServer", "LatchkeyDomain", "LatchkeySQL",
+                .product(name: "Latchkey", package: sdk), .product(name: "LatchkeyCore", package: sdk),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "LatchkeyBenchmark",
+            dependencies: [
+                "LatchkeyServer", "LatchkeyDomain", "LatchkeySQL",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        /// Helpers shared by the test targets: test configuration, temporary databases, the
+        /// contract's client over a test server.
+        .target(
+            name: "LatchkeyTestSupport",
+            dependencies: [
+                "LatchkeyServer", "LatchkeyDomain", "LatchkeySQL",
+                .product(name: "LatchkeyAPI", package: sdk),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(name: "LatchkeyCoreTests", dependencies: [.product(name: "LatchkeyCore", package: sdk)]),
+        .testTarget(
+            name: "LatchkeyServerTests",
+            dependencies: [
+                "LatchkeyServer", "LatchkeyDomain", "LatchkeySQL", "LatchkeyHTTP", "LatchkeyTestSupport",
+                .product(name: "LatchkeyCore", package: sdk), .product(name: "LatchkeyAPI", package: sdk),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
+        /// The SDK against a real in-process server.
+        .testTarget(
+            name: "LatchkeyTests",
+            dependencies: [
+                "LatchkeyTestSupport", "LatchkeyServer", "LatchkeyDomain", "LatchkeySQL",
+                .product(name: "Latchkey", package: sdk), .product(name: "LatchkeyCore", package: sdk),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,22 @@
+import Foundation
+import LatchkeyCore
+
+/// The authentication module: logins, MFA prompts, sessions, device tokens and lockout.
+/// Knows no HTTP; every refusal is a `DomainError` with the spec's code.
+public struct AuthenticationService: Sendable {
+    /// What logins read and write: users, lockout counters, devices, sessions, device tokens.
+    public typealias Store = UserStore & AttemptStore & DeviceStore & SessionStore & CredentialStore
+    package let store: any Store
+    package let issuer: IssuerSettings
+    /// Builds the security notices of device tokens and unlinked devices.
+    package let outbox: OutboxWriter
+    /// Checks credentials under the rate limits and the lockout rules.
+    package let verifier: CredentialVerifier
+    /// Opens sessions.
+    package let sessions: SessionIssuer
+    /// Links or prompts the device and opens the session of every login.
+    package let logins: LoginFlow
+    package let audit: AuditRecorder
+    package let admitted: HashAdmission
+    package let now: @Sendable () -> Date
+}

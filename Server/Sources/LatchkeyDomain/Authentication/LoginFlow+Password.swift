@@ -1,0 +1,98 @@
+import Foundation
+import LatchkeyCore
+
+/// How a password login names the wallet.
+public enum LoginIdentifier: Sendable, Equatable {
+    /// The registered email, compared case-insensitively (`loginByUsernamePassword`, Kratos).
+    case email(String)
+    /// The verified E.164 phone number of a phone sign-up (Kratos).
+    case phone(String)
+
+    /// A login by phone number does not need the email verified.
+    package var isEmail: Bool { if case .email = self { true } else { false } }
+}
+
+/// What a login from a device not linked to the wallet does.
+public enum UnlinkedDevicePolicy: Sendable, Equatable {
+    /// The wallet API: the MFA prompt, which links the device once answered.
+    case prompt
+    /// The Kratos-compatible API, which has no prompt: the device is linked when the wallet has no
+    /// MFA answers, and the login is refused (`PasswordLoginRefusal.deviceNotLinked`) when it has.
+    case linkUnlessQuestions
+}
+
+/// A login completed: the session token (returned once), its record and the wallet as it was read
+/// before the login.
+public struct OpenedSession: Sendable, Equatable {
+    public var token: String
+    public var session: SessionRecord
+    public var user: UserRecord
+}
+
+/// What a password login ends in; each API renders it in its own shape.
+public enum PasswordLoginResult: Sendable, Equatable {
+    case session(OpenedSession)
+    case mfaRequired(question: String, challengeToken: String)
+}
+
+/// A password login the Kratos-compatible API refuses with a form message.
+public enum PasswordLoginRefusal: Error, Sendable, Equatable {
+    /// The device is not linked and the wallet has MFA questions the API cannot ask.
+    case deviceNotLinked
+}
+
+extension LoginFlow {
+    /// The password login, one domain operation for both APIs: the wallet by email or phone (an
+    /// unknown one costs the same hash work as a wrong password), the password checked by the
+    /// `CredentialVerifier` (rate limit, lockout), the 418/511/508 checks (a login by phone does not
+    /// need the email verified), then the device: linked and usable, or `unlinked`'s policy.
+    /// `beforeSession` runs just before the session is opened (Kratos uses its flow there).
+    /// Throws the `DomainError`s of those steps, or `PasswordLoginRefusal`.
+    public func passwordLogin(_ identifier: LoginIdentifier, password: String, caller: Caller,
+                              unlinked: UnlinkedDevicePolicy,
+                              beforeSession: () async throws -> Void = {}) async throws -> PasswordLoginResult {
+        let device = caller.device
+        return try await admitted(1, for: caller) { hasher in
+            let (found, key): (UserRecord?, String) = switch identifier {
+            case .email(let email):
+                (try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)), EmailAddress.normalized(email))
+            case .phone(let phone): (try await store.user(issuer: issuer.id, phoneNormalized: phone), phone)
+            }
+            guard let user = found else {
+                audit(.loginFailed, user: nil, outcome: .failure, reason: .unknownUser, deviceID: device.deviceID,
+                      details: ["identifier": String(key.prefix(320))])
+                // The per-account limit a known wallet would meet in `check`, so a 429 tells nothing either.
+                if let wait = try await verifier.throttle.refusal("account:unknown:" + key,
+                                                                  limit: verifier.throttle.settings.credentialAttemptsPerMinutePerAccount) {
+                    throw DomainError(.rateLimited, retryAfter: wait)
+                }
+                try await hasher.burn(password)
+                throw DomainError.wrongCredentials
+            }
+            try await verifier.check(password, against: user.passwordHash, user: user, deviceID: device.deviceID, credential: .password,
+                                     hasher: hasher)
+            try verifier.requireVerified(user, byEmail: identifier.isEmail)
+            let linked = try await verifier.linkedDevice(user: user, deviceID: device.deviceID)
+            if linked == nil {
+                switch unlinked {
+                case .prompt:
+                    guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
+                    // A wallet with neither MFA answers nor a device (an imported user) has nothing
+                    // to prompt with: its first device is linked by the password, as a registration
+                    // links the registering device by its nonce. Later devices need answers.
+                    if try await store.mfaAnswers(userID: user.id).isEmpty, try await store.devices(userID: user.id).isEmpty { break }
+                    let challenge = try await prompt(user, deviceID: deviceID)
+                    return .mfaRequired(question: challenge.question, challengeToken: challenge.token)
+                case .linkUnlessQuestions:
+                    if !(try await store.mfaAnswers(userID: user.id)).isEmpty { throw PasswordLoginRefusal.deviceNotLinked }
+                }
+            }
+            try await beforeSession()
+            if linked == nil, let deviceID = device.deviceID {
+                try await link(user, deviceID: deviceID, device: device)
+            }
+            let opened = try await sessions.open(user, device: device, method: identifier.isEmail ? .password : .passwordPhone)
+            return .session(OpenedSession(token: opened.token, session: opened.session, user: user))
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import LatchkeyCore
+
+/// How every login ends, built once and shared by the wallet API's logins, the Kratos-compatible
+/// login (`SignupService`) and SSO (`FederationService`): the password login as one operation
+/// (`passwordLogin`), then the device — linked and usable, linked now, or prompted for an MFA
+/// answer — and the session. Knows no HTTP.
+public struct LoginFlow: Sendable {
+    /// What a login reads and writes: users, lockout counters, devices, sessions, challenges.
+    public typealias Store = UserStore & AttemptStore & DeviceStore & SessionStore & CredentialStore
+    package let store: any Store
+    package let issuer: IssuerSettings
+    /// Checks credentials under the rate limits and the lockout rules.
+    package let verifier: CredentialVerifier
+    /// Opens sessions.
+    package let sessions: SessionIssuer
+    package let audit: AuditRecorder
+    package let admitted: HashAdmission
+    package let now: @Sendable () -> Date
+
+    /// How long an MFA challenge may be answered.
+    package static let challengeLifetime: TimeInterval = 300
+
+    /// Links a device to the wallet; a device key linked to another wallet is refused (409).
+    package func link(_ user: UserRecord, deviceID: String, device: DeviceContext) async throws {
+        audit(.deviceLinked, user: user.id, deviceID: deviceID, details: device.label.map { ["label": $0] } ?? [:])
+        do {
+            try await store.linkDevice(userID: user.id, deviceID: deviceID, deviceType: device.deviceType, label: device.label,
+                                       now: now())
+        } catch StoreError.deviceKeyInUse {
+            throw DomainError(.deviceKeyInUse, field: "DPoP")
+        }
+    }
+
+    /// Logs the user in on a linked device, or prompts for an MFA answer on an unlinked one.
+    package func finish(_ user: UserRecord, device: DeviceContext, linkDevice: Bool = false, method: LoginMethod) async throws -> LoginOutcome {
+        guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
+        if let linked = try await store.device(userID: user.id, deviceID: deviceID) {
+            try CredentialVerifier.requireUsable(linked)
+        } else if linkDevice {
+            try await link(user, deviceID: deviceID, device: device)
+        } else {
+            let challenge = try await prompt(user, deviceID: deviceID)
+            return .mfaRequired(question: challenge.question, challengeToken: challenge.token)
+        }
+        return try await sessions.start(user, device: device, method: method)
+    }
+
+    /// Creates the MFA challenge for the user's pending question (`CredentialVerifier.pendingQuestion`).
+    package func prompt(_ user: UserRecord, deviceID: String) async throws -> (question: String, token: String) {
+        guard let question = try await verifier.pendingQuestion(for: user) else {
+            throw DomainError.wrongCredentials
+        }
+        let token = SecureRandom.token()
+        let time = now()
+        audit(.mfaPrompted, user: user.id, deviceID: deviceID, details: ["question": question])
+        try await store.createToken(TokenRecord(digest: SecureRandom.digest(token), purpose: .mfaChallenge, userID: user.id,
+                                                deviceID: deviceID, createdAt: time,
+                                                expiresAt: time.addingTimeInterval(Self.challengeLifetime), data: question))
+        return (question, token)
+    }
+}

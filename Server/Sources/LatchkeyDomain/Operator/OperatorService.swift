@@ -1,0 +1,97 @@
+import Foundation
+import LatchkeyCore
+
+/// What an operator may do to wallets (`latchkey users …`): read them, lock and unlock,
+/// deactivate, suspend and reactivate wallets and devices, mark an address verified. Knows no
+/// terminal; refuses with `OperatorError`.
+public struct OperatorService: Sendable {
+    /// Users, their devices and statuses.
+    public typealias Store = UserStore & DeviceStore & CredentialStore & AuditStore
+    package let store: any Store
+    package let issuer: IssuerSettings
+    package let now: @Sendable () -> Date
+
+    public init(store: any Store, issuer: IssuerSettings, now: @escaping @Sendable () -> Date = Date.init) {
+        self.store = store
+        self.issuer = issuer
+        self.now = now
+    }
+
+    /// Users of the issuer, newest first.
+    public func users(limit: Int, offset: Int) async throws -> [UserRecord] {
+        try await store.users(issuer: issuer.id, limit: limit, offset: offset)
+    }
+
+    /// The user with this address. Throws `OperatorError.unknownUser`.
+    public func user(email: String) async throws -> UserRecord {
+        guard let user = try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)) else {
+            throw OperatorError.unknownUser(email)
+        }
+        return user
+    }
+
+    /// The devices linked to a user.
+    public func devices(of user: UserRecord) async throws -> [DeviceRecord] {
+        try await store.devices(userID: user.id)
+    }
+
+    /// Sets the standing of a wallet; anything but `active` ends its sessions, `active` clears its
+    /// failure count. Throws `OperatorError.unknownUser`.
+    public func setStatus(email: String, _ status: UserStatus) async throws {
+        let user = try await user(email: email)
+        try await audited("set wallet status \(status.rawValue)", user: user) {
+            try await store.setUserStatus(userID: user.id, status: status, now: now())
+        }
+    }
+
+    /// Sets the standing of one device of a wallet; anything but `active` ends the device's
+    /// sessions. Throws `OperatorError.unknownUser` or `.unknownDevice`.
+    public func setStatus(email: String, device: String, _ status: DeviceStatus) async throws {
+        let user = try await user(email: email)
+        guard try await store.device(userID: user.id, deviceID: device) != nil else {
+            throw OperatorError.unknownDevice(device, email: email)
+        }
+        try await audited("set device status \(status.rawValue)", user: user, deviceID: device) {
+            try await store.setDeviceStatus(userID: user.id, deviceID: device, status: status, now: now())
+        }
+    }
+
+    /// The operator lock: credential changes answer 424 while it is on.
+    public func setLocked(email: String, _ locked: Bool) async throws {
+        let user = try await user(email: email)
+        try await audited(locked ? "lock" : "unlock", user: user) {
+            try await store.setLocked(userID: user.id, locked: locked)
+        }
+    }
+
+    /// Marks the address and the app instance verified.
+    public func verify(email: String) async throws {
+        let user = try await user(email: email)
+        try await audited("verify", user: user) {
+            try await store.markEmailVerified(userID: user.id)
+            try await store.markAppInstanceVerified(userID: user.id)
+        }
+    }
+
+    /// Runs an operator's change in its own audit scope, recorded as `operator.command`.
+    package func audited(_ command: String, user: UserRecord?, deviceID: String? = nil,
+                 _ change: () async throws -> Void) async throws {
+        try await AuditTrail.scope(actor: .operator, store: store) {
+            AuditTrail.record(.operatorCommand, user: user?.id, deviceID: deviceID, details: ["command": command], at: now())
+            try await change()
+        }
+    }
+}
+
+/// Why an operator command cannot be carried out.
+public enum OperatorError: Error, Sendable, Equatable, CustomStringConvertible {
+    case unknownUser(String)
+    case unknownDevice(String, email: String)
+
+    public var description: String {
+        switch self {
+        case .unknownUser(let email): "No user with email \(email)."
+        case .unknownDevice(let device, let email): "Device \(device) is not linked to \(email)."
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import Crypto
+import Foundation
+import JWTKit
+import LatchkeyCore
+import Synchronization
+
+/// A verified DPoP proof (RFC 9449): the request was signed by the holder of a device key.
+public struct DPoPProof: Sendable, Equatable {
+    /// The RFC 7638 thumbprint of the proof's public key (base64url SHA-256): the device's identity
+    /// and a bound token's `cnf.jkt`.
+    public let thumbprint: String
+    /// The proof's unique id.
+    public let jti: String
+}
+
+/// The claims of a DPoP proof.
+package struct DPoPClaims: JWTPayload {
+    package let jti: String
+    package let htm: String
+    package let htu: String
+    package let iat: Int
+    package let ath: String?
+    package let nonce: String?
+
+    // jwt-kit only parses the proof; `DPoPVerifier.verify` checks the signature and the claims.
+    package func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// A signed proof without a current nonce of its key: refused as `use_dpop_nonce`, with the nonce
+/// to sign with (which only the key's holder can use).
+package struct DPoPNonceRequired: Error {
+    package let thumbprint: String
+}
+
+/// Verifies the `DPoP` header of a request: a compact JWS with `typ: dpop+jwt`, `alg: ES256`, the
+/// device's P-256 public key as `jwk`, signed by that key (parsed by jwt-kit, verified by swift-crypto), whose
+/// claims name this request (`htm`, `htu` as seen through the public base URL), were issued within
+/// `window` seconds, hash the access token sent with it (`ath`), carry the server's nonce when the
+/// call asks for one, and were not seen before (`jti`). Every refusal is `invalid_dpop_proof` or
+/// `use_dpop_nonce` (HTTP 401); nothing about a proof is logged but its thumbprint.
+public struct DPoPVerifier: Sendable {
+    package let publicURL: PublicBaseURL
+    package let nonces: DPoPNonces
+    package let replay: ReplayCache
+    /// Keys already validated, by their `jwk` coordinates: a device sends the same key with every
+    /// proof, and building and checking the point cost as much as parsing the proof.
+    package let keys = KeyCache()
+    package let now: @Sendable () -> Date
+    /// How far `iat` may be from the server's clock, in seconds, either way.
+    package static let window: TimeInterval = 60
+    /// The longest proof accepted (a P-256 proof is about 600 bytes).
+    package static let maxLength = 4096
+
+    public init(publicURL: PublicBaseURL, nonces: DPoPNonces, now: @escaping @Sendable () -> Date) {
+        self.publicURL = publicURL
+        self.nonces = nonces
+        self.replay = ReplayCache(lifetime: 2 * Self.window)
+        self.now = now
+    }
+
+    /// The proof of a request, verified. `accessToken` is the token sent with it, if any.
+    /// Throws `DomainError(.invalidDPoPProof)`, or `DPoPNonceRequired` when `requireNonce` and the
+    /// proof lacks a current nonce handed to its key.
+    public func verify(_ proof: String, method: String, path: String, accessToken: String?,
+                       requireNonce: Bool) async throws -> DPoPProof {
+        guard proof.utf8.count <= Self.maxLength else { throw Self.invalid("The DPoP proof is too long.") }
+        let parsed: (header: JWTHeader, payload: DPoPClaims, signature: Data)
+        do {
+            parsed = try DefaultJWTParser().parse(Array(proof.utf8), as: DPoPClaims.self)
+        } catch {
+            throw Self.invalid("The DPoP proof is not a JWS with the claims jti, htm, htu and iat.")
+        }
+        let header = parsed.header
+        guard header.typ == "dpop+jwt" else { throw Self.invalid("The DPoP proof's typ must be dpop+jwt.") }
+        guard header.alg == "ES256" else { throw Self.invalid("The DPoP proof must be signed with ES256.") }
+        let key = try keys.key(for: header.jwk)
+        // jwt-kit parsed the JWS; the one ES256 verification is swift-crypto's, over the signing
+        // input as sent (a key collection per request would parse the token a second time).
+        guard let lastDot = proof.utf8.lastIndex(of: UInt8(ascii: ".")) else { throw Self.invalid("The DPoP proof is not a JWS.") }
+        let signingInput = Data(proof.utf8[..<lastDot])
+        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: parsed.signature),
+              key.key.isValidSignature(signature, for: signingInput) else {
+            throw Self.invalid("The DPoP proof's signature does not verify with its jwk.")
+        }
+        let claims = parsed.payload
+        guard claims.htm == method else { throw Self.invalid("The DPoP proof's htm is not this request's method.") }
+        guard Self.stripped(claims.htu) == publicURL.value + path else {
+            throw Self.invalid("The DPoP proof's htu is not this request's URL.")
+        }
+        let time = now()
+        guard abs(time.timeIntervalSince1970 - Double(claims.iat)) <= Self.window else {
+            throw Self.invalid("The DPoP proof's iat is outside the accepted window.")
+        }
+        if let accessToken {
+            guard claims.ath == Data(SHA256.hash(data: Data(accessToken.utf8))).base64URL else {
+                throw Self.invalid("The DPoP proof's ath is not the hash of the access token.")
+            }
+        }
+        if requireNonce {
+            guard let nonce = claims.nonce, nonces.isValid(nonce, for: key.thumbprint, at: time) else {
+                throw DPoPNonceRequired(thumbprint: key.thumbprint)
+            }
+        }
+        guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256, replay.insert(key.thumbprint + "." + claims.jti, at: time) else {
+            throw Self.invalid("The DPoP proof was used before.")
+        }
+        return DPoPProof(thumbprint: key.thumbprint, jti: claims.jti)
+    }
+
+    /// The proof's public key and its RFC 7638 thumbprint; refuses anything but a public P-256 key.
+    package static func publicKey(_ jwk: [String: JWTHeaderField]?) throws -> (key: P256.Signing.PublicKey, thumbprint: String) {
+        guard let jwk, jwk["kty"]?.asString == "EC", jwk["crv"]?.asString == "P-256",
+              let x = jwk["x"]?.asString, let y = jwk["y"]?.asString else {
+            throw invalid("The DPoP proof's jwk must be a P-256 public key.")
+        }
+        guard jwk["d"] == nil else { throw invalid("The DPoP proof's jwk must not contain a private key.") }
+        guard let xBytes = Data(base64URL: x), let yBytes = Data(base64URL: y), xBytes.count == 32, yBytes.count == 32,
+              let key = try? P256.Signing.PublicKey(x963Representation: [0x04] + xBytes + yBytes) else {
+            throw invalid("The DPoP proof's jwk is not a point on P-256.")
+        }
+        return (key, thumbprint(x: x, y: y))
+    }
+
+    /// The RFC 7638 thumbprint of a P-256 key given by its base64url coordinates: the required
+    /// members in lexicographic order, no whitespace, hashed with SHA-256.
+    package static func thumbprint(x: String, y: String) -> String {
+        Data(SHA256.hash(data: Data(#"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#.utf8))).base64URL
+    }
+
+    /// The RFC 7638 thumbprint of a P-256 public key.
+    public static func thumbprint(of key: P256.Signing.PublicKey) -> String {
+        let point = key.rawRepresentation
+        return thumbprint(x: Data(point.prefix(32)).base64URL, y: Data(point.suffix(32)).base64URL)
+    }
+
+    /// `htu` without query or fragment (RFC 9449 §4.3).
+    package static func stripped(_ url: String) -> String {
+        String(url.prefix { $0 != "?" && $0 != "#" })
+    }
+
+
+    package static func invalid(_ message: String) -> DomainError {
+        DomainError(.invalidDPoPProof, message: message, field: "DPoP")
+    }
+}
+
+/// Validated P-256 keys by their `jwk` coordinates, bounded: past `capacity` it starts again.
+package final class KeyCache: Sendable {
+    private let keys = Mutex<[String: (key: P256.Signing.PublicKey, thumbprint: String)]>([:])
+    package static let capacity = 10_000
+
+    package func key(for jwk: [String: JWTHeaderField]?) throws -> (key: P256.Signing.PublicKey, thumbprint: String) {
+        let coordinates = (jwk?["x"]?.asString ?? "") + "." + (jwk?["y"]?.asString ?? "")
+        // The other members are checked every time, so a cached point never excuses a private key or another curve.
+        if let cached = keys.withLock({ $0[coordinates] }), jwk?["kty"]?.asString == "EC", jwk?["crv"]?.asString == "P-256",
+           jwk?["d"] == nil {
+            return cached
+        }
+        let parsed = try DPoPVerifier.publicKey(jwk)
+        keys.withLock { keys in
+            if keys.count >= Self.capacity { keys.removeAll(keepingCapacity: true) }
+            keys[coordinates] = parsed
+        }
+        return parsed
+    }
+}

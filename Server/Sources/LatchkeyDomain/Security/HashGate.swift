@@ -1,0 +1,138 @@
+import Foundation
+import LatchkeyCore
+import Synchronization
+
+/// Admission to hash work. Hashing is the server's bottleneck by design (a memory-hard hash per
+/// credential check); without a bound, a login storm queues hashes for clients that have long
+/// given up and nobody gets in. An operation states how many hashes it will run before it moves
+/// any counter; when the hashes already admitted would make it wait longer than
+/// `hashing.maxQueueMilliseconds` (less a twentieth for its other work), it is refused at once
+/// (503 `overloaded`, `Retry-After`).
+/// Unknown and known users cost the same here: the unknown-user burn is one hash like a check.
+public final class HashGate: Sendable {
+    /// Threads that hash at once (the thread pool's).
+    package let workers: Int
+    /// The longest expected wait an operation is admitted with.
+    package let maxWait: Double
+    private let state = Mutex(State())
+
+    private struct State {
+        /// Hashes admitted or running and not finished.
+        var pending = 0
+        /// Seconds one hash takes (moving average); nil until one was measured.
+        var hashSeconds: Double?
+        /// Hashes run to the end since the start.
+        var completed = 0
+    }
+
+    /// How many hashes ran to the end since the server started: the work a call did, as tests and
+    /// operators see it (an answer that must not tell a held address from a free one costs the same).
+    public var completedHashes: Int { state.withLock { $0.completed } }
+
+    public init(workers: Int, maxQueueMilliseconds: Int) {
+        self.workers = max(1, workers)
+        self.maxWait = Double(maxQueueMilliseconds) / 1000
+    }
+
+    /// The share of the limit left for an operation's other work (its database calls, the
+    /// network): admitted at an expected wait of the whole limit, a login in the storm benchmark
+    /// finished 20–60 ms past it (p99 2021–2057 ms for a limit of 2000).
+    package static let otherWork = 0.05
+
+    /// The operation's admission for the hashes it will run for a client on `connection`, handed
+    /// to `body`; what it did not use is given back at the end.
+    /// Throws `DomainError(.overloaded)` with the expected wait as `retryAfter`.
+    package func admitted<T>(_ units: Int, connection: (any ClientConnection)?, _ body: (Ticket) async throws -> T) async throws -> T {
+        let ticket = try admit(units, connection: connection)
+        defer { release(ticket.close()) }
+        return try await body(ticket)
+    }
+
+    /// Runs one hash's `work`: counted (a unit of `ticket`, or an extra one that is never refused,
+    /// like a hash upgrade or a hash outside any admission), skipped (`CancellationError`) when the
+    /// ticket's client has left (`ClientPresence`) or the task was cancelled, before or while it
+    /// waited for a thread, and timed for the estimate.
+    package func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T, ticket: Ticket?,
+                          on pool: (@escaping @Sendable () throws -> (T, Double)) async throws -> (T, Double))
+        async throws -> T {
+        if !(ticket?.take() ?? false) { state.withLock { $0.pending += 1 } }
+        let cancelled = Atomic(false)
+        do {
+            let client = await ticket?.connection?.presence()
+            if client?.isGone == true { throw CancellationError() }
+            let (value, seconds) = try await withTaskCancellationHandler {
+                try await pool {
+                    // Checked when a thread is free for it: the client may have left while it waited.
+                    if cancelled.load(ordering: .relaxed) || client?.isGone == true { throw CancellationError() }
+                    let start = ContinuousClock.now
+                    let value = try work()
+                    let elapsed = ContinuousClock.now - start
+                    return (value, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                }
+            } onCancel: { cancelled.store(true, ordering: .relaxed) }
+            finish(seconds: seconds)
+            return value
+        } catch {
+            finish(seconds: nil)
+            throw error
+        }
+    }
+
+    private func admit(_ units: Int, connection: (any ClientConnection)?) throws -> Ticket {
+        try state.withLock { state in
+            let wait = Self.wait(units: units, pending: state.pending, workers: workers, hashSeconds: state.hashSeconds)
+            if wait > maxWait * (1 - Self.otherWork) {
+                throw DomainError(.overloaded, retryAfter: max(1, Int(wait.rounded(.up))))
+            }
+            state.pending += units
+            return Ticket(units: units, connection: connection)
+        }
+    }
+
+    private func release(_ unused: Int) {
+        if unused > 0 { state.withLock { $0.pending -= unused } }
+    }
+
+    private func finish(seconds: Double?) {
+        state.withLock { state in
+            state.pending -= 1
+            if seconds != nil { state.completed += 1 }
+            if let seconds { state.hashSeconds = state.hashSeconds.map { $0 * 0.8 + seconds * 0.2 } ?? seconds }
+        }
+    }
+
+    /// When the last of `units` new hashes would finish: the hashes ahead run `workers` at a time,
+    /// then the new ones. What the caller waits for, so it is what the limit bounds.
+    package static func wait(units: Int, pending: Int, workers: Int, hashSeconds: Double?) -> Double {
+        guard let hashSeconds else { return 0 }
+        return Double((pending + max(units, 1) - 1) / workers + 1) * hashSeconds
+    }
+
+    /// The hashes an operation was admitted for and has not run yet, and the connection of the
+    /// client they are for.
+    package final class Ticket: Sendable {
+        private let remaining: Mutex<Int>
+        package let connection: (any ClientConnection)?
+        package init(units: Int, connection: (any ClientConnection)?) {
+            remaining = Mutex(units)
+            self.connection = connection
+        }
+
+        /// Uses one admitted hash; false when none is left (the hash counts on its own).
+        package func take() -> Bool {
+            remaining.withLock { remaining in
+                guard remaining > 0 else { return false }
+                remaining -= 1
+                return true
+            }
+        }
+
+        /// Ends the admission; answers the units it did not use.
+        package func close() -> Int {
+            remaining.withLock { remaining in
+                defer { remaining = 0 }
+                return remaining
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Crypto
+import Foundation
+import Logging
+
+/// The secrets and shared parts the services are built from: what `buildApplication` loads or
+/// makes before anything else (the pepper's hasher and outbox cipher, the device CA, the clock).
+public struct ServiceFoundation: Sendable {
+    public let configuration: ServerConfiguration
+    /// The engine of `configuration.database`, parsed once.
+    public let database: DatabaseEngine
+    public let store: any LatchkeyStore
+    public let pepper: SymmetricKey
+    public let hasher: SecretHasher
+    public let cipher: OutboxCipher
+    public let authority: CertificateAuthority
+    /// The address users and apps reach the server at (links in emails, DPoP `htu`).
+    public let publicURL: PublicBaseURL
+    public let now: @Sendable () -> Date
+
+    public init(configuration: ServerConfiguration, database: DatabaseEngine, store: any LatchkeyStore, pepper: SymmetricKey,
+                hasher: SecretHasher, cipher: OutboxCipher, authority: CertificateAuthority, publicURL: PublicBaseURL,
+                now: @escaping @Sendable () -> Date) {
+        self.configuration = configuration
+        self.database = database
+        self.store = store
+        self.pepper = pepper
+        self.hasher = hasher
+        self.cipher = cipher
+        self.authority = authority
+        self.publicURL = publicURL
+        self.now = now
+    }
+}
+
+/// Every domain service of the server, each collaborator built once (`buildServices`) and handed
+/// to the services that use it: nothing reaches through another service for its parts.
+public struct Services: Sendable {
+    public let enrollment: EnrollmentService
+    public let authentication: AuthenticationService
+    public let profile: ProfileService
+    public let signup: SignupService
+    public let federation: FederationService
+    /// The per-minute limits the edge and the pages count with too.
+    public let throttle: Throttle
+}
+
+/// Builds each collaborator once — the audit recorder, the hash admission, the outbox writer, the
+/// throttle, the credential verifier, the session issuer, the login flow — and each service with
+/// only what it uses.
+public func buildServices(_ foundation: ServiceFoundation) -> Services {
+    let (configuration, store, now) = (foundation.configuration, foundation.store, foundation.now)
+    let issuer = configuration.issuer
+    let audit = AuditRecorder(now: now)
+    let admitted = HashAdmission(hasher: foundation.hasher)
+    let outbox = OutboxWriter(cipher: foundation.cipher, issuer: issuer, publicURL: foundation.publicURL)
+    let countInDatabase = switch configuration.rateLimits.counting {
+    case .auto: foundation.database.isShared
+    case .database: true
+    case .memory: false
+    }
+    let throttle = Throttle(limiter: RateLimiter(now: now), settings: configuration.rateLimits,
+                            shared: countInDatabase ? store : nil, now: now)
+    let verifier = CredentialVerifier(store: store, issuer: issuer, throttle: throttle, audit: audit, now: now)
+    let sessions = SessionIssuer(store: store, issuer: issuer, audit: audit, now: now)
+    let logins = LoginFlow(store: store, issuer: issuer, verifier: verifier, sessions: sessions, audit: audit, admitted: admitted,
+                           now: now)
+    return Services(
+        enrollment: EnrollmentService(store: store, issuer: issuer, outbox: outbox, audit: audit, admitted: admitted, now: now),
+        authentication: AuthenticationService(store: store, issuer: issuer, outbox: outbox, verifier: verifier, sessions: sessions,
+                                              logins: logins, audit: audit, admitted: admitted, now: now),
+        profile: ProfileService(store: store, issuer: issuer, outbox: outbox, verifier: verifier, throttle: throttle, audit: audit,
+                                admitted: admitted, now: now),
+        signup: SignupService(store: store, issuer: issuer, outbox: outbox, publicURL: foundation.publicURL, throttle: throttle,
+                              logins: logins, sessions: sessions, otpKey: SignupService.otpKey(pepper: foundation.pepper),
+                              authority: foundation.authority, audit: audit, admitted: admitted, now: now),
+        federation: FederationService(store: store, issuer: issuer, outbox: outbox, verifier: verifier, logins: logins,
+                                      providers: FederationService.byID(issuer.identityProviders.map {
+                                          OIDCProvider(settings: $0, now: now)
+                                      }),
+                                      audit: audit, admitted: admitted, now: now),
+        throttle: throttle)
+}

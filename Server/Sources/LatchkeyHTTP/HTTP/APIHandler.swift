@@ -1,0 +1,58 @@
+import Foundation
+import LatchkeyAPI
+import LatchkeyCore
+import LatchkeyDomain
+import LatchkeyServerAPI
+
+/// The generated server protocol, implemented by thin calls into the domain services.
+/// The read-only answers depend only on the issuer's configuration, so they are built once.
+package struct APIHandler: APIProtocol {
+    package let enrollment: EnrollmentService
+    package let authentication: AuthenticationService
+    package let profile: ProfileService
+    package let signup: SignupService
+    package let federation: FederationService
+    private let mfaQuestions: Components.Schemas.RetrieveMFAQuestionsWithMetadataResponse
+    private let passwordConfiguration: Components.Schemas.UserPasswordConfigurations
+    private let passcodeConfiguration: Components.Schemas.UserPasscodeConfigurations
+    private let profileMetadata: Components.Schemas.ProfileMetadataResponse
+
+    package init(enrollment: EnrollmentService, authentication: AuthenticationService, profile: ProfileService,
+         signup: SignupService, federation: FederationService) throws {
+        self.signup = signup
+        self.federation = federation
+        self.enrollment = enrollment
+        self.authentication = authentication
+        self.profile = profile
+        mfaQuestions = enrollment.mfaQuestions
+        passwordConfiguration = enrollment.passwordConfigurations
+        passcodeConfiguration = enrollment.passcodeConfigurations
+        profileMetadata = enrollment.profileMetadata
+    }
+
+    package func retrieveMfaQuestionsWithMetadata(_ input: Operations.RetrieveMfaQuestionsWithMetadata.Input) async throws
+        -> Operations.RetrieveMfaQuestionsWithMetadata.Output {
+        .ok(.init(body: .json(mfaQuestions)))
+    }
+
+    package func retrievePasswordConfigurations(_ input: Operations.RetrievePasswordConfigurations.Input) async throws
+        -> Operations.RetrievePasswordConfigurations.Output {
+        .ok(.init(body: .json(passwordConfiguration)))
+    }
+
+    package func retrievePasscodeConfigurations(_ input: Operations.RetrievePasscodeConfigurations.Input) async throws
+        -> Operations.RetrievePasscodeConfigurations.Output {
+        .ok(.init(body: .json(passcodeConfiguration)))
+    }
+
+    package func retrieveProfileMetadata(_ input: Operations.RetrieveProfileMetadata.Input) async throws
+        -> Operations.RetrieveProfileMetadata.Output {
+        .ok(.init(body: .json(profileMetadata)))
+    }
+
+    package func registerNewUser(_ input: Operations.RegisterNewUser.Input) async throws -> Operations.RegisterNewUser.Output {
+        let request = input.body.json
+        let response = try await enrollment.register(request.userProfile, caller: caller)
+        return .created(.init(body: .json(response)))
+    }
+}

@@ -1,0 +1,58 @@
+import HTTPTypes
+import Hummingbird
+import LatchkeyAPI
+import LatchkeyDomain
+import LatchkeyServerAPI
+import OpenAPIHummingbird
+import OpenAPIRuntime
+
+/// The two API route groups as one transport for the generated `registerHandlers`: each operation
+/// of the contract is registered, once at start-up, on the group its path belongs to — the
+/// Kratos-compatible group for `/a/…` and `/identity/…`, the wallet group for the rest — behind an
+/// `EdgeMiddleware` of its own that carries the operation's `OperationPolicy`. Each group has its
+/// own context type, middlewares and error rendering.
+package struct APIRouteGroups: ServerTransport {
+    package let wallet: RouterGroup<WalletRequestContext>
+    package let kratos: RouterGroup<KratosRequestContext>
+    package let edge: EdgeServices
+
+    /// What every operation's edge shares.
+    package struct EdgeServices {
+        package let throttle: Throttle
+        package let proxies: TrustedProxies
+        package let authentication: AuthenticationService
+        package let dpop: DPoPVerifier
+        package let deviceBinding: DeviceBindingMode
+        package let proofs: any ProofStore
+
+        package func middleware<Context: APIRequestContext>(_ policy: OperationPolicy) -> EdgeMiddleware<Context> {
+            EdgeMiddleware(throttle: throttle, proxies: proxies, authentication: authentication, dpop: dpop,
+                           deviceBinding: deviceBinding, proofs: proofs, policy: policy)
+        }
+    }
+
+    /// An operation of the generated code that the document declares no policy for.
+    package struct UndeclaredOperation: Error, CustomStringConvertible {
+        package let route: String
+        package var description: String { "\(route) has no x-latchkey-policy in openapi.yaml" }
+    }
+
+    /// The Kratos-compatible operations of the contract.
+    package static func isKratos(_ path: String) -> Bool { path.hasPrefix("/a/") || path.hasPrefix("/identity/") }
+
+    /// Registers one operation behind its own edge. Throws `UndeclaredOperation` (the server does
+    /// not start) for an operation without a policy.
+    package func register(_ handler: @escaping @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?),
+                  method: HTTPRequest.Method, path: String) throws {
+        guard let policy = OperationPolicy.of(method: method.rawValue, path: path) else {
+            throw UndeclaredOperation(route: "\(method.rawValue) \(path)")
+        }
+        if Self.isKratos(path) {
+            kratos.group().add(middleware: edge.middleware(policy) as EdgeMiddleware<KratosRequestContext>)
+                .register(handler, method: method, path: path)
+        } else {
+            wallet.group().add(middleware: edge.middleware(policy) as EdgeMiddleware<WalletRequestContext>)
+                .register(handler, method: method, path: path)
+        }
+    }
+}

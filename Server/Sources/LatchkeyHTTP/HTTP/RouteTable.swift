@@ -1,0 +1,24 @@
+import Hummingbird
+import LatchkeyDomain
+
+/// The routes the server answers, by method, so a known path with the wrong method gets 405
+/// rather than 404. Path templates use `{name}` for a parameter segment.
+public struct RouteTable: Sendable {
+    public private(set) var routes: [(method: HTTPRequest.Method, template: String)] = []
+
+    public init() {}
+
+    package mutating func add(_ method: HTTPRequest.Method, _ template: String) {
+        routes.append((method, template))
+    }
+
+    /// The methods allowed on a concrete path.
+    public func methods(for path: String) -> [HTTPRequest.Method] {
+        let segments = path.split(separator: "/")
+        return routes.filter { route in
+            let template = route.template.split(separator: "/")
+            return template.count == segments.count
+                && zip(template, segments).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
+        }.map(\.method)
+    }
+}

@@ -1,0 +1,46 @@
+import Crypto
+import Foundation
+import Hummingbird
+import LatchkeyAPI
+import LatchkeyDomain
+import LatchkeyServerAPI
+import OpenAPIHummingbird
+import OpenAPIRuntime
+
+/// The router over the services: the middlewares every request passes, the operational routes,
+/// the web pages (limited per client IP, forms CSRF-protected), and the contract's operations on
+/// the wallet and Kratos-compatible groups, each behind the edge of its own policy.
+package func buildRouter(_ services: Services, configuration: ServerConfiguration, store: any LatchkeyStore, pepper: SymmetricKey,
+                 publicURL: PublicBaseURL, now: @escaping @Sendable () -> Date) throws -> Router<AppRequestContext> {
+    guard let proxies = TrustedProxies(configuration.http.trustedProxies) else {
+        throw ConfigurationError(key: "http.trustedProxies", message: "Each entry must be an IP address or a CIDR block.")
+    }
+    let (throttle, maxBody, issuer) = (services.throttle, configuration.http.maxBodyBytes, configuration.issuer)
+    let router = Router(context: AppRequestContext.self)
+    router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table))
+    router.add(middleware: CanonicalPathMiddleware())
+    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: BodyLimitMiddleware(maxBytes: maxBody))
+    router.add(middleware: AuditMiddleware(store: store, proxies: proxies))
+    OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry(), http: configuration.http)
+
+    let pages = router.group().add(middleware: PortalLimitMiddleware(throttle: throttle, proxies: proxies, issuerName: issuer.name))
+    let csrf = PortalCSRF(pepper: pepper, secureCookie: publicURL.value.hasPrefix("https:"))
+    WebRoutes(enrollment: services.enrollment, profile: services.profile, issuer: issuer, csrf: csrf, maxBodyBytes: maxBody)
+        .add(to: pages)
+    PortalRoutes(profile: services.profile, issuer: issuer, csrf: csrf, maxBodyBytes: maxBody).add(to: pages)
+
+    let dpop = DPoPVerifier(publicURL: publicURL, nonces: DPoPNonces(pepper: pepper), now: now)
+    let groups = APIRouteGroups(
+        wallet: router.group(context: WalletRequestContext.self)
+            .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet)),
+        kratos: router.group(context: KratosRequestContext.self)
+            .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .kratos)),
+        edge: .init(throttle: throttle, proxies: proxies, authentication: services.authentication, dpop: dpop,
+                    deviceBinding: issuer.deviceBinding, proofs: store))
+    try APIHandler(enrollment: services.enrollment, authentication: services.authentication, profile: services.profile,
+                   signup: services.signup, federation: services.federation).registerHandlers(
+        on: groups, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))
+    return router
+}

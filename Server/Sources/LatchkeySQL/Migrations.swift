@@ -1,0 +1,203 @@
+import LatchkeyDomain
+/// The versioned schema, one list of statements per version, valid on both engines
+/// (`BIGINT` is an integer in SQLite; booleans are 0/1; times are seconds since 1970).
+package enum Migrations {
+    package static let all: [(version: Int, statements: [String])] = [
+        (1, [
+            """
+            CREATE TABLE users (
+                id TEXT PRIMARY KEY, issuer TEXT NOT NULL, email TEXT NOT NULL, email_normalized TEXT NOT NULL,
+                first_name TEXT, last_name TEXT, phone TEXT, external_id TEXT,
+                password_hash TEXT, passcode_hash TEXT, email_verified BIGINT NOT NULL DEFAULT 0,
+                status TEXT NOT NULL DEFAULT 'active', profile_json TEXT NOT NULL DEFAULT '{}',
+                created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)
+            """,
+            "CREATE UNIQUE INDEX users_issuer_email ON users (issuer, email_normalized)",
+            """
+            CREATE TABLE mfa_answers (
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, question TEXT NOT NULL,
+                answer_hash TEXT NOT NULL, PRIMARY KEY (user_id, question))
+            """,
+            """
+            CREATE TABLE tokens (
+                digest TEXT PRIMARY KEY, purpose TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, device_id TEXT,
+                created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT)
+            """,
+            "CREATE INDEX tokens_user ON tokens (user_id, purpose)",
+            """
+            CREATE TABLE outbox (
+                id TEXT PRIMARY KEY, channel TEXT NOT NULL, recipient TEXT NOT NULL, template TEXT NOT NULL,
+                subject TEXT NOT NULL, sealed_payload TEXT, created_at BIGINT NOT NULL,
+                attempts BIGINT NOT NULL DEFAULT 0, next_attempt_at BIGINT NOT NULL, locked_until BIGINT,
+                delivered_at BIGINT, failed_at BIGINT, last_error TEXT)
+            """,
+            "CREATE INDEX outbox_due ON outbox (delivered_at, failed_at, next_attempt_at)",
+        ]),
+        (2, [
+            "ALTER TABLE users ADD COLUMN failed_attempts BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE users ADD COLUMN app_instance_verified BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE users ADD COLUMN password_updated_at BIGINT",
+            "ALTER TABLE users ADD COLUMN last_login_at BIGINT",
+            "ALTER TABLE tokens ADD COLUMN data TEXT",
+            """
+            CREATE TABLE devices (
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, device_id TEXT NOT NULL,
+                device_type TEXT, status TEXT NOT NULL DEFAULT 'active', failed_attempts BIGINT NOT NULL DEFAULT 0,
+                linked_at BIGINT NOT NULL, last_login_at BIGINT, PRIMARY KEY (user_id, device_id))
+            """,
+            "CREATE INDEX devices_device ON devices (device_id, linked_at)",
+            """
+            CREATE TABLE sessions (
+                digest TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                device_id TEXT, created_at BIGINT NOT NULL, last_seen_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL, revoked_at BIGINT)
+            """,
+            "CREATE INDEX sessions_user ON sessions (user_id)",
+            """
+            CREATE TABLE device_tokens (
+                digest TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                device_id TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, revoked_at BIGINT)
+            """,
+            "CREATE INDEX device_tokens_user ON device_tokens (user_id, device_id)",
+        ]),
+        (3, [
+            "ALTER TABLE users ADD COLUMN locked BIGINT NOT NULL DEFAULT 0",
+            """
+            CREATE TABLE password_history (
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, password_hash TEXT NOT NULL,
+                created_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX password_history_user ON password_history (user_id, created_at)",
+        ]),
+        (4, [
+            "ALTER TABLE tokens ADD COLUMN attempts BIGINT NOT NULL DEFAULT 0",
+        ]),
+        (5, [
+            """
+            CREATE TABLE flows (
+                id TEXT PRIMARY KEY, issuer TEXT NOT NULL, kind TEXT NOT NULL, request_url TEXT NOT NULL,
+                created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT,
+                phone TEXT, phone_verified_at BIGINT, otp_digest TEXT, otp_expires_at BIGINT,
+                otp_attempts BIGINT NOT NULL DEFAULT 0, otp_sends BIGINT NOT NULL DEFAULT 0, otp_sent_at BIGINT)
+            """,
+            "ALTER TABLE users ADD COLUMN phone_normalized TEXT",
+            "CREATE UNIQUE INDEX users_issuer_phone ON users (issuer, phone_normalized)",
+            """
+            CREATE TABLE device_certificates (
+                serial TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                device_id TEXT NOT NULL, public_key TEXT NOT NULL, certificate TEXT NOT NULL,
+                created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX device_certificates_user ON device_certificates (user_id, device_id)",
+        ]),
+        (6, [
+            """
+            CREATE TABLE federated_identities (
+                provider_id TEXT NOT NULL, subject TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, created_at BIGINT NOT NULL,
+                PRIMARY KEY (provider_id, subject))
+            """,
+            "CREATE INDEX federated_identities_user ON federated_identities (user_id)",
+            """
+            CREATE TABLE federation_nonces (
+                digest TEXT PRIMARY KEY, provider_id TEXT NOT NULL, subject TEXT NOT NULL, email TEXT,
+                email_verified BIGINT NOT NULL DEFAULT 0, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT)
+            """,
+        ]),
+        (7, [
+            "ALTER TABLE sessions ADD COLUMN key_thumbprint TEXT",
+            // A device key (`jkt:` + its RFC 7638 thumbprint) is linked to one wallet at most.
+            "CREATE UNIQUE INDEX devices_key ON devices (device_id) WHERE device_id LIKE 'jkt:%'",
+            // The app's name for a device (`X-Device-ID`), shown in device lists.
+            "ALTER TABLE devices ADD COLUMN label TEXT",
+            "ALTER TABLE device_certificates ADD COLUMN revoked_at BIGINT",
+            // DPoP proofs of credential calls, so a replay is refused on every replica.
+            "CREATE TABLE dpop_proofs (digest TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
+            "CREATE INDEX dpop_proofs_expiry ON dpop_proofs (expires_at)",
+        ]),
+        (8, [
+            // A phone sign-up's session works on Kratos's routes only until its device key is registered.
+            "ALTER TABLE sessions ADD COLUMN limited BIGINT NOT NULL DEFAULT 0",
+            // Relying parties look certificates up by serial (their revocation status).
+            "CREATE INDEX device_certificates_device ON device_certificates (user_id, device_id)",
+            // The MFA question a wallet is asked until it is answered (every device, every reset link).
+            """
+            CREATE TABLE mfa_pending_questions (
+                user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, question TEXT NOT NULL,
+                chosen_at BIGINT NOT NULL)
+            """,
+            // Throttles every replica shares: reset answers per account, emails per address, codes
+            // and wrong codes per number, SMS per issuer (`WindowCounterStore`).
+            "CREATE TABLE window_counters (key TEXT PRIMARY KEY, window_start BIGINT NOT NULL, count BIGINT NOT NULL)",
+            "CREATE INDEX window_counters_start ON window_counters (window_start)",
+        ]),
+        (9, [
+            // Smart lockout: failures from devices not linked to the wallet, and their temporary lockout.
+            """
+            CREATE TABLE unlinked_attempts (
+                user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, failures BIGINT NOT NULL,
+                locked_until BIGINT NOT NULL, lockouts BIGINT NOT NULL)
+            """,
+            // The audit trail: appended in the transaction of the change it records; no foreign
+            // key, so a deleted wallet's history stays.
+            """
+            CREATE TABLE audit_events (
+                id TEXT PRIMARY KEY, occurred_at BIGINT NOT NULL, type TEXT NOT NULL, outcome TEXT NOT NULL,
+                user_id TEXT, actor TEXT NOT NULL, reason TEXT, device_id TEXT, client_ip TEXT, details TEXT NOT NULL)
+            """,
+            "CREATE INDEX audit_events_user ON audit_events (user_id, id)",
+            "CREATE INDEX audit_events_time ON audit_events (occurred_at)",
+            // Fingerprints of the pepper and the CA certificate, recorded by the first server: a
+            // replica with other secrets refuses to start.
+            "CREATE TABLE secret_fingerprints (name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, recorded_at BIGINT NOT NULL)",
+        ]),
+        (10, [
+            // An unverified self-registration reserves nothing: until its link is opened it may be
+            // replaced by another registration of its address, and it is deleted once this passes.
+            "ALTER TABLE users ADD COLUMN pending_until BIGINT",
+            "CREATE INDEX users_pending ON users (pending_until) WHERE pending_until IS NOT NULL",
+            // When the login that opened a session checked a password, PIN or MFA answer: only such
+            // a session is privileged for a while (NULL for older sessions: not privileged).
+            "ALTER TABLE sessions ADD COLUMN factor_checked_at BIGINT",
+        ]),
+    ]
+
+    /// Statements of a version in one engine's own dialect, run after the common ones.
+    package static let engineSpecific: [Int: [DatabaseEngine: [String]]] = [
+        // The audit trail is append-only in the database too: no update, and no deletion of a
+        // row younger than a day (the retention purge deletes older ones).
+        9: [
+            .sqlite: [
+                """
+                CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events
+                BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END
+                """,
+                """
+                CREATE TRIGGER audit_events_no_early_delete BEFORE DELETE ON audit_events
+                WHEN OLD.occurred_at > CAST(strftime('%s', 'now') AS INTEGER) - 86400
+                BEGIN SELECT RAISE(ABORT, 'audit_events younger than a day cannot be deleted'); END
+                """,
+            ],
+            .postgres: [
+                """
+                CREATE FUNCTION audit_events_guard() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_OP = 'UPDATE' THEN RAISE EXCEPTION 'audit_events is append-only'; END IF;
+                    IF OLD.occurred_at > extract(epoch FROM now())::bigint - 86400 THEN
+                        RAISE EXCEPTION 'audit_events younger than a day cannot be deleted';
+                    END IF;
+                    RETURN OLD;
+                END $$
+                """,
+                """
+                CREATE TRIGGER audit_events_guard BEFORE UPDATE OR DELETE ON audit_events
+                FOR EACH ROW EXECUTE FUNCTION audit_events_guard()
+                """,
+            ],
+        ],
+    ]
+
+    /// The newest schema version.
+    package static var latest: Int { all.map(\.version).max() ?? 0 }
+}

@@ -1,0 +1,137 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Hummingbird
+import LatchkeyAPI
+import LatchkeyDomain
+import LatchkeyHTTP
+import LatchkeySQL
+import LatchkeyServerAPI
+import Logging
+import NIOCore
+import OpenAPIHummingbird
+import OpenAPIRuntime
+import ServiceLifecycle
+
+/// What the host of the server may replace: the clock, the pepper, the message channel and a
+/// callback with the bound port. The CLI and the tests build the server through `buildApplication`.
+public struct BuildOptions: Sendable {
+    public var logger: Logger
+    public var now: @Sendable () -> Date
+    public var pepper: SymmetricKey?
+    /// The device-certificate CA; loaded from (or created in) the configured files when nil.
+    public var certificateAuthority: CertificateAuthority?
+    public var channel: (any MessageChannel)?
+    public var runCourier: Bool
+    public var onServerRunning: @Sendable (Int) async -> Void
+
+    public init(logger: Logger = Logger(label: "latchkey"), now: @escaping @Sendable () -> Date = Date.init,
+                pepper: SymmetricKey? = nil, certificateAuthority: CertificateAuthority? = nil,
+                channel: (any MessageChannel)? = nil, runCourier: Bool = true,
+                onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) {
+        self.certificateAuthority = certificateAuthority
+        self.logger = logger
+        self.now = now
+        self.pepper = pepper
+        self.channel = channel
+        self.runCourier = runCourier
+        self.onServerRunning = onServerRunning
+    }
+}
+
+/// A built server: the Hummingbird application plus the parts tests and tools reach into.
+public struct LatchkeyApplication: Sendable {
+    public let application: Application<RouterResponder<AppRequestContext>>
+    public let configuration: ServerConfiguration
+    public let store: any LatchkeyStore
+    public let hasher: SecretHasher
+    public let cipher: OutboxCipher
+    public let courier: CourierWorker
+    public let routes: RouteTable
+    /// The CA that signs device certificates.
+    public let certificateAuthority: CertificateAuthority
+
+    /// Serves until SIGINT/SIGTERM, then shuts down gracefully: the server drains, the courier
+    /// stops, the store's background work ends (`StoreService`), the database closes.
+    /// Runs until SIGTERM or SIGINT; a shutdown takes at most `shutdownGraceSeconds` (then what
+    /// is still running is cancelled), whatever the database does.
+    public func run() async throws {
+        var group = ServiceGroupConfiguration(services: [.init(service: application)], gracefulShutdownSignals: [.sigterm, .sigint],
+                                              logger: application.logger)
+        group.maximumGracefulShutdownDuration = .seconds(configuration.shutdownGraceSeconds)
+        group.maximumCancellationDuration = .seconds(2)
+        do {
+            try await ServiceGroup(configuration: group).run()
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+}
+
+/// Builds the whole server from its configuration, as Hummingbird's template does: the store,
+/// the secrets, the services (`buildServices`), the router (`buildRouter`), the application with
+/// its services (the store's background work, the courier).
+public func buildApplication(_ configuration: ServerConfiguration, options: BuildOptions = .init()) async throws
+    -> LatchkeyApplication {
+    let logger = options.logger
+    // Nothing reads the database until the application runs: the store's background work is a
+    // service of the application, and migrations run before the server accepts requests.
+    let database = try DatabaseURL(configuration.database)
+    let store = try await StoreFactory.open(database, logger: logger,
+                                            timeout: .milliseconds(configuration.databaseTimeoutMilliseconds))
+    let storeService = StoreService(store: store, logger: logger, auditRetentionDays: configuration.audit.retentionDays,
+                                    now: options.now)
+
+    // A single server on SQLite creates missing secrets on first start; PostgreSQL, which replicas
+    // share, needs them provided (`latchkey secrets generate`), so no replica invents its own.
+    let generateSecrets = !database.engine.isShared
+    let pepper = try options.pepper ?? Pepper.load(settings: configuration.secrets, generate: generateSecrets, logger: logger)
+    let previousPeppers = try Pepper.previous(settings: configuration.secrets)
+    let hasher = SecretHasher(settings: configuration.hashing, pepper: pepper, previousPeppers: previousPeppers)
+    // One hash seeds the gate's estimate, so a burst right after the start is bounded too.
+    try await hasher.burn("calibration")
+    let cipher = OutboxCipher(pepper: pepper, previousPeppers: previousPeppers)
+    let authority = try options.certificateAuthority
+        ?? CertificateAuthority.load(settings: configuration.secrets, issuerName: configuration.issuer.name,
+                                     generate: generateSecrets, logger: logger)
+    let publicURL = PublicBaseURL(configuration: configuration)
+    let services = buildServices(ServiceFoundation(configuration: configuration, database: database.engine, store: store,
+                                                   pepper: pepper, hasher: hasher,
+                                                   cipher: cipher, authority: authority, publicURL: publicURL, now: options.now))
+    let router = try buildRouter(services, configuration: configuration, store: store, pepper: pepper, publicURL: publicURL,
+                                 now: options.now)
+
+    let channel: any MessageChannel = options.channel ?? makeChannel(configuration.courier, logger: logger)
+    let courier = CourierWorker(store: store, channel: channel, cipher: cipher, settings: configuration.courier,
+                                logger: logger, now: options.now, ready: storeService.ready)
+    let onRunning = options.onServerRunning
+    var application = Application(
+        router: router,
+        server: .http1(configuration: .init(additionalChannelHandlers: [ClientPresenceHandler()])),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
+        services: [storeService] + (options.runCourier ? [courier] : []),
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? configuration.port
+            publicURL.bound(host: configuration.host, port: port)
+            await onRunning(port)
+        },
+        logger: logger)
+    application.beforeServerStarts {
+        try await storeService.ready.wait()
+        try await ClusterSecrets.check(store: store, pepper: pepper, previousPeppers: previousPeppers, authority: authority,
+                                       now: options.now(), logger: logger)
+    }
+    return LatchkeyApplication(application: application, configuration: configuration, store: store, hasher: hasher,
+                               cipher: cipher, courier: courier, routes: ApplicationRoutes.table,
+                               certificateAuthority: authority)
+}
+
+package func makeChannel(_ settings: CourierSettings, logger: Logger) -> any MessageChannel {
+    switch settings.channel {
+    case .log: LogChannel(logger: logger)
+    case .file: FileChannel(path: settings.path ?? "latchkey-messages.jsonl")
+    case .webhook: WebhookChannel(url: settings.url ?? "")
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import LatchkeyDomain
+import LatchkeySQL
+import LatchkeyServer
+import Testing
+
+@Suite struct ConfigurationTests {
+    @Test func defaultsMatchTheDesign() throws {
+        let configuration = try ServerConfiguration.parse(yaml: "")
+        #expect(configuration == ServerConfiguration())
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.port == 8080)
+        #expect(configuration.database == "sqlite:./latchkey.sqlite")
+        #expect(configuration.courier.channel == .log)
+        #expect(configuration.hashing == HashingSettings(logN: 15, r: 8, p: 3))
+        #expect(configuration.issuer.password.passwordMinLength == 8)
+        #expect(configuration.issuer.password.passwordMaxLength == 64)
+        #expect(configuration.issuer.passcode.length == 6)
+        #expect(configuration.issuer.mfa.questions.count >= 10)
+        #expect(configuration.issuer.otp.lifetimeSeconds == 300)
+        #expect(configuration.issuer.otp.maxAttempts == 5)
+    }
+
+    @Test func readsTheDesignExample() throws {
+        let yaml = """
+            courier: { channel: webhook, url: "http://127.0.0.1:9000/messages" }
+            hashing: { algorithm: scrypt, logN: 15, r: 8, p: 3 }
+            rateLimits: { enabled: true, requestsPerMinutePerIP: 300, credentialAttemptsPerMinutePerAccount: 10 }
+            issuer:
+              name: Demo Wallet
+              password: { required: true, passwordMinLength: 6, passwordMaxLength: 12,
+                          requiredLowerCaseCharacters: false, requiredUpperCaseCharacters: false,
+                          requiredNumericCharacters: false, validCharacters: "a-zA-Z0-9~!@#$%^&*()-{}" }
+              passcode: { validationEnabled: true, length: 6, numericOnly: true, allowSameValues: false,
+                          allowIncrementalValues: false, regularExpression: "0-9" }
+              mfa: { numberOfRequiredQuestions: 1, caseInsensitiveAnswers: true,
+                     questions: [ { mfaQuestion: "What was the name of your first pet?", isMandatory: false } ] }
+              emailVerificationRequired: true
+              appInstanceVerificationSeconds: 600
+              passwordExpiryDays: 0
+              passwordHistory: 5
+              lockout: { walletThreshold: 5, deviceThreshold: 10 }
+              deviceAuthentication: { enabled: true, lifetimeDays: 90 }
+              otp: { length: 6, lifetimeSeconds: 300, maxAttempts: 5 }
+              identityProviders: [ { id: example, issuer: "http://127.0.0.1:9400", clientId: wallet,
+                                     clientSecret: secret, redirectUri: "com.example.wallet:/oauth" } ]
+            """
+        let configuration = try ServerConfiguration.parse(yaml: yaml)
+        #expect(configuration.courier.channel == .webhook)
+        #expect(configuration.courier.url == "http://127.0.0.1:9000/messages")
+        #expect(configuration.issuer.name == "Demo Wallet")
+        #expect(configuration.issuer.password.passwordMaxLength == 12)
+        #expect(configuration.issuer.mfa.questions.count == 1)
+        #expect(configuration.issuer.identityProviders.first?.clientId == "wallet")
+    }
+
+    @Test func jsonIsAccepted() throws {
+        let configuration = try ServerConfiguration.parse(yaml: #"{"port": 9090, "issuer": {"otp": {"length": 8}}}"#)
+        #expect(configuration.port == 9090)
+        #expect(configuration.issuer.otp.length == 8)
+        #expect(configuration.issuer.otp.maxAttempts == 5)
+    }
+
+    @Test(arguments: [
+        ("issuer:\n  pasword: {}", "issuer.pasword"),
+        ("issuer:\n  otp: { length: 6, lifetime: 3 }", "issuer.otp.lifetime"),
+        ("issuer:\n  otp: { length: six }", "issuer.otp.length"),
+        ("hashing: { logN: 40 }", "hashing.logN"),
+        ("courier: { channel: pigeon }", "courier.channel"),
+        ("courier: { channel: webhook }", "courier.url"),
+        ("courier: { channel: file }", "courier.path"),
+        ("issuer:\n  mfa: { numberOfRequiredQuestions: 30 }", "issuer.mfa.numberOfRequiredQuestions"),
+        ("issuer:\n  mfa: { questions: [ { mfaQuestion: a, mandatory: true } ] }", "issuer.mfa.questions[0].mandatory"),
+        ("issuer:\n  password: { passwordMinLength: 10, passwordMaxLength: 9 }", "issuer.password.passwordMaxLength"),
+        ("port: 70000", "port"),
+        ("issuer:\n  identityProviders: [ { id: a, issuer: \"ftp://x\", clientId: c, redirectUri: r } ]", "issuer.identityProviders[0].issuer"),
+        ("issuer:\n  identityProviders: [ { id: a, issuer: \"http://x\", clientId: c, redirectUri: r, timeoutSeconds: 0 } ]",
+         "issuer.identityProviders[0].timeoutSeconds"),
+        ("issuer:\n  reset: { linkLifetimeMinutes: 0 }", "issuer.reset.linkLifetimeMinutes"),
+        ("issuer:\n  otp: { maxSendsPerFlow: 0 }", "issuer.otp.maxSendsPerFlow"),
+        ("issuer: 3", "issuer"),
+    ])
+    func badKeysAreNamed(_ yaml: String, _ key: String) {
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.parse(yaml: yaml) }
+        do { _ = try ServerConfiguration.parse(yaml: yaml) } catch let error as ConfigurationError {
+            #expect(error.key == key, "\(error)")
+        } catch { Issue.record("unexpected \(error)") }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LatchkeyDomain
+import LatchkeySQL
+import LatchkeyServer
+import LatchkeyTestSupport
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Testing
+
+/// A real HTTP receiver for webhook deliveries that refuses the first `failures` requests.
+actor Receiver {
+    var failures: Int
+    var bodies: [Data] = []
+    var keys: [String] = []
+    init(failures: Int) { self.failures = failures }
+    func receive(_ body: Data, key: String?) -> Bool {
+        if failures > 0 {
+            failures -= 1
+            return false
+        }
+        bodies.append(body)
+        keys.append(key ?? "")
+        return true
+    }
+}
+
+@Suite struct CourierTests {
+    @Test func webhookDeliveryRetriesWithBackoffUntilAccepted() async throws {
+        let receiver = Receiver(failures: 2)
+        let router = Router()
+        router.post("/messages") { request, context -> Response in
+            let body = try await request.body.collect(upTo: 1 << 20)
+            let accepted = await receiver.receive(Data(buffer: body), key: request.headers[HTTPField.Name("Idempotency-Key")!])
+            return Response(status: accepted ? .accepted : .internalServerError)
+        }
+        let hook = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await hook.test(.live) { hookClient in
+            let port = try #require(hookClient.port)
+            let clock = TestClock(start: Date(timeIntervalSince1970: 5_000_000))
+            var configuration = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase("sqlite"))
+            configuration.courier.channel = .webhook
+            configuration.courier.url = "http://127.0.0.1:\(port)/messages"
+            let app = try await buildApplication(configuration, options: BuildOptions(
+                logger: TestEnvironment.logger, now: { clock.now }, pepper: TestEnvironment.pepper, runCourier: false))
+            try await app.application.test(.router) { client in
+                let created = try await client.call(.post, "/v1/enrollment/users", body: registrationBody())
+                #expect(created.status == .created)
+            }
+            #expect(try await app.courier.deliverDue() == 1)
+            let afterFirst = try #require(try await app.store.outboxMessages().first)
+            #expect(afterFirst.attempts == 1)
+            #expect(afterFirst.nextAttemptAt == clock.now.addingTimeInterval(1))
+            #expect(try await app.courier.deliverDue() == 0, "not due before the backoff")
+            clock.advance(1)
+            #expect(try await app.courier.deliverDue() == 1)
+            #expect(try await app.store.outboxMessages().first?.nextAttemptAt == clock.now.addingTimeInterval(2))
+            clock.advance(2)
+            #expect(try await app.courier.deliverDue() == 1)
+            let delivered = try #require(try await app.store.outboxMessages().first)
+            #expect(delivered.deliveredAt != nil)
+            #expect(delivered.attempts == 3)
+            let bodies = await receiver.bodies
+            #expect(bodies.count == 1)
+            let raw = try #require(bodies.first)
+            let body = try #require(try JSONSerialization.jsonObject(with: raw) as? [String: Any])
+            #expect(body["id"] as? String == delivered.id)
+            #expect(body["channel"] as? String == "email")
+            #expect(body["to"] as? String == "ada@example.com")
+            #expect(body["template"] as? String == "email_verification")
+            #expect((body["subject"] as? String)?.isEmpty == false)
+            #expect((body["body"] as? String)?.contains("/verify-email?token=") == true)
+            #expect(((body["data"] as? [String: String])?["link"])?.contains("token=") == true)
+            #expect(await receiver.keys == [delivered.id])
+            try await app.store.close()
+        }
+    }
+
+    @Test func givesUpAfterMaxAttempts() async throws {
+        struct Refusing: MessageChannel {
+            func deliver(_ message: OutgoingMessage) async throws { throw CancellationError() }
+        }
+        let clock = TestClock(start: Date(timeIntervalSince1970: 6_000_000))
+        var configuration = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase("sqlite"))
+        configuration.courier.maxAttempts = 2
+        let app = try await TestEnvironment.application(configuration, now: { clock.now }, channel: Refusing())
+        try await app.application.test(.router) { client in
+            _ = try await client.call(.post, "/v1/enrollment/users", body: registrationBody())
+        }
+        try await app.courier.deliverDue()
+        clock.advance(5)
+        try await app.courier.deliverDue()
+        clock.advance(3600)
+        #expect(try await app.courier.deliverDue() == 0)
+        #expect(try await app.store.outboxMessages().first?.failedAt != nil)
+        try await app.store.close()
+    }
+
+    @Test func runningWorkerDeliversToTheFileChannel() async throws {
+        let configuration = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase("sqlite"))
+        let app = try await TestEnvironment.application(configuration, runCourier: true)
+        try await app.application.test(.router) { client in
+            _ = try await client.call(.post, "/v1/enrollment/users", body: registrationBody())
+            for _ in 0..<100 where (try? String(contentsOfFile: configuration.courier.path!, encoding: .utf8)) == nil {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        let text = try String(contentsOfFile: configuration.courier.path!, encoding: .utf8)
+        #expect(text.contains("\"template\":\"email_verification\""))
+        try await app.store.close()
+    }
+}
+
+/// A settable clock for tests.
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+    init(start: Date) { current = start }
+    var now: Date { lock.withLock { current } }
+    func advance(_ seconds: TimeInterval) { lock.withLock { current = current.addingTimeInterval(seconds) } }
+}

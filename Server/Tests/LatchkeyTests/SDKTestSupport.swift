@@ -1,0 +1,42 @@
+import Foundation
+import HummingbirdTesting
+import Latchkey
+import LatchkeyDomain
+import LatchkeySQL
+import LatchkeyServer
+import LatchkeyTestSupport
+
+let signature = "3F2504E0-4F89-11D3-9A0C-0305E82C3301"
+
+/// Runs `body` with an SDK client talking over real HTTP (URLSession) to an in-process server.
+func withLiveServer(messages: [String: String] = [:], now: @escaping @Sendable () -> Date = Date.init,
+                    serverNow: @escaping @Sendable () -> Date = Date.init,
+                    configure: (inout ServerConfiguration) -> Void = { _ in },
+                    _ body: @escaping @Sendable (LatchkeyClient, LatchkeyApplication) async throws -> Void) async throws {
+    var configuration = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase("sqlite"))
+    // The SDK proves its device key on every call, so its suite runs with binding required.
+    configuration.issuer.deviceBinding = .required
+    configure(&configuration)
+    let app = try await TestEnvironment.application(configuration, now: serverNow)
+    try await app.application.test(.live) { client in
+        let port = client.port ?? 0
+        let sdk = LatchkeyClient(context: LatchkeyContext(
+            serverURL: URL(string: "http://127.0.0.1:\(port)")!, applicationSignature: signature,
+            deviceID: "sdk-device", userErrorMessages: messages), now: now)
+        do { try await body(sdk, app) } catch {
+            try? await app.store.close()
+            throw error
+        }
+    }
+    try await app.store.close()
+}
+
+func sampleProfile(email: String = "grace@example.com") -> UserProfile {
+    UserProfile(firstName: "Grace", lastName: "Hopper", email: email, password: "cobol-rules-1959",
+                confirmPassword: "cobol-rules-1959", passcode: "314159", confirmPasscode: "314159",
+                mfaAnswers: ["What was the name of your first pet?": "Rex", "In what city were you born?": "New York",
+                             "What is your mother's maiden name?": "Murray"],
+                additionalCustomerInformation: ["opt_in_email": "false"], addressInformation: AddressInformation(zipCode: "10001"))
+}
+
+import LatchkeyCore
