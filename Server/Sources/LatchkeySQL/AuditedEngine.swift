@@ -1,11 +1,21 @@
 import Foundation
 import LatchkeyDomain
 
-/// The engine under the store, writing the task's pending audit events (`AuditTrail`) in the
-/// transaction of its next write: an event and the change it describes commit together or not
-/// at all. Reads pass straight through.
+/// The engine under the store, writing the pending events of the trail it carries (`AuditTrail`,
+/// given by `SQLStore.recording(into:)`) in the transaction of its next write: an event and the
+/// change it describes commit together or not at all. Each transaction also has a trail of its own
+/// (`SQLExecutor.audit`) for what only it can decide, a lockout; a retried attempt records its own
+/// again. Reads pass straight through.
 package struct AuditedEngine: SQLEngine {
     package let inner: any SQLEngine
+    /// The request's or command's events; nil for the store as built (background work), whose
+    /// transactions still write their own.
+    package let trail: AuditTrail?
+
+    package init(inner: any SQLEngine, trail: AuditTrail? = nil) {
+        self.inner = inner
+        self.trail = trail
+    }
 
     package var kind: DatabaseEngine { inner.kind }
     package var capabilities: SQLCapabilities { inner.capabilities }
@@ -16,20 +26,19 @@ package struct AuditedEngine: SQLEngine {
 
     /// A write outside a transaction becomes one when events are pending.
     package func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        guard let buffer = AuditTrail.buffer, !buffer.isEmpty, !Self.isRead(sql) else { return try await inner.query(sql, binds) }
+        guard let trail, !trail.isEmpty, !Self.isRead(sql) else { return try await inner.query(sql, binds) }
         return try await transaction { db in try await db.query(sql, binds) }
     }
 
-    /// The events pending before the transaction and those recorded in it (a lockout the
-    /// transaction decided) are inserted last, in it. A retried attempt records its own again.
+    /// The events pending before the transaction and those recorded in it are inserted last, in it.
     package func transaction<T: Sendable>(_ bound: SQLCallBound, _ body: @Sendable (any SQLExecutor) async throws -> T)
         async throws -> T {
-        let outer = AuditTrail.buffer
-        let carried = outer?.take() ?? []
+        let carried = trail?.take() ?? []
+        let origin = trail?.origin
+        let actor = trail?.actor ?? .system
         return try await inner.transaction(bound) { db in
-            let origin = outer?.origin
-            let attempt = AuditBuffer(actor: outer?.actor ?? .system, clientIP: origin?.clientIP, deviceID: origin?.deviceID)
-            let result = try await AuditTrail.$buffer.withValue(attempt) { try await body(db) }
+            let attempt = AuditTrail(actor: actor, clientIP: origin?.clientIP, deviceID: origin?.deviceID)
+            let result = try await body(AuditedExecutor(inner: db, audit: attempt))
             try await SQLStore.insert(carried + attempt.take(), into: db)
             return result
         }
@@ -41,5 +50,15 @@ package struct AuditedEngine: SQLEngine {
 
     private static func isRead(_ sql: String) -> Bool {
         sql.drop { $0.isWhitespace }.prefix(6).uppercased() == "SELECT"
+    }
+}
+
+/// An open transaction of an `AuditedEngine`, with the trail of its own events.
+struct AuditedExecutor: SQLExecutor {
+    let inner: any SQLExecutor
+    let audit: AuditTrail?
+
+    func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        try await inner.query(sql, binds)
     }
 }

@@ -18,6 +18,13 @@ public typealias SQLRow = [String: SQLValue]
 /// Statements use `$1`, `$2`, … placeholders on both engines.
 public protocol SQLExecutor: Sendable {
     func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
+    /// The trail of the transaction this executor runs (its events are inserted with it); nil
+    /// outside an audited transaction.
+    var audit: AuditTrail? { get }
+}
+
+extension SQLExecutor {
+    public var audit: AuditTrail? { nil }
 }
 
 /// A database engine behind the store: SQLite or PostgreSQL.

@@ -52,8 +52,8 @@ extension SQLStore {
                 UPDATE users SET status = 'deactivated' WHERE id = $1 AND status = 'active' AND failed_attempts >= $2 RETURNING id
                 """, [.text(userID), .integer(Int64(limits.wallet))])
             // The lockouts are audit events of the transaction that decides them.
-            if !device.isEmpty { AuditTrail.record(.deviceLocked, user: userID, deviceID: deviceID, at: now) }
-            if !wallet.isEmpty { AuditTrail.record(.walletLocked, user: userID, deviceID: deviceID, at: now) }
+            if !device.isEmpty { db.audit?.record(.deviceLocked, user: userID, deviceID: deviceID, at: now) }
+            if !wallet.isEmpty { db.audit?.record(.walletLocked, user: userID, deviceID: deviceID, at: now) }
             if !wallet.isEmpty {
                 try await Self.revokeSessions(userID: userID, except: nil, deviceID: nil, now: now, in: db)
             } else if !device.isEmpty {
@@ -95,7 +95,7 @@ extension SQLStore {
 
     public func setUserStatus(userID: String, change: UserStatusChange, now: Date) async throws {
         try await engine.transaction { db in
-            AuditTrail.record(.walletStatusChanged, user: userID, reason: .status(change.status), at: now)
+            db.audit?.record(.walletStatusChanged, user: userID, reason: .status(change.status), at: now)
             try await db.execute("UPDATE users SET status = $2\(change.clearsFailures ? ", failed_attempts = 0" : "") WHERE id = $1",
                                  [.text(userID), .text(change.status.rawValue)])
             if change.clearsFailures { try await Self.clearUnlinkedAttempts(userID: userID, in: db) }
@@ -169,7 +169,7 @@ extension SQLStore {
 
     public func setDeviceStatus(userID: String, deviceID: String, change: DeviceStatusChange, now: Date) async throws {
         try await engine.transaction { db in
-            AuditTrail.record(.deviceStatusChanged, user: userID, reason: .status(change.status), deviceID: deviceID, at: now)
+            db.audit?.record(.deviceStatusChanged, user: userID, reason: .status(change.status), deviceID: deviceID, at: now)
             try await db.execute("""
                 UPDATE devices SET status = $3\(change.clearsFailures ? ", failed_attempts = 0" : "")
                 WHERE user_id = $1 AND device_id = $2

@@ -119,7 +119,7 @@ extension SQLStore {
                     DELETE FROM users WHERE issuer = (SELECT issuer FROM users WHERE id = $1) AND email_normalized = $2
                         AND email_verified = 0 AND pending_until IS NOT NULL AND id <> $1 RETURNING id
                     """, [.text(userID), .text(normalized)]).map { try $0.string("id") }
-                for id in replaced { AuditTrail.record(.registrationReplaced, user: id, details: ["by": userID], at: now) }
+                for id in replaced { db.audit?.record(.registrationReplaced, user: id, details: ["by": userID], at: now) }
                 try await db.execute("""
                     UPDATE users SET email = $2, email_normalized = $3, email_verified = 1, pending_until = NULL, updated_at = $4
                     WHERE id = $1

@@ -16,7 +16,7 @@ extension SQLStore {
                 (user.answers ?? []).map { [.text(user.user.id), .text($0.question), .text($0.answerHash)] }
             })
             for user in fresh {
-                AuditTrail.record(.userRegistered, user: user.user.id, details: ["method": "import"], at: now)
+                db.audit?.record(.userRegistered, user: user.user.id, details: ["method": "import"], at: now)
             }
             var outcomes = users.map { created.contains($0.user.id) ? ImportOutcome.created : .skipped }
             let existing = users.filter { !created.contains($0.user.id) }
@@ -63,6 +63,6 @@ extension SQLStore {
             try await insert(answers, userID: id, into: db)
         }
         try await endOtherSessions(userID: id, keepSession: nil, now: now, in: db)
-        AuditTrail.record(.operatorCommand, user: id, details: ["command": "import update"], at: now)
+        db.audit?.record(.operatorCommand, user: id, details: ["command": "import update"], at: now)
     }
 }

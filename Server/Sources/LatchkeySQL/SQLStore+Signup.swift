@@ -131,7 +131,7 @@ extension SQLStore {
             WHERE user_id = $1 AND revoked_at IS NULL AND ($3 = '' OR device_id = $3) RETURNING serial, device_id
             """, [.text(userID), now.epochSeconds, .text(deviceID ?? "")])
         for row in revoked {
-            AuditTrail.record(.certificateRevoked, user: userID, deviceID: try row.string("device_id"),
+            db.audit?.record(.certificateRevoked, user: userID, deviceID: try row.string("device_id"),
                               details: ["serial": try row.string("serial")], at: now)
         }
     }

@@ -27,7 +27,7 @@ extension SQLStore {
             let until = now.addingTimeInterval(TimeInterval(lockout.temporaryLockout(number: try row.integer("lockouts"))))
             try await db.execute("UPDATE unlinked_attempts SET locked_until = $2 WHERE user_id = $1",
                                  [.text(userID), until.epochSeconds])
-            AuditTrail.record(.unlinkedDevicesLocked, user: userID, details: ["until": until.formatted(.iso8601)], at: now)
+            db.audit?.record(.unlinkedDevicesLocked, user: userID, details: ["until": until.formatted(.iso8601)], at: now)
             return until
         }
     }

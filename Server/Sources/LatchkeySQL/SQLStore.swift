@@ -4,11 +4,23 @@ import LatchkeyDomain
 /// The store over either SQL engine; the statements are shared.
 public struct SQLStore: LatchkeyStore {
     public let engine: any SQLEngine
-    package let sessions = SessionCache()
+    package let sessions: SessionCache
     public var databaseEngine: DatabaseEngine { engine.kind }
 
     public init(engine: any SQLEngine) {
         self.engine = engine is AuditedEngine ? engine : AuditedEngine(inner: engine)
+        self.sessions = SessionCache()
+    }
+
+    /// The store over the same engine and caches, writing `trail`'s events with its writes.
+    public func recording(into trail: AuditTrail) -> SQLStore {
+        let base = (engine as? AuditedEngine)?.inner ?? engine
+        return SQLStore(engine: AuditedEngine(inner: base, trail: trail), sessions: sessions)
+    }
+
+    private init(engine: AuditedEngine, sessions: SessionCache) {
+        self.engine = engine
+        self.sessions = sessions
     }
 
     public func migrate() async throws -> [Int] {
@@ -64,7 +76,7 @@ public struct SQLStore: LatchkeyStore {
             DELETE FROM users WHERE issuer = $1 AND email_normalized = $2 AND email_verified = 0
                 AND pending_until IS NOT NULL RETURNING id
             """, [.text(user.issuer), .text(user.emailNormalized)]).map { try $0.string("id") }
-        for id in replaced { AuditTrail.record(.registrationReplaced, user: id, details: ["by": user.id], at: user.createdAt) }
+        for id in replaced { db.audit?.record(.registrationReplaced, user: id, details: ["by": user.id], at: user.createdAt) }
         return replaced
     }
 
@@ -72,13 +84,17 @@ public struct SQLStore: LatchkeyStore {
     public static let purgeBatch = 1000
 
     public func purgeExpiredRegistrations(now: Date) async throws -> Int {
-        let purged = try await engine.query("""
-            DELETE FROM users WHERE id IN (
-                SELECT id FROM users WHERE pending_until IS NOT NULL AND pending_until <= $1 AND email_verified = 0 LIMIT $2)
-            RETURNING id
-            """, [now.epochSeconds, .integer(Int64(Self.purgeBatch))]).map { try $0.string("id") }
+        // Each expiry is an audit event of the transaction that deletes the registration.
+        let purged = try await engine.transaction { db in
+            let purged = try await db.query("""
+                DELETE FROM users WHERE id IN (
+                    SELECT id FROM users WHERE pending_until IS NOT NULL AND pending_until <= $1 AND email_verified = 0 LIMIT $2)
+                RETURNING id
+                """, [now.epochSeconds, .integer(Int64(Self.purgeBatch))]).map { try $0.string("id") }
+            for id in purged { db.audit?.record(.registrationExpired, user: id, at: now) }
+            return purged
+        }
         for id in purged {
-            AuditTrail.record(.registrationExpired, user: id, at: now)
             sessions.remove(userID: id, deviceID: nil)
         }
         return purged.count

@@ -16,19 +16,20 @@ extension AuthenticationService {
 
     /// `loginByPIN`: the user is the one the device (`X-Device-ID`) is linked to.
     public func loginWithPIN(pin: String, caller: Caller) async throws -> LoginOutcome {
+        let store = self.store.recording(into: caller.audit)
         let device = caller.device
         return try await admitted(1, for: caller) { hasher in
             if pin.isEmpty { throw DomainError.invalidField("pin", "pin is required.") }
             guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
             guard let link = try await store.deviceOwner(deviceID: deviceID), let user = try await store.user(id: link.userID) else {
-                audit(.loginFailed, user: nil, outcome: .failure, reason: .unknownDevice, deviceID: deviceID, details: ["factor": CredentialFactor.pin.rawValue])
+                audit(.loginFailed, user: nil, outcome: .failure, reason: .unknownDevice, deviceID: deviceID, details: ["factor": CredentialFactor.pin.rawValue], for: caller)
                 try await hasher.burn(pin)
                 throw DomainError.wrongCredentials
             }
             try await verifier.check(pin, against: user.passcodeHash, user: user, deviceID: deviceID, factor: .pin,
-                                     credential: .passcode, hasher: hasher)
+                                     credential: .passcode, hasher: hasher, caller: caller)
             try verifier.requireVerified(user)
-            return try await logins.finish(user, device: device, method: .pin)
+            return try await logins.finish(user, device: device, method: .pin, caller: caller)
         }
     }
 
@@ -51,12 +52,13 @@ extension AuthenticationService {
         }
         try await store.markAppInstanceVerified(userID: user.id)
         return try await logins.finish(user, device: device, linkDevice: token.deviceID == nil || token.deviceID == deviceID,
-                                method: .nonce)
+                                method: .nonce, caller: caller)
     }
 
     /// `registerWithMFA`: the answer to the prompted question links the device and logs in. The
     /// challenge is single use; wrong answers count toward the smart lockout of unlinked devices.
     public func answerMFA(challengeToken: String, answer: String, caller: Caller) async throws -> LoginOutcome {
+        let store = self.store.recording(into: caller.audit)
         let device = caller.device
         return try await admitted(1, for: caller) { hasher in
             if challengeToken.isEmpty { throw DomainError.invalidField("challengeToken", "challengeToken is required.") }
@@ -67,18 +69,18 @@ extension AuthenticationService {
                   challenge.deviceID == deviceID, let user = try await store.user(id: challenge.userID)
             else {
                 audit(.loginFailed, user: nil, outcome: .failure, reason: .invalidChallenge, deviceID: deviceID,
-                      details: ["factor": CredentialFactor.mfaAnswer.rawValue])
+                      details: ["factor": CredentialFactor.mfaAnswer.rawValue], for: caller)
                 throw DomainError.wrongCredentials
             }
             let question = challenge.data ?? ""
             let hash = try await store.mfaAnswers(userID: user.id).first { $0.question == question }?.answerHash
             try await verifier.check(issuer.mfa.normalize(answer), against: hash, user: user, deviceID: nil, factor: .mfaAnswer,
-                                     credential: .answer(question: question), hasher: hasher)
-            audit(.mfaAnswered, user: user.id, deviceID: deviceID, details: ["question": question])
+                                     credential: .answer(question: question), hasher: hasher, caller: caller)
+            audit(.mfaAnswered, user: user.id, deviceID: deviceID, details: ["question": question], for: caller)
             try await store.clearPendingMFAQuestion(userID: user.id)
             // The password and an answer were proven: earlier failures from unlinked devices were not an attack.
             try await store.clearUnlinkedAttempts(userID: user.id)
-            return try await logins.finish(user, device: device, linkDevice: true, method: .mfa)
+            return try await logins.finish(user, device: device, linkDevice: true, method: .mfa, caller: caller)
         }
     }
 }

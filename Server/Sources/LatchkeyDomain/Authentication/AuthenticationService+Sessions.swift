@@ -11,8 +11,9 @@ extension AuthenticationService {
     }
 
     /// `logout`: revokes the principal's session.
-    public func logout(_ principal: Principal) async throws {
-        audit(.sessionEnded, user: principal.userID, reason: .logout, deviceID: principal.session.deviceID)
+    public func logout(_ principal: Principal, caller: Caller) async throws {
+        let store = self.store.recording(into: caller.audit)
+        audit(.sessionEnded, user: principal.userID, reason: .logout, deviceID: principal.session.deviceID, for: caller)
         try await store.revokeSession(digest: principal.session.digest, now: now())
     }
 
@@ -21,6 +22,7 @@ extension AuthenticationService {
     /// 419 for wrong credentials (which count toward lockout).
     public func generateDeviceToken(_ principal: Principal, username: String, password: String, caller: Caller) async throws
         -> (token: String, expiresAt: Date) {
+        let store = self.store.recording(into: caller.audit)
         return try await admitted(1, for: caller) { hasher in
             guard issuer.deviceAuthentication.enabled else { throw DomainError.deviceTokensDisabled }
             guard let deviceID = caller.device.deviceID, deviceID == principal.deviceID else { throw DomainError.notLoggedIn }
@@ -31,8 +33,8 @@ extension AuthenticationService {
                 throw DomainError.deviceTokenWrongCredentials
             }
             try await verifier.check(password, against: user.passwordHash, user: user, deviceID: deviceID, source: .session,
-                                     wrong: .deviceTokenWrongCredentials, hasher: hasher)
-            audit(.deviceTokenCreated, user: user.id, deviceID: deviceID)
+                                     wrong: .deviceTokenWrongCredentials, hasher: hasher, caller: caller)
+            audit(.deviceTokenCreated, user: user.id, deviceID: deviceID, for: caller)
             let token = SecureRandom.token()
             let time = now()
             let expiresAt = time.addingTimeInterval(TimeInterval(issuer.deviceAuthentication.lifetimeDays) * 86_400)
@@ -55,7 +57,7 @@ extension AuthenticationService {
         else { throw DomainError.wrongCredentials }
         if user.status != .active { throw DomainError.deviceTokenWalletDeactivated }
         _ = try await verifier.linkedDevice(user: user, deviceID: deviceID)
-        return try await sessions.start(user, device: device, method: .deviceToken)
+        return try await sessions.start(user, device: device, method: .deviceToken, caller: caller)
     }
 
     /// `expireDeviceAuthenticationToken`: revokes the token; 403 when it has already expired.

@@ -34,10 +34,11 @@ public struct CredentialVerifier: Sendable {
     /// `hasher` is the operation's admitted one (`HashAdmission`).
     package func check(_ secret: String, against hash: String?, user: UserRecord, deviceID: String?, source: AttemptSource = .login,
                factor: CredentialFactor = .password, wrong: DomainError = .wrongCredentials,
-               credential: StoredCredential? = nil, hasher: SecretHasher) async throws {
+               credential: StoredCredential? = nil, hasher: SecretHasher, caller: Caller) async throws {
+        let store = self.store.recording(into: caller.audit)
         let failed = { (reason: AuditReason) in
             audit(source == .login ? .loginFailed : .credentialCheckFailed, user: user.id, outcome: .failure, reason: reason,
-                  deviceID: deviceID, details: ["factor": factor.rawValue])
+                  deviceID: deviceID, details: ["factor": factor.rawValue], for: caller)
         }
         if let wait = try await throttle.refusal("account:" + user.id, limit: throttle.settings.credentialAttemptsPerMinutePerAccount) {
             failed(.rateLimited)
@@ -50,7 +51,7 @@ public struct CredentialVerifier: Sendable {
         }
         if linked == nil && source == .login {
             return try await checkUnlinked(secret, against: hash, user: user, wrong: wrong, credential: credential, factor: factor,
-                                           failed: failed, hasher: hasher)
+                                           failed: failed, hasher: hasher, caller: caller)
         }
         if user.status != .active {
             failed(.walletDeactivated)
@@ -89,7 +90,8 @@ public struct CredentialVerifier: Sendable {
     /// only for the right credential, so no answer tells whether an email has a wallet.
     private func checkUnlinked(_ secret: String, against hash: String?, user: UserRecord, wrong: DomainError,
                                credential: StoredCredential?, factor: CredentialFactor, failed: (AuditReason) -> Void,
-                               hasher: SecretHasher) async throws {
+                               hasher: SecretHasher, caller: Caller) async throws {
+        let store = self.store.recording(into: caller.audit)
         guard try await store.reserveUnlinkedAttempt(userID: user.id, limit: issuer.lockout.unlinkedThreshold, now: now()) else {
             failed(.unlinkedDevicesLocked)
             try await hasher.burn(secret)
@@ -158,15 +160,16 @@ public struct CredentialVerifier: Sendable {
     /// exhausted count does not refuse the check; a wrong answer still counts toward the lockout
     /// whenever an attempt could be reserved. `questionGone` when the user no longer has the
     /// question (the answers changed since the link was sent); it counts as wrong.
-    package func checkRecoveryAnswer(_ answer: String, question: String, user: UserRecord, hasher: SecretHasher) async throws
+    package func checkRecoveryAnswer(_ answer: String, question: String, user: UserRecord, hasher: SecretHasher, caller: Caller) async throws
         -> RecoveryAnswer {
+        let store = self.store.recording(into: caller.audit)
         let reservation = try await store.reserveAttempt(userID: user.id, deviceID: nil, limits: issuer.attemptLimits)
         let stored = try await store.mfaAnswers(userID: user.id).first { $0.question == question }
         let verdict: RecoveryAnswer = if let stored {
             try await hasher.verify(issuer.mfa.normalize(answer), against: stored.answerHash) ? .right : .wrong
         } else { .questionGone }
         audit(.mfaAnswered, user: user.id, outcome: verdict == .right ? .success : .failure,
-              reason: verdict == .right ? nil : .wrongMFAAnswer, details: ["question": question, "via": "reset_portal"])
+              reason: verdict == .right ? nil : .wrongMFAAnswer, details: ["question": question, "via": "reset_portal"], for: caller)
         guard reservation == .reserved else { return verdict }
         if verdict == .right {
             try await store.releaseAttempt(userID: user.id, deviceID: nil)

@@ -51,6 +51,7 @@ extension LoginFlow {
     public func passwordLogin(_ identifier: LoginIdentifier, password: String, caller: Caller,
                               unlinked: UnlinkedDevicePolicy,
                               beforeSession: () async throws -> Void = {}) async throws -> PasswordLoginResult {
+        let store = self.store.recording(into: caller.audit)
         let device = caller.device
         return try await admitted(1, for: caller) { hasher in
             let (found, key): (UserRecord?, String) = switch identifier {
@@ -60,7 +61,7 @@ extension LoginFlow {
             }
             guard let user = found else {
                 audit(.loginFailed, user: nil, outcome: .failure, reason: .unknownUser, deviceID: device.deviceID,
-                      details: ["identifier": String(key.prefix(320))])
+                      details: ["identifier": String(key.prefix(320))], for: caller)
                 // The per-account limit a known wallet would meet in `check`, so a 429 tells nothing either.
                 if let wait = try await verifier.throttle.refusal("account:unknown:" + key,
                                                                   limit: verifier.throttle.settings.credentialAttemptsPerMinutePerAccount) {
@@ -70,7 +71,7 @@ extension LoginFlow {
                 throw DomainError.wrongCredentials
             }
             try await verifier.check(password, against: user.passwordHash, user: user, deviceID: device.deviceID, credential: .password,
-                                     hasher: hasher)
+                                     hasher: hasher, caller: caller)
             try verifier.requireVerified(user, byEmail: identifier.isEmail)
             let linked = try await verifier.linkedDevice(user: user, deviceID: device.deviceID)
             if linked == nil {
@@ -81,7 +82,7 @@ extension LoginFlow {
                     // to prompt with: its first device is linked by the password, as a registration
                     // links the registering device by its nonce. Later devices need answers.
                     if try await store.mfaAnswers(userID: user.id).isEmpty, try await store.devices(userID: user.id).isEmpty { break }
-                    let challenge = try await prompt(user, deviceID: deviceID)
+                    let challenge = try await prompt(user, deviceID: deviceID, caller: caller)
                     return .mfaRequired(question: challenge.question, challengeToken: challenge.token)
                 case .linkUnlessQuestions:
                     if !(try await store.mfaAnswers(userID: user.id)).isEmpty { throw PasswordLoginRefusal.deviceNotLinked }
@@ -89,9 +90,9 @@ extension LoginFlow {
             }
             try await beforeSession()
             if linked == nil, let deviceID = device.deviceID {
-                try await link(user, deviceID: deviceID, device: device)
+                try await link(user, deviceID: deviceID, device: device, caller: caller)
             }
-            let opened = try await sessions.open(user, device: device, method: identifier.isEmail ? .password : .passwordPhone)
+            let opened = try await sessions.open(user, device: device, method: identifier.isEmail ? .password : .passwordPhone, caller: caller)
             return .session(OpenedSession(token: opened.token, session: opened.session, user: user))
         }
     }

@@ -22,8 +22,9 @@ public struct LoginFlow: Sendable {
     package static let challengeLifetime: TimeInterval = 300
 
     /// Links a device to the wallet; a device key linked to another wallet is refused (409).
-    package func link(_ user: UserRecord, deviceID: String, device: DeviceContext) async throws {
-        audit(.deviceLinked, user: user.id, deviceID: deviceID, details: device.label.map { ["label": $0] } ?? [:])
+    package func link(_ user: UserRecord, deviceID: String, device: DeviceContext, caller: Caller) async throws {
+        let store = self.store.recording(into: caller.audit)
+        audit(.deviceLinked, user: user.id, deviceID: deviceID, details: device.label.map { ["label": $0] } ?? [:], for: caller)
         do {
             try await store.linkDevice(userID: user.id, deviceID: deviceID, deviceType: device.deviceType, label: device.label,
                                        now: now())
@@ -33,27 +34,28 @@ public struct LoginFlow: Sendable {
     }
 
     /// Logs the user in on a linked device, or prompts for an MFA answer on an unlinked one.
-    package func finish(_ user: UserRecord, device: DeviceContext, linkDevice: Bool = false, method: LoginMethod) async throws -> LoginOutcome {
+    package func finish(_ user: UserRecord, device: DeviceContext, linkDevice: Bool = false, method: LoginMethod, caller: Caller) async throws -> LoginOutcome {
         guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
         if let linked = try await store.device(userID: user.id, deviceID: deviceID) {
             try CredentialVerifier.requireUsable(linked)
         } else if linkDevice {
-            try await link(user, deviceID: deviceID, device: device)
+            try await link(user, deviceID: deviceID, device: device, caller: caller)
         } else {
-            let challenge = try await prompt(user, deviceID: deviceID)
+            let challenge = try await prompt(user, deviceID: deviceID, caller: caller)
             return .mfaRequired(question: challenge.question, challengeToken: challenge.token)
         }
-        return try await sessions.start(user, device: device, method: method)
+        return try await sessions.start(user, device: device, method: method, caller: caller)
     }
 
     /// Creates the MFA challenge for the user's pending question (`CredentialVerifier.pendingQuestion`).
-    package func prompt(_ user: UserRecord, deviceID: String) async throws -> (question: String, token: String) {
+    package func prompt(_ user: UserRecord, deviceID: String, caller: Caller) async throws -> (question: String, token: String) {
+        let store = self.store.recording(into: caller.audit)
         guard let question = try await verifier.pendingQuestion(for: user) else {
             throw DomainError.wrongCredentials
         }
         let token = SecureRandom.token()
         let time = now()
-        audit(.mfaPrompted, user: user.id, deviceID: deviceID, details: ["question": question])
+        audit(.mfaPrompted, user: user.id, deviceID: deviceID, details: ["question": question], for: caller)
         try await store.createToken(TokenRecord(digest: SecureRandom.digest(token), purpose: .mfaChallenge, userID: user.id,
                                                 deviceID: deviceID, createdAt: time,
                                                 expiresAt: time.addingTimeInterval(Self.challengeLifetime), data: question))

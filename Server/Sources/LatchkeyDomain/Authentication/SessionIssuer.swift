@@ -29,20 +29,21 @@ public struct SessionIssuer: Sendable {
     /// Completes a login: resets the failure counts, records the login time, stores a new session
     /// on the device (bound to the key it proved). `method` names the login in the audit trail and
     /// says whether it checked a knowledge factor.
-    package func open(_ user: UserRecord, device: DeviceContext, method: LoginMethod) async throws -> (token: String, session: SessionRecord) {
+    package func open(_ user: UserRecord, device: DeviceContext, method: LoginMethod, caller: Caller) async throws -> (token: String, session: SessionRecord) {
+        let store = self.store.recording(into: caller.audit)
         let time = now()
         let deviceID = device.deviceID
         let opened = newSession(userID: user.id, deviceID: deviceID, provenKey: device.provenKey, at: time,
                                 knowledgeFactor: method.checksKnowledgeFactor)
-        audit(.loginSucceeded, user: user.id, deviceID: deviceID, details: ["method": method.rawValue])
+        audit(.loginSucceeded, user: user.id, deviceID: deviceID, details: ["method": method.rawValue], for: caller)
         try await store.recordSuccess(userID: user.id, deviceID: deviceID, loginAt: time)
         try await store.createSession(opened.session)
         return opened
     }
 
     /// A new session on the device, with the attributes the spec mentions; records the login time.
-    package func start(_ user: UserRecord, device: DeviceContext, method: LoginMethod) async throws -> LoginOutcome {
-        let opened = try await open(user, device: device, method: method)
+    package func start(_ user: UserRecord, device: DeviceContext, method: LoginMethod, caller: Caller) async throws -> LoginOutcome {
+        let opened = try await open(user, device: device, method: method, caller: caller)
         return outcome(OpenedSession(token: opened.token, session: opened.session, user: user))
     }
 

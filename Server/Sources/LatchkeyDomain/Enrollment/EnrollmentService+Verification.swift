@@ -17,7 +17,8 @@ extension EnrollmentService {
     /// Opens the link of a verification email (registration, resend, or email change). A
     /// registration's link verifies the app instance too once `appInstanceVerificationSeconds`
     /// have passed since registering (the nonce login is then no longer possible).
-    public func verifyEmail(token: String) async throws -> EmailVerificationOutcome {
+    public func verifyEmail(token: String, caller: Caller) async throws -> EmailVerificationOutcome {
+        let store = self.store.recording(into: caller.audit)
         let digest = SecureRandom.digest(token)
         let time = now()
         if let record = try await store.consumeToken(digest: digest, purpose: .emailVerification, now: time),
@@ -27,7 +28,7 @@ extension EnrollmentService {
             if user.emailNormalized.hasPrefix("phone:"), !user.email.isEmpty {
                 // A phone sign-up's email claim becomes the wallet's address only now, if it is still free.
                 do {
-                    audit(.emailChanged, user: user.id, reason: .signupClaimVerified, details: ["to": user.email])
+                    audit(.emailChanged, user: user.id, reason: .signupClaimVerified, details: ["to": user.email], for: caller)
                     // A phone sign-up's claim never displaces a registration of the address (security.md row 11).
                     try await store.changeEmail(userID: user.id, email: user.email, replacingPending: false, now: time)
                 } catch StoreError.emailInUse {
@@ -43,7 +44,7 @@ extension EnrollmentService {
         }
         if let record = try await store.consumeToken(digest: digest, purpose: .emailChange, now: time), let email = record.data {
             do {
-                audit(.emailChanged, user: record.userID, details: ["to": email])
+                audit(.emailChanged, user: record.userID, details: ["to": email], for: caller)
                 try await store.changeEmail(userID: record.userID, email: email, replacingPending: true, now: time)
             } catch StoreError.emailInUse {
                 return .taken(email: email)

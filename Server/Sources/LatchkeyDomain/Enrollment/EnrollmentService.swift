@@ -42,6 +42,7 @@ public struct EnrollmentService: Sendable {
     /// - Throws: `DomainError` for a profile that breaks the rules (400-class, naming the field),
     ///   416 `email_in_use` for a held address, 503 `overloaded` past the hash gate.
     public func register(_ profile: UserProfile, caller: Caller) async throws -> RegisterUserResponse {
+        let store = self.store.recording(into: caller.audit)
         let deviceID = caller.device.deviceID
         return try await admitted(2 + (profile.mfaAnswers?.count ?? 0), for: caller) { hasher in
             try issuer.enrollmentRules.validateRegistration(profile)
@@ -70,7 +71,7 @@ public struct EnrollmentService: Sendable {
                 passwordHash: hashes.password, passcodeHash: hashes.passcode, emailVerified: !issuer.emailVerificationRequired,
                 profileJSON: String(decoding: try JSONEncoder().encode(document), as: UTF8.self), createdAt: time, updatedAt: time,
                 passwordUpdatedAt: time, pendingUntil: issuer.pendingRegistrationUntil(from: time))
-            audit(.userRegistered, user: user.id, deviceID: deviceID, details: ["method": "enrollment"])
+            audit(.userRegistered, user: user.id, deviceID: deviceID, details: ["method": "enrollment"], for: caller)
             try await store.createReplacingPending(user, answers: hashes.answers, tokens: tokens, messages: messages)
             let message = issuer.emailVerificationRequired
                 ? "Registration successful. Check your email for the verification link."

@@ -7,7 +7,8 @@ extension FederationService {
     /// verification link; such a registration is pending, and any pending registration of the
     /// address is replaced.
     package func create(_ profile: UserProfile, email: String, nonce: String, provided: FederationNonceRecord,
-                deviceID: String?, hasher: SecretHasher) async throws -> CustomerRegistrationResult {
+                deviceID: String?, hasher: SecretHasher, caller: Caller) async throws -> CustomerRegistrationResult {
+        let store = self.store.recording(into: caller.audit)
         async let passcode = hasher.hash(profile.passcode ?? "")
         let answers = try await hasher.hashAnswers(profile.mfaAnswers ?? [:], mfa: issuer.mfa)
         let time = now()
@@ -33,7 +34,7 @@ extension FederationService {
             tokens.append(link.token)
             messages.append(link.message)
         }
-        audit(.userRegistered, user: user.id, deviceID: deviceID, details: ["method": "sso"])
+        audit(.userRegistered, user: user.id, deviceID: deviceID, details: ["method": "sso"], for: caller)
         for attempt in 1...2 {
             do {
                 _ = try await store.createFederatedUser(nonceDigest: SecureRandom.digest(nonce), user: user, answers: answers,
@@ -58,21 +59,22 @@ extension FederationService {
     /// rules of every login: 421 wallet deactivated, 423/503 device, 418 email, 511 app instance,
     /// and the MFA prompt (412) on a device not linked yet. 401 when no wallet is linked.
     public func login(code: String, provider: String, codeVerifier: String? = nil, caller: Caller) async throws -> LoginOutcome {
+        let store = self.store.recording(into: caller.audit)
         let device = caller.device
         guard device.deviceID != nil else { throw DomainError.deviceIDRequired }
         let identity = try await identity(code: code, provider: provider, codeVerifier: codeVerifier)
         guard let user = try await store.federatedUser(providerID: provider, subject: identity.subject) else {
             audit(.loginFailed, user: nil, outcome: .failure, reason: .noLinkedWallet, deviceID: device.deviceID,
-                  details: ["method": "sso", "provider": provider])
+                  details: ["method": "sso", "provider": provider], for: caller)
             throw DomainError.noLinkedWallet
         }
         if user.status != .active {
             audit(.loginFailed, user: user.id, outcome: .failure, reason: .walletDeactivated, deviceID: device.deviceID,
-                  details: ["method": "sso", "provider": provider])
+                  details: ["method": "sso", "provider": provider], for: caller)
             throw DomainError.walletDeactivated
         }
         _ = try await verifier.linkedDevice(user: user, deviceID: device.deviceID)
         try verifier.requireVerified(user)
-        return try await logins.finish(user, device: device, method: .sso)
+        return try await logins.finish(user, device: device, method: .sso, caller: caller)
     }
 }

@@ -69,6 +69,7 @@ public struct FederationService: Sendable {
     /// not assert verified is pending like `registerNewUser`'s (it reserves nothing until its link
     /// is opened); one it did replaces a pending registration of the address.
     public func registerCustomer(_ request: CustomerRegistration, caller: Caller) async throws -> CustomerRegistrationResult {
+        let store = self.store.recording(into: caller.audit)
         return try await admitted(1 + (request.profile.mfaAnswers?.count ?? 0), for: caller) { hasher in
             if request.nonce.isEmpty { throw DomainError.invalidField("nonce", "nonce is required.") }
             var profile = request.profile
@@ -82,7 +83,7 @@ public struct FederationService: Sendable {
                 throw DomainError.invalidFederationNonce
             }
             return try await create(profile, email: profile.email ?? "", nonce: request.nonce, provided: federation,
-                              deviceID: caller.device.deviceID, hasher: hasher)
+                              deviceID: caller.device.deviceID, hasher: hasher, caller: caller)
         }
     }
 

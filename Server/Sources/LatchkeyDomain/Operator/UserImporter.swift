@@ -94,8 +94,8 @@ public struct UserImporter: Sendable {
                 }
                 guard !users.isEmpty else { continue }
                 writing = Task { [store, issuer] in
-                    try await AuditTrail.scope(actor: .operator, store: store) {
-                        try await store.importUsers(users, update: update, keepPasswords: max(0, issuer.passwordHistory - 1), now: time)
+                    try await AuditTrail.run(actor: .operator, store: store) { trail in
+                        try await store.recording(into: trail).importUsers(users, update: update, keepPasswords: max(0, issuer.passwordHistory - 1), now: time)
                     }
                 }
             }

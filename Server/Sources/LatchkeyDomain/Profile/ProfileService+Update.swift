@@ -6,6 +6,7 @@ extension ProfileService {
     /// 416 when a new email is taken; a new email gets a verification link and the old one a
     /// notice, and becomes the login once verified. `lastModifiedDate` moves on every update.
     public func updateProfile(_ principal: Principal, _ update: ProfileUpdate, caller: Caller) async throws {
+        let store = self.store.recording(into: caller.audit)
         try await admitted(update.mfaAnswers?.count ?? 0, for: caller) { hasher in
             let current = try await principal.user()
             let time = now()
@@ -46,8 +47,8 @@ extension ProfileService {
                 try await hasher.hashAnswers(given, mfa: issuer.mfa)
             } else { nil }
             if answers != nil { messages += try outbox.securityNotice("security questions", to: current, at: time) }
-            if let newEmail { audit(.emailChangeRequested, user: user.id, deviceID: principal.session.deviceID, details: ["to": newEmail]) }
-            if answers != nil { audit(.mfaAnswersChanged, user: user.id, deviceID: principal.session.deviceID) }
+            if let newEmail { audit(.emailChangeRequested, user: user.id, deviceID: principal.session.deviceID, details: ["to": newEmail], for: caller) }
+            if answers != nil { audit(.mfaAnswersChanged, user: user.id, deviceID: principal.session.deviceID, for: caller) }
             try await store.applyProfileUpdate(user, answers: answers, tokens: tokens, messages: messages, now: time)
         }
     }
@@ -67,12 +68,13 @@ extension ProfileService {
     /// Opens the link the old address got with an email change: the old address is the login
     /// again, a pending change is void, and every session and device token of the wallet ends (whoever
     /// changed it is signed out).
-    public func revertEmailChange(token: String) async throws -> EmailRevertOutcome {
+    public func revertEmailChange(token: String, caller: Caller) async throws -> EmailRevertOutcome {
+        let store = self.store.recording(into: caller.audit)
         let time = now()
         guard let record = try await store.consumeToken(digest: SecureRandom.digest(token), purpose: .emailRevert, now: time),
               let email = record.data else { return .invalid }
         do {
-            audit(.emailReverted, user: record.userID, details: ["to": email])
+            audit(.emailReverted, user: record.userID, details: ["to": email], for: caller)
             try await store.revertEmail(userID: record.userID, email: email, now: time)
         } catch StoreError.emailInUse {
             return .taken(email: email)

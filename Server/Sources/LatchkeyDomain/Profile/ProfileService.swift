@@ -39,7 +39,7 @@ public struct ProfileService: Sendable {
             try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
             let (session, user) = (principal.session, try await principal.user())
             try await changePassword(user, current: old, currentField: "oldPassword", new: new, confirm: confirm,
-                                     deviceID: session.deviceID, keepSession: session.digest, onlyExpired: false, hasher: hasher)
+                                     deviceID: session.deviceID, keepSession: session.digest, onlyExpired: false, hasher: hasher, caller: caller)
         }
     }
 
@@ -50,6 +50,7 @@ public struct ProfileService: Sendable {
     /// device under the smart lockout.
     public func changeExpiredPassword(email: String, expired: String, new: String, confirm: String,
                                       caller: Caller) async throws {
+        let store = self.store.recording(into: caller.audit)
         let deviceID = caller.device.deviceID
         try await admitted(2 + issuer.passwordHistory, for: caller) { hasher in
             if email.isEmpty { throw DomainError.invalidField("email", "email is required.") }
@@ -58,13 +59,14 @@ public struct ProfileService: Sendable {
                 throw DomainError.wrongCurrent("password")
             }
             try await changePassword(user, current: expired, currentField: "expiredPassword", new: new, confirm: confirm,
-                                     deviceID: deviceID, keepSession: nil, onlyExpired: true, hasher: hasher)
+                                     deviceID: deviceID, keepSession: nil, onlyExpired: true, hasher: hasher, caller: caller)
         }
     }
 
     /// `updateUserPasscode`: 403, 424, 400, 417, 420, 416 wrong current PIN (421 at the threshold).
     /// The user's other sessions and device tokens are revoked, as for a password change.
     public func updatePasscode(_ principal: Principal, old: String, new: String, confirm: String, caller: Caller) async throws {
+        let store = self.store.recording(into: caller.audit)
         try await admitted(2, for: caller) { hasher in
             try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
             let (session, user) = (principal.session, try await principal.user())
@@ -73,9 +75,9 @@ public struct ProfileService: Sendable {
             if new != confirm { throw DomainError.confirmationMismatch(field: "confirmNewPasscode") }
             try issuer.passcode.validate(new, field: "newPasscode")
             try await verifier.check(old, against: user.passcodeHash, user: user, deviceID: session.deviceID, source: .session,
-                                     wrong: .wrongCurrent("PIN"), hasher: hasher)
+                                     wrong: .wrongCurrent("PIN"), hasher: hasher, caller: caller)
             let time = now()
-            audit(.passcodeChanged, user: user.id, deviceID: session.deviceID)
+            audit(.passcodeChanged, user: user.id, deviceID: session.deviceID, for: caller)
             try await store.updatePasscode(userID: user.id, hash: try await hasher.hash(new), now: time, keepSession: session.digest,
                                            messages: try outbox.securityNotice("PIN", to: user, at: time))
         }
@@ -84,34 +86,37 @@ public struct ProfileService: Sendable {
     /// `updateMFAAnswers`: exactly the issuer's number of answers to pool questions, no empty
     /// ones; the previous answers are gone afterwards.
     public func updateMFAAnswers(_ principal: Principal, answers: [String: String], caller: Caller) async throws {
+        let store = self.store.recording(into: caller.audit)
         try await admitted(answers.count, for: caller) { hasher in
             try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
             let user = try await principal.user()
             if user.locked { throw DomainError.accountLocked }
             try issuer.enrollmentRules.validateMFAAnswers(answers, field: "mfaAnswers")
             let time = now()
-            audit(.mfaAnswersChanged, user: user.id, deviceID: principal.session.deviceID)
+            audit(.mfaAnswersChanged, user: user.id, deviceID: principal.session.deviceID, for: caller)
             try await store.replaceMFAAnswers(userID: user.id, answers: try await hasher.hashAnswers(answers, mfa: issuer.mfa), now: time,
                                               messages: try outbox.securityNotice("security questions", to: user, at: time))
         }
     }
 
     private func changePassword(_ user: UserRecord, current: String, currentField: String, new: String, confirm: String,
-                                deviceID: String?, keepSession: String?, onlyExpired: Bool, hasher: SecretHasher) async throws {
+                                deviceID: String?, keepSession: String?, onlyExpired: Bool, hasher: SecretHasher, caller: Caller) async throws {
+
+        let store = self.store.recording(into: caller.audit)
         // Without a session the lock is told only after the password, like every other status.
         if user.locked && !onlyExpired { throw DomainError.accountLocked }
         if current.isEmpty { throw DomainError.invalidField(currentField, "\(currentField) is required.") }
         if new != confirm { throw DomainError.confirmationMismatch(field: "confirmNewPassword") }
         try issuer.validateNewPassword(new, field: "newPassword")
         try await verifier.check(current, against: user.passwordHash, user: user, deviceID: deviceID,
-                                 source: keepSession == nil ? .login : .session, wrong: .wrongCurrent("password"), hasher: hasher)
+                                 source: keepSession == nil ? .login : .session, wrong: .wrongCurrent("password"), hasher: hasher, caller: caller)
         if user.locked { throw DomainError.accountLocked }
         if onlyExpired, !(issuer.passwordExpiry(of: user).map { $0 <= now() } ?? false) {
             throw DomainError(.passwordNotExpired)
         }
         if try await recentlyUsed(new, by: user, hasher: hasher) { throw DomainError.passwordReused }
         let time = now()
-        audit(.passwordChanged, user: user.id, reason: onlyExpired ? .passwordExpired : .passwordChanged, deviceID: deviceID)
+        audit(.passwordChanged, user: user.id, reason: onlyExpired ? .passwordExpired : .passwordChanged, deviceID: deviceID, for: caller)
         try await store.updatePassword(userID: user.id, hash: try await hasher.hash(new), now: time,
                                        keep: max(0, issuer.passwordHistory - 1), keepSession: keepSession,
                                        messages: try outbox.securityNotice("password", to: user, at: time))

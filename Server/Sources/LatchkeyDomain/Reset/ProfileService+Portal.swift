@@ -28,6 +28,7 @@ extension ProfileService {
     /// the `CredentialVerifier` (a wrong one counts toward the wallet's lockout). A right answer
     /// uses the link up and earns a grant.
     public func answerReset(token: String, answer: String, caller: Caller) async throws -> ResetAnswerOutcome {
+        let store = self.store.recording(into: caller.audit)
         return try await admitted(1, for: caller) { hasher in
             guard let (record, kind, user) = try await liveToken(token, \.linkPurpose) else { return .invalid }
             if user.locked { return .locked }
@@ -41,7 +42,7 @@ extension ProfileService {
                 }
                 guard let counted = try await store.reserveTokenAttempt(digest: record.digest, purpose: record.purpose,
                                                                         now: time, limit: limit) else { return .invalid }
-                let verdict = try await verifier.checkRecoveryAnswer(answer, question: question, user: user, hasher: hasher)
+                let verdict = try await verifier.checkRecoveryAnswer(answer, question: question, user: user, hasher: hasher, caller: caller)
                 if verdict != .right {
                     if verdict == .questionGone || counted.attempts >= limit {
                         _ = try await store.consumeToken(digest: record.digest, purpose: record.purpose, now: time)
@@ -66,6 +67,7 @@ extension ProfileService {
     /// Sets the new credential under the issuer's rules. A refusal keeps the grant usable; success
     /// uses it up, restores a wallet locked by failures, and (for a password) ends every session.
     public func completeReset(grant: String, new: String, confirm: String, caller: Caller) async throws -> ResetCompletion {
+        let store = self.store.recording(into: caller.audit)
         return try await admitted(1 + issuer.passwordHistory, for: caller) { hasher in
             guard let (record, kind, user) = try await liveToken(grant, \.grantPurpose) else { return .invalid }
             if user.locked { return .locked }
@@ -88,7 +90,7 @@ extension ProfileService {
             }
             let time = now()
             let notice = try outbox.resetNotice(kind, to: user.email, at: time)
-            audit(.resetCompleted, user: user.id, details: ["credential": kind.rawValue])
+            audit(.resetCompleted, user: user.id, details: ["credential": kind.rawValue], for: caller)
             guard try await store.completeReset(grant: record.digest, purpose: record.purpose, userID: user.id, change: change,
                                                 limits: issuer.attemptLimits, messages: [notice], now: time) else {
                 return .invalid

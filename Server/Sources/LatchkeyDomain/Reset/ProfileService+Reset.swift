@@ -8,11 +8,13 @@ extension ProfileService {
     /// alike. The link carries the user's pending MFA question (the one logins ask too), so neither
     /// reopening it nor asking for another link draws an easier one. Earlier links stay valid until
     /// used or expired (the per-account answer budget bounds guesses across links), so a stranger's
-    /// request voids nothing; the per-address limit is counted per requesting `client` address,
+    /// request voids nothing; the per-address limit is counted per requesting client address (`caller.client.clientIP`),
     /// with a higher cap for all clients.
     ///
     /// - Throws: 400 naming `email`; 410 `unknown_email`; 429 `rate_limited` past a limit.
-    public func requestReset(_ kind: CredentialKind, email: String, client: String) async throws -> String {
+    public func requestReset(_ kind: CredentialKind, email: String, caller: Caller) async throws -> String {
+        let store = self.store.recording(into: caller.audit)
+        let client = caller.client.clientIP
         let trimmed = email.trimmingCharacters(in: .whitespaces)
         guard EmailAddress.isValid(trimmed) else { throw DomainError.invalidField("email", "The email address is not valid.") }
         let message = "If \(trimmed) belongs to a wallet, a link to reset its \(kind.displayName) is on its way."
@@ -34,7 +36,7 @@ extension ProfileService {
         }
         let question = try await verifier.pendingQuestion(for: user)
         let link = try outbox.resetLink(kind, for: user, question: question, at: time)
-        audit(.resetRequested, user: user.id, details: ["credential": kind.rawValue])
+        audit(.resetRequested, user: user.id, details: ["credential": kind.rawValue], for: caller)
         try await store.issueToken(link.token, messages: [link.message])
         return message
     }

@@ -15,9 +15,13 @@ public struct Caller: Sendable {
     /// The connection the request came over: the hash gate asks it whether the client is still
     /// there before it hashes (`HashGate`). Nil for a command or the router's test client.
     public var connection: (any ClientConnection)?
+    /// The security events of the request or command (`AuditTrail`), written with its changes.
+    public var audit: AuditTrail
 
     public init(identity: Identity = .anonymous, client: ClientContext = ClientContext(), requestID: String? = nil,
-                policy: OperationPolicy? = nil, connection: (any ClientConnection)? = nil) {
+                policy: OperationPolicy? = nil, connection: (any ClientConnection)? = nil,
+                audit: AuditTrail = AuditTrail(actor: .user)) {
+        self.audit = audit
         self.identity = identity
         self.client = client
         self.requestID = requestID

@@ -1,9 +1,9 @@
 import Foundation
 
-/// Records a service's security events in the trail of the running request or command
-/// (`AuditTrail`), stamped with the server's clock: they are written with the task's next write.
-/// Built once (`buildServices`) and given to each service that records; called like a function:
-/// `audit(.loginSucceeded, user: id)`.
+/// Records a service's security events in the trail of its caller's request or command
+/// (`caller.audit`), stamped with the server's clock: they are written with the next write of
+/// the store view that carries the trail. Built once (`buildServices`) and given to each service
+/// that records; called like a function: `audit(.loginSucceeded, user: id, for: caller)`.
 public struct AuditRecorder: Sendable {
     package let now: @Sendable () -> Date
 
@@ -12,8 +12,8 @@ public struct AuditRecorder: Sendable {
     }
 
     package func callAsFunction(_ type: AuditEventType, user userID: String?, outcome: AuditOutcome = .success, reason: AuditReason? = nil,
-                        deviceID: String? = nil, details: [String: String] = [:]) {
-        AuditTrail.record(type, user: userID, outcome: outcome, reason: reason, deviceID: deviceID, details: details, at: now())
+                        deviceID: String? = nil, details: [String: String] = [:], for caller: Caller) {
+        caller.audit.record(type, user: userID, outcome: outcome, reason: reason, deviceID: deviceID, details: details, at: now())
     }
 }
 

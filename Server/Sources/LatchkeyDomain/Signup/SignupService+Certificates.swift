@@ -31,6 +31,7 @@ extension SignupService {
     ///   that is not P-256 or not the proof's; `deviceKeyInUse` (409) when another wallet has the
     ///   key; `deviceDeactivated` / `deviceSuspended` when the wallet has locked that device.
     public func issueCertificate(_ principal: Principal, publicKey: String, caller: Caller) async throws -> IssuedCertificate {
+        let store = self.store.recording(into: caller.audit)
         let (label, deviceType) = (caller.client.deviceLabel, caller.client.deviceType)
         guard let proven = caller.provenKey else {
             throw DomainError(.invalidDPoPProof, message: "Registering a device key needs a DPoP proof signed by that key.",
@@ -55,8 +56,8 @@ extension SignupService {
         let pem = try certificate.serializeAsPEM().pemString
         let serial = certificate.serialNumber.bytes.map { String(format: "%02x", $0) }.joined()
         do {
-            audit(.deviceLinked, user: principal.userID, deviceID: device, details: label.map { ["label": $0] } ?? [:])
-            audit(.certificateIssued, user: principal.userID, deviceID: device, details: ["serial": serial])
+            audit(.deviceLinked, user: principal.userID, deviceID: device, details: label.map { ["label": $0] } ?? [:], for: caller)
+            audit(.certificateIssued, user: principal.userID, deviceID: device, details: ["serial": serial], for: caller)
             try await store.registerDeviceKey(DeviceCertificateRecord(
                 serial: serial, userID: principal.userID, deviceID: device, publicKey: Data(key.derRepresentation).base64EncodedString(),
                 certificatePEM: pem, createdAt: time, expiresAt: certificate.notValidAfter),

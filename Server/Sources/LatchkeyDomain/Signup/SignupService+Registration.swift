@@ -30,6 +30,7 @@ extension SignupService {
     /// once (Kratos's whoami, the key registration and logout only, until the key is registered).
     public func register(flowID: String, method: String, traits: IdentityTraits, password: String,
                          caller: Caller) async throws -> FlowSession {
+        let store = self.store.recording(into: caller.audit)
         let deviceID = caller.device.deviceID
         return try await admitted(1, for: caller) { hasher in
             let flow = try await liveFlow(flowID, .registration)
@@ -87,7 +88,7 @@ extension SignupService {
                 tokens.append(link.token)
             }
             do {
-                audit(.userRegistered, user: user.id, deviceID: deviceID, details: ["method": "phone"])
+                audit(.userRegistered, user: user.id, deviceID: deviceID, details: ["method": "phone"], for: caller)
                 try await store.completeRegistration(flowID: flow.id, user: user, deviceID: deviceID, session: session,
                                                      tokens: tokens, messages: messages, now: time)
             } catch StoreError.phoneInUse, StoreError.emailInUse {

@@ -8,7 +8,7 @@ public enum StoredCredential: Sendable, Equatable {
 }
 
 /// Changes of a user's credentials and profile.
-public protocol CredentialStore: Sendable {
+public protocol CredentialStore: AuditingStore {
     /// Replaces the password hash, keeping the previous one in the history (at most `keep` kept), and
     /// in the same transaction ends every session but `keepSession` and every device token, and
     /// queues `messages`.

@@ -24,7 +24,7 @@ public struct FederationNonceRecord: Sendable, Equatable {
 }
 
 /// What SSO registration and federated login need from the database.
-public protocol FederationStore: Sendable {
+public protocol FederationStore: AuditingStore {
     /// Stores a nonce of `retrieveCustomerProfileMetaData`.
     func createFederationNonce(_ nonce: FederationNonceRecord) async throws
     /// A live (unused, unexpired) nonce, without using it.

@@ -23,7 +23,7 @@ public enum ImportOutcome: Sendable, Equatable {
 }
 
 /// Users brought in by `latchkey users import`, a batch at a time.
-public protocol ImportStore: Sendable {
+public protocol ImportStore: AuditingStore {
     /// Writes one batch in one transaction: each user is created unless the issuer has a wallet
     /// with its address, which is skipped or, with `update`, overwritten (profile fields the line
     /// gave, credentials, verification; its sessions and device tokens end). Answers an outcome per

@@ -28,3 +28,12 @@ public protocol StoreAdministration: Sendable {
     /// Closes the connections; closing again does nothing.
     func close() async throws
 }
+
+/// Every narrow store protocol is one: a service writes through the view of its store that
+/// carries the request's audit trail (`store.recording(into: caller.audit)`), so the events it
+/// recorded are inserted in the transaction of its next write and commit or roll back with it.
+public protocol AuditingStore: Sendable {
+    /// The same store (same connections, same caches), writing `trail`'s pending events in the
+    /// transaction of each write.
+    func recording(into trail: AuditTrail) -> Self
+}

@@ -9,7 +9,7 @@ public enum CredentialChange: Sendable, Equatable {
 }
 
 /// What the forgotten-credential resets of the portal need from the database.
-public protocol ResetStore: Sendable {
+public protocol ResetStore: AuditingStore {
     /// Counts one answer against a live token, atomically: answers the token with its new count,
     /// or nil when it is unknown, used, expired, or already has `limit` attempts.
     func reserveTokenAttempt(digest: String, purpose: TokenPurpose, now: Date, limit: Int) async throws -> TokenRecord?

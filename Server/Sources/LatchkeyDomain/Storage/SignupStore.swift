@@ -78,7 +78,7 @@ public struct OTPSendLimits: Sendable, Equatable {
 }
 
 /// What phone sign-up and the Kratos-style flows need from the database.
-public protocol SignupStore: Sendable {
+public protocol SignupStore: AuditingStore {
     /// Stores a new flow.
     func createFlow(_ flow: FlowRecord) async throws
     /// The flow with this id, whatever its state.

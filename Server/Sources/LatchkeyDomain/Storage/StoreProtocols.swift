@@ -1,7 +1,7 @@
 import Foundation
 
 /// Users and their single-use tokens.
-public protocol UserStore: Sendable {
+public protocol UserStore: AuditingStore {
     /// Stores a new user with its MFA answers, tokens and outgoing messages in one transaction;
     /// with `replacingPending`, first deletes an unverified registration of the same address
     /// (`UserRecord.pendingUntil`) with everything it holds. Throws `StoreError.emailInUse` when
@@ -47,7 +47,7 @@ public protocol UserStore: Sendable {
 }
 
 /// The lockout counters, kept in the database so they hold across replicas.
-public protocol AttemptStore: Sendable {
+public protocol AttemptStore: AuditingStore {
     /// Counts an attempt against the wallet (and the device, when it is linked) before the
     /// credential is checked, atomically: once `limits` is reached no further attempt is reserved,
     /// however many run in parallel.
@@ -75,7 +75,7 @@ public protocol AttemptStore: Sendable {
 }
 
 /// The devices linked to wallets.
-public protocol DeviceStore: Sendable {
+public protocol DeviceStore: AuditingStore {
     /// The device link of a user, if any.
     func device(userID: String, deviceID: String) async throws -> DeviceRecord?
     /// The devices of a user.
@@ -93,7 +93,7 @@ public protocol DeviceStore: Sendable {
 }
 
 /// Sessions and long-lived device tokens.
-public protocol SessionStore: Sendable {
+public protocol SessionStore: AuditingStore {
     /// Stores a new session.
     func createSession(_ session: SessionRecord) async throws
     /// The live session with this digest: not revoked, not past its absolute expiry, and seen
@@ -116,7 +116,7 @@ public protocol SessionStore: Sendable {
 
 /// The outbox: messages written in the transaction of the change they report, delivered by the
 /// courier at least once.
-public protocol OutboxStore: Sendable {
+public protocol OutboxStore: AuditingStore {
     /// Adds messages to the outbox.
     func enqueue(_ messages: [OutboxMessage]) async throws
     /// Leases up to `limit` due, undelivered messages for `lease` seconds, oldest first.
@@ -140,7 +140,7 @@ extension DeviceStore {
 
 /// The DPoP proofs of the calls that check credentials or open sessions, so a proof is accepted
 /// once across replicas.
-public protocol ProofStore: Sendable {
+public protocol ProofStore: AuditingStore {
     /// Records a proof (the digest of its key thumbprint and `jti`) until `expiresAt`; false when it
     /// was recorded before and has not expired (a replay). Also drops expired records now and then.
     func recordProof(digest: String, expiresAt: Date, now: Date) async throws -> Bool
@@ -153,7 +153,7 @@ extension Date {
 
 /// Fixed-window counters in the database, so every replica enforces one limit: reset answers per
 /// account, emails per address, codes and wrong codes per number, SMS per issuer.
-public protocol WindowCounterStore: Sendable {
+public protocol WindowCounterStore: AuditingStore {
     /// Counts one event of `key` against `limit` per `window`, atomically (one row, so parallel
     /// requests and replicas share it): nil when counted, else when the window opens again.
     func hit(_ key: String, limit: Int, window: TimeInterval, now: Date) async throws -> Date?
@@ -182,7 +182,7 @@ extension SessionStore {
 
 
 /// Fingerprints of the secrets the servers of one database share (`ClusterSecrets`).
-public protocol SecretFingerprintStore: Sendable {
+public protocol SecretFingerprintStore: AuditingStore {
     /// Records the fingerprints the database has none of yet (the first server's win) and answers
     /// all that are recorded.
     func recordSecretFingerprints(_ fingerprints: [String: String], now: Date) async throws -> [String: String]
@@ -192,7 +192,7 @@ public protocol SecretFingerprintStore: Sendable {
 
 /// The audit trail (`AuditTrail`): security events, appended, read per wallet or in order, and
 /// purged past the retention.
-public protocol AuditStore: Sendable {
+public protocol AuditStore: AuditingStore {
     /// Writes events on their own (those no change's transaction carried).
     func appendAuditEvents(_ events: [AuditEvent]) async throws
     /// The latest `limit` events of a wallet, oldest first.

@@ -66,7 +66,7 @@ extension APIHandler {
     }
 
     package func logout(_ input: Operations.Logout.Input) async throws -> Operations.Logout.Output {
-        try await authentication.logout(try caller.identity.require())
+        try await authentication.logout(try caller.identity.require(), caller: caller)
         return .noContent(.init())
     }
 
@@ -91,7 +91,7 @@ extension APIHandler {
     }
 
     package func unlinkDevice(_ input: Operations.UnlinkDevice.Input) async throws -> Operations.UnlinkDevice.Output {
-        try await authentication.unlink(deviceID: input.path.deviceId, of: try caller.identity.require())
+        try await authentication.unlink(deviceID: input.path.deviceId, of: try caller.identity.require(), caller: caller)
         return .noContent(.init())
     }
 }

@@ -15,11 +15,21 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
     package var connection: ChannelConnection { ChannelConnection(channel: channel) }
     /// The framework's own ceiling; `BodyLimitMiddleware` enforces the configured `http.maxBodyBytes`.
     public var maxUploadSize: Int { 16 * 1024 * 1024 }
+    /// The request's security events (`AuditTrail`), opened and flushed by `AuditMiddleware`; the
+    /// request's `Caller` carries it to the services.
+    public let audit = AuditTrail(actor: .user)
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
         channel = source.channel
+    }
+
+    /// The caller of a request that has no edge (the web pages): its connection and audit trail.
+    package var pageCaller: Caller {
+        var caller = Caller(connection: connection, audit: audit)
+        caller.client.clientIP = audit.origin.clientIP ?? ClientContext.unknownAddress
+        return caller
     }
 }
 
@@ -45,12 +55,12 @@ public struct WalletRequestContext: APIRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
     public var maxUploadSize: Int { 16 * 1024 * 1024 }
-    public var caller = Caller()
+    public var caller: Caller
 
     public init(context: AppRequestContext) {
         coreContext = context.coreContext
         remoteAddress = context.remoteAddress
-        caller.connection = context.connection
+        caller = Caller(connection: context.connection, audit: context.audit)
     }
 }
 
@@ -63,12 +73,12 @@ public struct KratosRequestContext: APIRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
     public var maxUploadSize: Int { 16 * 1024 * 1024 }
-    public var caller = Caller()
+    public var caller: Caller
 
     public init(context: AppRequestContext) {
         coreContext = context.coreContext
         remoteAddress = context.remoteAddress
-        caller.connection = context.connection
+        caller = Caller(connection: context.connection, audit: context.audit)
     }
 }
 

@@ -114,7 +114,7 @@ package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
             try principal.requirePrivileged(within: authentication.issuer.sessions.privilegedSeconds, now: authentication.now())
         }
         // The request's audit events name the device the edge resolved.
-        AuditTrail.identify(device: caller.client.deviceID, clientIP: caller.client.clientIP)
+        caller.audit.identify(device: caller.client.deviceID, clientIP: caller.client.clientIP)
         context.caller = caller
         var response = try await RequestCaller.$current.withValue(caller) { try await next(request, context) }
         // A client that proves its key learns its current nonce with every answer (RFC 9449 §8.2).

@@ -31,9 +31,9 @@ package struct PortalRoutes: Sendable {
         }
         router.get("/reset") { request, _ in try await open(request) }
         // The portal's steps that hash skip the hash for a visitor who has left (`HashGate`).
-        router.post("/reset/answer") { request, context in try await answer(request, caller: Caller(connection: context.connection)) }
+        router.post("/reset/answer") { request, context in try await answer(request, caller: context.pageCaller) }
         router.post("/reset/credential") { request, context in
-            try await complete(request, caller: Caller(connection: context.connection))
+            try await complete(request, caller: context.pageCaller)
         }
     }
 

@@ -23,9 +23,9 @@ package struct WebRoutes: Sendable {
 
     package func add(to router: RouterGroup<AppRequestContext>) {
         router.get("/verify-email") { request, _ in try await openVerification(request) }
-        router.post("/verify-email") { request, _ in try await verify(request) }
+        router.post("/verify-email") { request, context in try await verify(request, caller: context.pageCaller) }
         router.get("/revert-email") { request, _ in try await openRevert(request) }
-        router.post("/revert-email") { request, _ in try await revert(request) }
+        router.post("/revert-email") { request, context in try await revert(request, caller: context.pageCaller) }
     }
 
     // MARK: Email verification
@@ -47,11 +47,11 @@ package struct WebRoutes: Sendable {
         }
     }
 
-    private func verify(_ request: Request) async throws -> Response {
+    private func verify(_ request: Request, caller: Caller) async throws -> Response {
         guard let form = try await decode(request) else { return badForm.response() }
         let token = form.token ?? ""
         guard csrf.verify(request, field: form.csrf, token: token) else { return expiredForm.response() }
-        return switch try await enrollment.verifyEmail(token: token) {
+        return switch try await enrollment.verifyEmail(token: token, caller: caller) {
         case .verified(let email):
             page(title: "Email verified", text: "Your email address \(email) is verified. You can return to the app.")
         case .changed(let email):
@@ -82,11 +82,11 @@ package struct WebRoutes: Sendable {
                            button: "Put \(email) back and sign everyone out")
     }
 
-    private func revert(_ request: Request) async throws -> Response {
+    private func revert(_ request: Request, caller: Caller) async throws -> Response {
         guard let form = try await decode(request) else { return badForm.response() }
         let token = form.token ?? ""
         guard csrf.verify(request, field: form.csrf, token: token) else { return expiredForm.response() }
-        return switch try await profile.revertEmailChange(token: token) {
+        return switch try await profile.revertEmailChange(token: token, caller: caller) {
         case .reverted(let email):
             page(title: "Email kept",
                  text: "\(email) is your wallet's address again and everyone was signed out. Sign in again, and change "
