@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyAPI
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -21,7 +22,7 @@ import Testing
             let nonce = try await AuthFixture.register(client)
             try await AuthFixture.verifyEmail(app, client)
             let first = try await client.call(.post, "/v1/auth/login/nonce", headers: appHeaders(), body: ["nonce": nonce])
-            secrets += [nonce, try #require(first.json["sessionToken"] as? String)]
+            secrets += [nonce, try #require(first.login?.sessionToken)]
             _ = try await AuthFixture.passwordLogin(client, password: "wrong-password-1")
             _ = try await AuthFixture.passwordLogin(client, email: "nobody@example.com", password: "wrong-password-2")
             let prompt = try await LoginTests.prompt(client, device: "device-2")
@@ -32,11 +33,11 @@ import Testing
             let linked = try await client.call(.post, "/v1/auth/mfa", headers: appHeaders(device: "device-2"),
                                                body: ["challengeToken": again.challenge,
                                                       "mfaSecretAnswer": AuthFixture.answer(for: again.question)])
-            let second = try #require(linked.json["sessionToken"] as? String)
+            let second = try #require(linked.login?.sessionToken)
             secrets += [again.challenge, second, "wrong-password-1", "wrong-password-2", "wrong-answer-3"]
             // A privileged change needs a login that checked something the user knows: the PIN.
             let pinLogin = try await client.call(.post, "/v1/auth/login/pin", headers: appHeaders(), body: ["pin": AuthFixture.pin])
-            let session = try #require(pinLogin.json["sessionToken"] as? String)
+            let session = try #require(pinLogin.login?.sessionToken)
             secrets.append(session)
             let changed = try await client.call(.put, "/v1/profile/password", headers: appHeaders(session: session),
                                                 body: ["oldPassword": AuthFixture.password, "newPassword": "fresh-horse-77",

@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -22,7 +24,7 @@ enum AuthFixture {
         let answer = try await client.call(.post, "/v1/enrollment/users", headers: appHeaders(device: device),
                                            body: registrationBody(email: email))
         #expect(answer.status == .created, "\(answer.json)")
-        return try #require(answer.json["nonce"] as? String)
+        return try #require(answer.registration?.nonce)
     }
 
     /// Opens the verification link the courier would deliver to `email` and confirms it, as its owner does.
@@ -40,7 +42,7 @@ enum AuthFixture {
         try await verifyEmail(app, client, email: email)
         let login = try await client.call(.post, "/v1/auth/login/nonce", headers: appHeaders(device: device), body: ["nonce": nonce])
         #expect(login.status == .ok, "\(login.json)")
-        return try #require(login.json["sessionToken"] as? String)
+        return try #require(login.login?.sessionToken)
     }
 
     /// Enrolls `email` on `device` (`nonceSession`) and logs in there with the password, as a user
@@ -51,7 +53,7 @@ enum AuthFixture {
         _ = try await nonceSession(app, client, email: email, device: device)
         let login = try await passwordLogin(client, email: email, device: device)
         #expect(login.status == .ok, "\(login.json)")
-        return try #require(login.json["sessionToken"] as? String)
+        return try #require(login.login?.sessionToken)
     }
 
     static func passwordLogin(_ client: any TestClientProtocol, email: String = "ada@example.com", password: String = password,

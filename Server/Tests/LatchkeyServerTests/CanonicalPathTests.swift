@@ -65,7 +65,7 @@ import Yams
             }
             let canonical = try await client.call(.post, "/v1/enrollment/users", body: registrationBody(email: "mallory@example.com"))
             #expect(canonical.status == .unauthorized)
-            #expect(canonical.error["id"] as? String == "invalid_dpop_proof")
+            #expect(canonical.failure?.id == "invalid_dpop_proof")
         }
     }
 
@@ -80,13 +80,13 @@ import Yams
                 let answer = try await client.call(.post, path, headers: appHeaders().with(proof: key.proof("POST", path)),
                                                    body: ["pin": "314159"])
                 #expect(answer.status == .notFound, "\(path): \(answer.status) \(answer.json)")
-                #expect(answer.json["sessionToken"] == nil)
+                #expect(answer.login?.sessionToken == nil)
             }
             let path = "/v1/auth/login/pin"
             let canonical = try await client.call(.post, path, headers: appHeaders().with(proof: key.proof("POST", path)),
                                                   body: ["pin": "314159"])
             #expect(canonical.status == .unauthorized)
-            #expect(canonical.error["id"] as? String == "use_dpop_nonce")
+            #expect(canonical.failure?.id == "use_dpop_nonce")
         }
     }
 
@@ -111,8 +111,7 @@ import Yams
 
     /// Whether an answer is the router's "no such route" (either envelope).
     static func isUnrouted(_ answer: JSONAnswer) -> Bool {
-        let error = answer.error
-        let text = (error["message"] as? String ?? "") + " " + (error["reason"] as? String ?? "")
+        let text = (answer.failure?.message ?? "") + " " + (answer.failure?.reason ?? "")
         return answer.status == .notFound && text.contains("There is no route")
     }
 
@@ -129,18 +128,18 @@ import Yams
                 let headers = APIRouteGroupsPath.isKratos(path) ? [.contentType: "application/json"] : appHeaders()
                 let bare = try await client.call(method, path, headers: headers, body: body)
                 if policy.proof == .required {
-                    #expect(bare.status == .unauthorized && bare.error["id"] as? String == "invalid_dpop_proof",
+                    #expect(bare.status == .unauthorized && bare.failure?.id == "invalid_dpop_proof",
                             "\(policy.operationID) without a proof: \(bare.status) \(bare.json)")
                 } else {
-                    #expect(bare.error["id"] as? String != "invalid_dpop_proof", "\(policy.operationID): \(bare.json)")
+                    #expect(bare.failure?.id != "invalid_dpop_proof", "\(policy.operationID): \(bare.json)")
                 }
                 let proved = try await client.call(method, path, headers: headers.with(proof: key.proof(policy.method, path)), body: body)
                 if policy.nonce {
-                    #expect(proved.status == .unauthorized && proved.error["id"] as? String == "use_dpop_nonce",
+                    #expect(proved.status == .unauthorized && proved.failure?.id == "use_dpop_nonce",
                             "\(policy.operationID) without a nonce: \(proved.status) \(proved.json)")
                     #expect(proved.headers[HTTPField.Name("DPoP-Nonce")!] != nil)
                 } else {
-                    #expect(proved.error["id"] as? String != "use_dpop_nonce", "\(policy.operationID): \(proved.json)")
+                    #expect(proved.failure?.id != "use_dpop_nonce", "\(policy.operationID): \(proved.json)")
                 }
             }
         }

@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HTTPTypes
 import HummingbirdTesting
 import LatchkeyDomain
@@ -20,8 +22,8 @@ import Testing
                                                body: ["email": "ada@example.com", "expiredPassword": AuthFixture.password,
                                                       "newPassword": "taken-over-42", "confirmNewPassword": "taken-over-42"])
             #expect(change.status == .badRequest, "\(change.json)")
-            #expect(change.error["id"] as? String == "password_not_expired" && change.errorCode == 400)
-            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String, "the password is unchanged")
+            #expect(change.failure?.id == "password_not_expired" && change.errorCode == 400)
+            #expect(try await AuthFixture.passwordLogin(client).login?.sessionToken != nil, "the password is unchanged")
             #expect(try await AuthFixture.passwordLogin(client, password: "taken-over-42").errorCode == 401)
         }
     }
@@ -32,10 +34,10 @@ import Testing
     func aPasscodeChangeEndsTheOtherSessionsAndDeviceTokens(engine: String) async throws {
         try await withServer(engine: engine) { app, client in
             let mine = try await AuthFixture.enrolledSession(app, client)
-            let other = try #require(try await AuthFixture.passwordLogin(client).json["sessionToken"] as? String)
+            let other = try #require(try await AuthFixture.passwordLogin(client).login?.sessionToken)
             let created = try await client.call(.post, "/v1/auth/device-token", headers: appHeaders(session: other),
                                                 body: ["username": "ada@example.com", "password": AuthFixture.password])
-            let deviceToken = try #require(created.json["deviceToken"] as? String, "\(created.json)")
+            let deviceToken = try #require(created.decoded(Components.Schemas.DeviceTokenResponse.self)?.deviceToken, "\(created.json)")
 
             let changed = try await client.call(.put, "/v1/profile/passcode", headers: appHeaders(session: mine),
                                                 body: ["oldPasscode": "314159", "newPasscode": "271828", "confirmNewPasscode": "271828"])
@@ -71,7 +73,7 @@ import Testing
                     $0["confirmPassword"] = common
                 })
                 #expect(registered.errorCode == 419 && registered.errorField == "userProfile.password", "\(common): \(registered.json)")
-                #expect((registered.error["message"] as? String)?.contains("common") == true)
+                #expect((registered.failure?.message)?.contains("common") == true)
             }
             #expect(try await app.store.user(issuer: "default", emailNormalized: "c@example.com") == nil)
             let session = try await AuthFixture.enrolledSession(app, client)
@@ -79,7 +81,7 @@ import Testing
                                                body: ["oldPassword": AuthFixture.password, "newPassword": "password1",
                                                       "confirmNewPassword": "password1"])
             #expect(change.errorCode == 419 && change.errorField == "newPassword", "\(change.json)")
-            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String)
+            #expect(try await AuthFixture.passwordLogin(client).login?.sessionToken != nil)
 
             let flow = try await SignupFixture.verifiedFlow(app, client)
             let signup = try await SignupFixture.finish(client, flow: flow, password: "iloveyou")
@@ -100,9 +102,9 @@ import Testing
             var challenge = ""
             for attempt in 0..<12 {
                 let prompt = try await AuthFixture.passwordLogin(client, device: "stranger-\(attempt)")
-                let token = try #require(prompt.json["mfaToken"] as? [String: Any], "\(prompt.json)")
-                asked.insert(try #require(token["mfaSecretQuestion"] as? String))
-                challenge = try #require(token["challengeToken"] as? String)
+                let token = try #require(prompt.login?.mfaToken, "\(prompt.json)")
+                asked.insert(token.mfaSecretQuestion)
+                challenge = token.challengeToken
             }
             #expect(asked.count == 1, "asked: \(asked)")
             let question = try #require(asked.first)
@@ -113,7 +115,7 @@ import Testing
                            "What is your mother's maiden name?": "Byron"]
             let linked = try await client.call(.post, "/v1/auth/mfa", headers: appHeaders(device: "stranger-11"),
                                                body: ["challengeToken": challenge, "mfaSecretAnswer": try #require(answers[question])])
-            #expect(linked.json["sessionToken"] is String, "\(linked.json)")
+            #expect(linked.login?.sessionToken != nil, "\(linked.json)")
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
             #expect(try await app.store.pendingMFAQuestion(userID: user.id) == nil, "a right answer lets the next prompt draw anew")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyAPI
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -69,7 +70,7 @@ import Testing
                     .errorCode ?? 0)
             }
             #expect(codes == [416, 416, 416, 416])
-            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String)
+            #expect(try await AuthFixture.passwordLogin(client).login?.sessionToken != nil)
         }
     }
 

@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HTTPTypes
 import HummingbirdTesting
 import LatchkeyDomain
@@ -64,7 +66,7 @@ extension TestClientProtocol {
         for _ in 0..<2 {
             let proof = key.proof(method.rawValue, path, token: token, nonce: nonce)
             let answer = try await call(method, path, headers: appHeaders(device: device).with(proof: proof, dpopToken: token), body: body)
-            guard answer.error["id"] as? String == "use_dpop_nonce", nonce == nil else { return answer }
+            guard answer.failure?.id == "use_dpop_nonce", nonce == nil else { return answer }
             nonce = try #require(answer.headers[HTTPField.Name("DPoP-Nonce")!])
         }
         Issue.record("use_dpop_nonce twice")
@@ -80,15 +82,15 @@ extension AuthFixture {
                                    email: String = "ada@example.com", label: String = "device-1") async throws -> String {
         let registered = try await client.dpopCall(key, .post, "/v1/enrollment/users", device: label, body: registrationBody(email: email))
         #expect(registered.status == .created, "\(registered.json)")
-        let nonce = try #require(registered.json["nonce"] as? String)
+        let nonce = try #require(registered.registration?.nonce)
         try await verifyEmail(app, client, email: email)
         let login = try await client.dpopCall(key, .post, "/v1/auth/login/nonce", device: label, body: ["nonce": nonce])
         #expect(login.status == .ok, "\(login.json)")
-        #expect(login.json["tokenType"] as? String == "DPoP")
+        #expect(login.login?.tokenType == .dPoP)
         let password = try await client.dpopCall(key, .post, "/v1/auth/login/password", device: label,
                                                  body: ["username": email, "password": password])
         #expect(password.status == .ok, "\(password.json)")
-        #expect(password.json["tokenType"] as? String == "DPoP")
-        return try #require(password.json["sessionToken"] as? String)
+        #expect(password.login?.tokenType == .dPoP)
+        return try #require(password.login?.sessionToken)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyAPI
 import HTTPTypes
 import HummingbirdTesting
 import LatchkeyDomain
@@ -26,14 +27,14 @@ import Testing
                                       body: ["pin": "314159"])
             }
             let first = try await login(owner, nonce: nil)
-            #expect(first.error["id"] as? String == "use_dpop_nonce")
+            #expect(first.failure?.id == "use_dpop_nonce")
             let ownersNonce = try #require(first.headers[Self.nonceHeader])
 
             // Another key cannot use the owner's nonce; it is told its own.
             let other = TestDeviceKey()
             let borrowed = try await login(other, nonce: ownersNonce)
             #expect(borrowed.status == .unauthorized)
-            #expect(borrowed.error["id"] as? String == "use_dpop_nonce")
+            #expect(borrowed.failure?.id == "use_dpop_nonce")
             #expect(borrowed.headers[Self.nonceHeader] != ownersNonce)
 
             // The owner's nonce works within its window and the next…
@@ -44,7 +45,7 @@ import Testing
             clock.advance(71)
             let late = try await login(owner, nonce: ownersNonce)
             #expect(late.status == .unauthorized)
-            #expect(late.error["id"] as? String == "use_dpop_nonce")
+            #expect(late.failure?.id == "use_dpop_nonce")
             let renewed = try #require(late.headers[Self.nonceHeader])
             #expect(renewed != ownersNonce)
             #expect(try await login(owner, nonce: renewed).status == .ok)

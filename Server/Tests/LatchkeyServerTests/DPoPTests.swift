@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HTTPTypes
 import HummingbirdTesting
 import LatchkeyDomain
@@ -21,19 +23,19 @@ import Testing
     /// server's DPoP nonce from the 401, the second is bound. Answers the session token.
     func boundLogin(_ app: LatchkeyApplication, _ client: any TestClientProtocol, key: TestDeviceKey) async throws -> String {
         let registered = try await client.dpopCall(key, .post, "/v1/enrollment/users", body: registrationBody())
-        let nonce = try #require(registered.json["nonce"] as? String)
+        let nonce = try #require(registered.registration?.nonce)
         try await AuthFixture.verifyEmail(app, client)
         let path = "/v1/auth/login/nonce"
         let first = try await client.call(.post, path, headers: appHeaders().with(proof: key.proof("POST", path)), body: ["nonce": nonce])
         #expect(first.status == .unauthorized)
-        #expect(first.error["id"] as? String == "use_dpop_nonce")
+        #expect(first.failure?.id == "use_dpop_nonce")
         #expect(first.headers[.wwwAuthenticate]?.hasPrefix(#"DPoP error="use_dpop_nonce""#) == true)
         let serverNonce = try #require(first.headers[Self.nonceHeader])
         let login = try await client.call(.post, path, headers: appHeaders().with(proof: key.proof("POST", path, nonce: serverNonce)),
                                           body: ["nonce": nonce])
         #expect(login.status == .ok, "\(login.json)")
-        #expect(login.json["tokenType"] as? String == "DPoP")
-        return try #require(login.json["sessionToken"] as? String)
+        #expect(login.login?.tokenType == .dPoP)
+        return try #require(login.login?.sessionToken)
     }
 
     /// Attack 3 of the device-binding review: a stolen session token worked from any client.
@@ -51,16 +53,16 @@ import Testing
             // The thief has the token but not the key.
             let asBearer = try await client.call(.get, path, headers: appHeaders(session: token))
             #expect(asBearer.status == .unauthorized)
-            #expect(asBearer.error["id"] as? String == "invalid_token")
+            #expect(asBearer.failure?.id == "invalid_token")
             #expect(asBearer.headers[.wwwAuthenticate]?.hasPrefix(#"DPoP error="invalid_token""#) == true)
             let thief = TestDeviceKey()
             let otherKey = try await client.call(.get, path, headers: appHeaders().with(proof: thief.proof("GET", path, token: token),
                                                                                        dpopToken: token))
             #expect(otherKey.status == .unauthorized)
-            #expect(otherKey.error["id"] as? String == "invalid_token")
+            #expect(otherKey.failure?.id == "invalid_token")
             let noProof = try await client.call(.get, path, headers: { var h = appHeaders(); h[.authorization] = "DPoP \(token)"; return h }())
             #expect(noProof.status == .unauthorized)
-            #expect(noProof.error["id"] as? String == "invalid_dpop_proof")
+            #expect(noProof.failure?.id == "invalid_dpop_proof")
             // The owner is unaffected.
             let again = try await client.call(.get, path, headers: appHeaders().with(proof: device.proof("GET", path, token: token),
                                                                                     dpopToken: token))
@@ -79,8 +81,8 @@ import Testing
             func check(_ proof: String, _ why: Comment) async throws {
                 let answer = try await client.call(.get, path, headers: appHeaders().with(proof: proof, dpopToken: token))
                 #expect(answer.status == .unauthorized, why)
-                #expect(answer.error["id"] as? String == "invalid_dpop_proof", why)
-                #expect(answer.error["field"] as? String == "DPoP", why)
+                #expect(answer.failure?.id == "invalid_dpop_proof", why)
+                #expect(answer.failure?.field == "DPoP", why)
                 #expect(answer.headers[.wwwAuthenticate]?.hasPrefix(#"DPoP error="invalid_dpop_proof""#) == true, why)
             }
             try await check("not.a.jws", "malformed")
@@ -106,7 +108,7 @@ import Testing
                 let login = try await client.call(.post, "/v1/auth/login/password",
                                                   headers: appHeaders().with(proof: device.proof("GET", "/v1/auth/login/password")),
                                                   body: ["username": "ada@example.com", "password": "wrong-password-1"])
-                #expect(login.error["id"] as? String == "invalid_dpop_proof")
+                #expect(login.failure?.id == "invalid_dpop_proof")
             }
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
             #expect(user.status == .active)
@@ -120,14 +122,14 @@ import Testing
             let nonce = try await AuthFixture.register(client)
             try await AuthFixture.verifyEmail(app, client)
             let login = try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": nonce])
-            #expect(login.json["tokenType"] as? String == "Bearer")
-            let token = try #require(login.json["sessionToken"] as? String)
+            #expect(login.login?.tokenType == .bearer)
+            let token = try #require(login.login?.sessionToken)
             #expect(try await client.call(.get, "/v1/auth/session", headers: appHeaders(session: token)).status == .ok)
             let device = TestDeviceKey()
             let asDPoP = try await client.call(.get, "/v1/auth/session",
                                                headers: appHeaders().with(proof: device.proof("GET", "/v1/auth/session", token: token),
                                                                           dpopToken: token))
-            #expect(asDPoP.error["id"] as? String == "invalid_token")
+            #expect(asDPoP.failure?.id == "invalid_token")
         }
     }
 
@@ -153,7 +155,7 @@ import Testing
                 let replayed = try await otherClient.call(.post, path, headers: appHeaders().with(proof: proof),
                                                           body: ["pin": AuthFixture.pin])
                 #expect(replayed.status == .unauthorized)
-                #expect(replayed.error["id"] as? String == "invalid_dpop_proof")
+                #expect(replayed.failure?.id == "invalid_dpop_proof")
                 let fresh = try await otherClient.call(.post, path, headers: appHeaders().with(proof: device.proof("POST", path, nonce: nonce)),
                                                        body: ["pin": AuthFixture.pin])
                 #expect(fresh.status == .ok, "the other replica accepts the shared nonce: \(fresh.json)")

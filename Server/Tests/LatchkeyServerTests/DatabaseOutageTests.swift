@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -16,7 +18,7 @@ import Testing
     func aDatabaseThatDoesNotAnswerIsNotReady(engine: String) async throws {
         try await withServer(engine: engine, configure: { $0.databaseTimeoutMilliseconds = 300 }) { app, client in
             _ = try await AuthFixture.enrolledSession(app, client)
-            let flow = try #require(try await client.call(.get, "/a/self-service/login/api", headers: [:]).json["id"] as? String)
+            let flow = try #require(try await client.call(.get, "/a/self-service/login/api", headers: [:]).decoded(Components.Schemas.SelfServiceFlow.self)?.id)
             let locked = AsyncStream<Void>.makeStream()
             let holder = Task {
                 try await StoreFactory.withStore(app.configuration.database, logger: Logger(label: "lock"), migrate: false,
@@ -33,12 +35,12 @@ import Testing
 
             let started = ContinuousClock.now
             let wallet = try await AuthFixture.passwordLogin(client)
-            #expect(wallet.status == .serviceUnavailable && wallet.error["id"] as? String == "not_ready", "\(wallet.json)")
+            #expect(wallet.status == .serviceUnavailable && wallet.failure?.id == "not_ready", "\(wallet.json)")
             #expect(wallet.errorCode == 503 && wallet.headers[.retryAfter] == "1")
             let kratos = try await client.call(.post, "/a/self-service/login?flow=\(flow)", headers: SignupFixture.json,
                                                body: ["method": "password", "identifier": "ada@example.com", "password": "whatever-1"])
             #expect(kratos.status == .serviceUnavailable, "\(kratos.json) after \(ContinuousClock.now - started)")
-            #expect(kratos.error["id"] as? String == "not_ready" && kratos.error["code"] as? Int == 503, "Kratos's envelope")
+            #expect(kratos.failure?.id == "not_ready" && kratos.failure?.code == 503, "Kratos's envelope")
             #expect(kratos.headers[.retryAfter] == "1")
             #expect(ContinuousClock.now - started < .seconds(2.5), "each failed fast, not at the lock's end")
 

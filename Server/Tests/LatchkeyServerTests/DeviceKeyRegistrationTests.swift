@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HTTPTypes
 import HummingbirdTesting
 import LatchkeyDomain
@@ -40,7 +42,7 @@ import X509
             let unproven = try await client.call(.put, Self.path, headers: headers,
                                                  body: ["publicKey": stranger.publicKey.pemRepresentation])
             #expect(unproven.status == .unauthorized, "\(unproven.json)")
-            #expect(unproven.error["id"] as? String == "invalid_dpop_proof")
+            #expect(unproven.failure?.id == "invalid_dpop_proof")
             #expect(unproven.headers[.wwwAuthenticate]?.hasPrefix("DPoP") == true)
 
             let device = TestDeviceKey()
@@ -48,8 +50,8 @@ import X509
             let issued = try await client.call(.put, Self.path, headers: headers,
                                                body: ["publicKey": device.key.publicKey.pemRepresentation])
             #expect(issued.status == .ok, "\(issued.json)")
-            #expect(issued.json["tokenType"] as? String == "DPoP")
-            let certificate = try Certificate(pemEncoded: try #require(issued.json["certificate"] as? String))
+            #expect(issued.decoded(Components.Schemas.DeviceCertificate.self)?.tokenType == .dPoP)
+            let certificate = try Certificate(pemEncoded: try #require(issued.decoded(Components.Schemas.DeviceCertificate.self)?.certificate))
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
             let customer = "urn:latchkey:customer:\(user.id)"
             let names = try #require(try certificate.extensions.subjectAlternativeNames)
@@ -71,11 +73,11 @@ import X509
             let flow = try await SignupFixture.verifiedFlow(app, client)
             let registered = try await SignupFixture.finish(client, flow: flow, headers: appHeaders(device: "phone-1").with(proof: device.proof(
                 "POST", "/a/self-service/registration")))
-            let token = try #require(registered.json["session_token"] as? String, "\(registered.json)")
+            let token = try #require(registered.decoded(Components.Schemas.SuccessfulNativeLogin.self)?.sessionToken, "\(registered.json)")
 
             let early = try await client.dpopCall(device, .get, "/v1/profile", token: token)
             #expect(early.status == .unauthorized, "\(early.json)")
-            #expect(early.error["id"] as? String == "device_key_required")
+            #expect(early.failure?.id == "device_key_required")
             #expect(early.headers[.wwwAuthenticate]?.contains(#"error="invalid_token""#) == true)
             var kratos = HTTPFields()
             kratos[HTTPField.Name("X-Session-Token")!] = token
@@ -88,7 +90,7 @@ import X509
             #expect(issued.status == .ok, "\(issued.json)")
             let profile = try await client.dpopCall(device, .get, "/v1/profile", token: token)
             #expect(profile.status == .ok, "\(profile.json)")
-            #expect(profile.json["username"] as? String == SignupFixture.phone)
+            #expect(profile.decoded(Customer.self)?.username == SignupFixture.phone)
         }
     }
 
@@ -100,13 +102,13 @@ import X509
             let flow = try await SignupFixture.verifiedFlow(app, client)
             #expect(try await SignupFixture.finish(client, flow: flow).status == .ok)
             let login = try await client.call(.get, "/a/self-service/login/api", headers: [:])
-            let loginID = try #require(login.json["id"] as? String)
+            let loginID = try #require(login.decoded(Components.Schemas.SelfServiceFlow.self)?.id)
             let right = try await client.call(.post, "/a/self-service/login?flow=\(loginID)", headers: SignupFixture.json,
                                               body: ["method": "password", "identifier": SignupFixture.phone, "password": "000000"])
-            let token = try #require(right.json["session_token"] as? String, "\(right.json)")
+            let token = try #require(right.decoded(Components.Schemas.SuccessfulNativeLogin.self)?.sessionToken, "\(right.json)")
             let bearer = try await client.call(.get, "/v1/profile", headers: appHeaders(session: token))
             #expect(bearer.status == .unauthorized)
-            #expect(bearer.error["id"] as? String == "device_key_required")
+            #expect(bearer.failure?.id == "device_key_required")
 
             let device = TestDeviceKey()
             let issued = try await client.call(.put, Self.path, headers: appHeaders(session: token).with(proof: device.proof("PUT", Self.path)),
@@ -129,23 +131,23 @@ import X509
                 let issued = try await client.dpopCall(device, .put, Self.path, token: session,
                                                        body: ["publicKey": device.key.publicKey.pemRepresentation])
                 #expect(issued.status == .ok, "\(issued.json)")
-                return try #require(issued.json["serialNumber"] as? String)
+                return try #require(issued.decoded(Components.Schemas.DeviceCertificate.self)?.serialNumber)
             }
             func status(_ serial: String) async throws -> JSONAnswer {
                 try await client.call(.get, Self.path + "/" + serial, headers: [:])
             }
             let first = try await register()
-            #expect(try await status(first).json["status"] as? String == "good")
+            #expect(try await status(first).decoded(Components.Schemas.DeviceCertificateStatus.self)?.status == .good)
             let second = try await register()
             let replaced = try await status(first)
-            #expect(replaced.json["status"] as? String == "revoked" && replaced.json["revokedAt"] is String, "\(replaced.json)")
-            #expect(try await status(second.uppercased()).json["status"] as? String == "good")
+            #expect(replaced.decoded(Components.Schemas.DeviceCertificateStatus.self)?.status == .revoked && replaced.decoded(Components.Schemas.DeviceCertificateStatus.self)?.revokedAt != nil, "\(replaced.json)")
+            #expect(try await status(second.uppercased()).decoded(Components.Schemas.DeviceCertificateStatus.self)?.status == .good)
 
             #expect(try await client.dpopCall(device, .delete, "/v1/devices/jkt:" + device.thumbprint, token: session).status == .noContent)
-            #expect(try await status(second).json["status"] as? String == "revoked", "unlinking the device revokes its certificate")
+            #expect(try await status(second).decoded(Components.Schemas.DeviceCertificateStatus.self)?.status == .revoked, "unlinking the device revokes its certificate")
 
             let unknown = try await status("abcdef")
-            #expect(unknown.status == .notFound && unknown.error["code"] as? Int == 404, "\(unknown.json)")
+            #expect(unknown.status == .notFound && unknown.failure?.code == 404, "\(unknown.json)")
             #expect(try await status("not-hex").status == .badRequest)
         }
     }
@@ -158,13 +160,13 @@ import X509
             let theirs = TestDeviceKey()
             _ = try await AuthFixture.keyEnrolledSession(app, client, key: theirs)
             let flow = try await SignupFixture.verifiedFlow(app, client)
-            let token = try #require(try await SignupFixture.finish(client, flow: flow).json["session_token"] as? String)
+            let token = try #require(try await SignupFixture.finish(client, flow: flow).decoded(Components.Schemas.SuccessfulNativeLogin.self)?.sessionToken)
             func register(_ key: TestDeviceKey) async throws -> JSONAnswer {
                 try await client.call(.put, Self.path, headers: appHeaders(session: token).with(proof: key.proof("PUT", Self.path)),
                                       body: ["publicKey": key.key.publicKey.pemRepresentation])
             }
             let taken = try await register(theirs)
-            #expect(taken.status == .conflict && taken.error["id"] as? String == "device_key_in_use", "\(taken.json)")
+            #expect(taken.status == .conflict && taken.failure?.id == "device_key_in_use", "\(taken.json)")
             let user = try #require(try await app.store.user(issuer: "default", phoneNormalized: SignupFixture.phone))
             #expect(try await app.store.deviceCertificates(userID: user.id, deviceID: "jkt:" + theirs.thumbprint).isEmpty)
 
@@ -172,8 +174,8 @@ import X509
             try await app.store.linkDevice(userID: user.id, deviceID: "jkt:" + mine.thumbprint, deviceType: nil, now: Date())
             try await app.store.setDeviceStatus(userID: user.id, deviceID: "jkt:" + mine.thumbprint, status: .deactivated, now: Date())
             let deactivated = try await register(mine)
-            #expect(deactivated.status.code == 423 && deactivated.error["id"] as? String == "device_deactivated", "\(deactivated.json)")
-            #expect(try await client.call(.get, "/v1/profile", headers: appHeaders(session: token)).error["id"] as? String
+            #expect(deactivated.status.code == 423 && deactivated.failure?.id == "device_deactivated", "\(deactivated.json)")
+            #expect(try await client.call(.get, "/v1/profile", headers: appHeaders(session: token)).failure?.id
                     == "device_key_required", "the session is still limited")
         }
     }
@@ -186,10 +188,10 @@ import X509
             let session = try await AuthFixture.keyEnrolledSession(app, client, key: device)
             let issued = try await client.dpopCall(device, .put, Self.path, token: session,
                                                    body: ["publicKey": device.key.publicKey.pemRepresentation])
-            let serial = try #require(issued.json["serialNumber"] as? String, "\(issued.json)")
+            let serial = try #require(issued.decoded(Components.Schemas.DeviceCertificate.self)?.serialNumber, "\(issued.json)")
             clock.advance(91 * 86_400)
             let status = try await client.call(.get, Self.path + "/" + serial, headers: [:])
-            #expect(status.json["status"] as? String == "expired", "\(status.json)")
+            #expect(status.decoded(Components.Schemas.DeviceCertificateStatus.self)?.status == .expired, "\(status.json)")
         }
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HTTPTypes
 import HummingbirdTesting
 import LatchkeyDomain
@@ -28,9 +30,9 @@ import Testing
             _ = try await AuthFixture.keyEnrolledSession(app, client, key: attacker, email: "mallory@example.com", label: "phone-1")
             let pin = try await client.dpopCall(owner, .post, "/v1/auth/login/pin", device: "phone-1", body: ["pin": AuthFixture.pin])
             #expect(pin.status == .ok, "\(pin.json)")
-            #expect(pin.json["tokenType"] as? String == "DPoP")
+            #expect(pin.login?.tokenType == .dPoP)
             let ownerID = try #require(try await app.store.user(issuer: "default", emailNormalized: "owner@example.com")).id
-            #expect((pin.json["customerUri"] as? String)?.hasSuffix(ownerID) == true)
+            #expect((pin.login?.customerUri)?.hasSuffix(ownerID) == true)
         }
     }
 
@@ -68,17 +70,17 @@ import Testing
             let login = try await client.dpopCall(other, .post, "/v1/auth/login/password", device: "phone-1",
                                                   body: ["username": "ada@example.com", "password": AuthFixture.password])
             #expect(login.status == .ok)
-            #expect(login.json["code"] as? Int == 412, "\(login.json)")
+            #expect(login.login?.code == 412, "\(login.json)")
             let own = try await client.dpopCall(owner, .post, "/v1/auth/login/password", device: "another-label",
                                                 body: ["username": "ada@example.com", "password": AuthFixture.password])
-            #expect(own.json["sessionToken"] != nil, "\(own.json)")
+            #expect(own.login?.sessionToken != nil, "\(own.json)")
 
             let second = try await client.dpopCall(owner, .post, "/v1/enrollment/users", body: registrationBody(email: "bob@example.com"))
-            let nonce = try #require(second.json["nonce"] as? String)
+            let nonce = try #require(second.registration?.nonce)
             try await AuthFixture.verifyEmail(app, client, email: "bob@example.com")
             let taken = try await client.dpopCall(owner, .post, "/v1/auth/login/nonce", body: ["nonce": nonce])
             #expect(taken.status == .conflict, "\(taken.json)")
-            #expect(taken.error["id"] as? String == "device_key_in_use")
+            #expect(taken.failure?.id == "device_key_in_use")
             // A header cannot name a key device.
             let forged = try await client.call(.post, "/v1/auth/login/pin", headers: appHeaders(device: "jkt:" + owner.thumbprint),
                                                body: ["pin": AuthFixture.pin])
@@ -97,11 +99,11 @@ import Testing
             for _ in 0..<6 {
                 let answer = try await client.call(.post, "/v1/auth/login/pin", headers: appHeaders(device: "phone-1"), body: ["pin": "000000"])
                 #expect(answer.status == .unauthorized)
-                #expect(answer.error["id"] as? String == "invalid_dpop_proof")
+                #expect(answer.failure?.id == "invalid_dpop_proof")
                 #expect(answer.headers[.wwwAuthenticate]?.hasPrefix("DPoP") == true)
             }
             let register = try await client.call(.post, "/v1/enrollment/users", body: registrationBody(email: "bob@example.com"))
-            #expect(register.error["id"] as? String == "invalid_dpop_proof")
+            #expect(register.failure?.id == "invalid_dpop_proof")
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
             #expect(user.failedAttempts == 0)
             #expect(try await client.dpopCall(owner, .post, "/v1/auth/login/pin", device: "phone-1",
@@ -120,29 +122,29 @@ import Testing
             let tablet = TestDeviceKey()
             let prompt = try await client.dpopCall(tablet, .post, "/v1/auth/login/password", device: "tablet",
                                                    body: ["username": "ada@example.com", "password": AuthFixture.password])
-            let challenge = try #require((prompt.json["mfaToken"] as? [String: Any]))
-            let question = try #require(challenge["mfaSecretQuestion"] as? String)
+            let challenge = try #require((prompt.login?.mfaToken))
+            let question = challenge.mfaSecretQuestion
             let answers = ["What was the name of your first pet?": "Rex", "In what city were you born?": "London",
                            "What is your mother's maiden name?": "Byron"]
             let linked = try await client.dpopCall(tablet, .post, "/v1/auth/mfa", device: "tablet",
-                                                   body: ["challengeToken": challenge["challengeToken"]!, "mfaSecretAnswer": answers[question]!])
-            let tabletSession = try #require(linked.json["sessionToken"] as? String, "\(linked.json)")
+                                                   body: ["challengeToken": challenge.challengeToken, "mfaSecretAnswer": answers[question]!])
+            let tabletSession = try #require(linked.login?.sessionToken, "\(linked.json)")
 
             let list = try await client.dpopCall(phone, .get, "/v1/devices", token: phoneSession)
             #expect(list.status == .ok, "\(list.json)")
-            let devices = try #require(list.json["devices"] as? [[String: Any]])
+            let devices = try #require(list.decoded(Components.Schemas.DeviceList.self)?.devices)
             // Both were linked within one second; the list is by link time, then id.
-            let byID = Dictionary(uniqueKeysWithValues: devices.map { ($0["id"] as? String ?? "", $0) })
+            let byID = Dictionary(uniqueKeysWithValues: devices.map { ($0.id, $0) })
             #expect(Set(byID.keys) == ["jkt:" + phone.thumbprint, "jkt:" + tablet.thumbprint])
             let mine = try #require(byID["jkt:" + phone.thumbprint])
             let other = try #require(byID["jkt:" + tablet.thumbprint])
-            #expect(mine["label"] as? String == "Ada's phone")
-            #expect(other["label"] as? String == "tablet")
-            #expect(mine["thumbprint"] as? String == phone.thumbprint)
-            #expect(other["thumbprint"] as? String == tablet.thumbprint)
-            #expect(mine["current"] as? Bool == true)
-            #expect(other["current"] as? Bool == false)
-            #expect(devices.allSatisfy { $0["status"] as? String == "active" && $0["linkedAt"] != nil })
+            #expect(mine.label == "Ada's phone")
+            #expect(other.label == "tablet")
+            #expect(mine.thumbprint == phone.thumbprint)
+            #expect(other.thumbprint == tablet.thumbprint)
+            #expect(mine.current)
+            #expect(!other.current)
+            #expect(devices.allSatisfy { $0.status == .active })   // linkedAt is required: decoding checked it
 
             let path = "/v1/devices/jkt:" + tablet.thumbprint
             #expect(try await client.dpopCall(phone, .delete, path, token: phoneSession).status == .noContent)
@@ -154,7 +156,7 @@ import Testing
             // The unlinked key is a stranger again: its password login is prompted.
             let stranger = try await client.dpopCall(tablet, .post, "/v1/auth/login/password", device: "tablet",
                                                      body: ["username": "ada@example.com", "password": AuthFixture.password])
-            #expect(stranger.json["code"] as? Int == 412)
+            #expect(stranger.login?.code == 412)
             #expect(try await client.call(.get, "/v1/devices").status == .unauthorized)
         }
     }
@@ -179,14 +181,14 @@ import Testing
             let registered = try await SignupFixture.finish(client, flow: flow,
                                                             headers: appHeaders(device: "phone-1").with(proof: device.proof(
                                                                 "POST", "/a/self-service/registration")))
-            let token = try #require(registered.json["session_token"] as? String, "\(registered.json)")
+            let token = try #require(registered.decoded(Components.Schemas.SuccessfulNativeLogin.self)?.sessionToken, "\(registered.json)")
             let path = "/identity/pki/client/certificates"
             let other = TestDeviceKey()
             let wrongKey = try await client.call(.put, path, headers: appHeaders().with(proof: device.proof("PUT", path, token: token),
                                                                                        dpopToken: token),
                                                  body: ["publicKey": other.key.publicKey.pemRepresentation])
             #expect(wrongKey.status == .badRequest, "\(wrongKey.json)")
-            #expect((wrongKey.error["reason"] as? String)?.hasPrefix("publicKey") == true, "\(wrongKey.json)")
+            #expect((wrongKey.failure?.reason)?.hasPrefix("publicKey") == true, "\(wrongKey.json)")
             let issued = try await client.call(.put, path, headers: appHeaders().with(proof: device.proof("PUT", path, token: token),
                                                                                      dpopToken: token),
                                                body: ["publicKey": device.key.publicKey.pemRepresentation])
@@ -217,7 +219,7 @@ import Testing
             let taken = try await SignupFixture.finish(client, flow: flow, headers: appHeaders().with(proof: device.proof(
                 "POST", "/a/self-service/registration")))
             #expect(taken.status == .conflict, "\(taken.json)")
-            #expect(taken.error["id"] as? String == "device_key_in_use")
+            #expect(taken.failure?.id == "device_key_in_use")
             #expect(try await app.store.user(issuer: "default", phoneNormalized: SignupFixture.phone) == nil)
         }
     }

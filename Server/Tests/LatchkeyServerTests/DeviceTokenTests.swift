@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -19,11 +21,11 @@ import Testing
             #expect(wrong.status == .unauthorized)
             let created = try await client.call(.post, "/v1/auth/device-token", headers: appHeaders(session: session), body: credentials)
             #expect(created.status == .created)
-            let token = try #require(created.json["deviceToken"] as? String)
-            #expect(created.json["expiresAt"] is String)
+            let token = try #require(created.decoded(Components.Schemas.DeviceTokenResponse.self)?.deviceToken)
+            #expect(created.decoded(Components.Schemas.DeviceTokenResponse.self)?.expiresAt != nil)
 
             let login = try await client.call(.post, "/v1/auth/login/device-token", body: ["deviceToken": token])
-            #expect(login.json["sessionToken"] is String)
+            #expect(login.login?.sessionToken != nil)
             let foreign = try await client.call(.post, "/v1/auth/login/device-token", headers: appHeaders(device: "device-2"),
                                                 body: ["deviceToken": token])
             #expect(foreign.errorCode == 401)
@@ -49,7 +51,7 @@ import Testing
             let session = try await AuthFixture.enrolledSession(app, client)
             let created = try await client.call(.post, "/v1/auth/device-token", headers: appHeaders(session: session),
                                                 body: ["username": "ada@example.com", "password": AuthFixture.password])
-            let token = try #require(created.json["deviceToken"] as? String)
+            let token = try #require(created.decoded(Components.Schemas.DeviceTokenResponse.self)?.deviceToken)
             clock.advance(86_401)
             #expect(try await client.call(.post, "/v1/auth/login/device-token", body: ["deviceToken": token]).errorCode == 401)
             #expect(try await client.call(.delete, "/v1/auth/device-token", body: ["deviceToken": token]).errorCode == 403)

@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HTTPTypes
 import HummingbirdTesting
 import LatchkeyDomain
@@ -37,7 +39,7 @@ import Testing
 
             // The email change stands: the new address logs in, the old does not, the session works.
             func nothingChanged(_ comment: Comment) async throws {
-                #expect(try await AuthFixture.passwordLogin(client, email: "new@example.com").json["sessionToken"] is String, comment)
+                #expect(try await AuthFixture.passwordLogin(client, email: "new@example.com").login?.sessionToken != nil, comment)
                 #expect(try await AuthFixture.passwordLogin(client).errorCode == 401, comment)
                 #expect(try await client.call(.get, "/v1/profile", headers: appHeaders(session: session)).status == .ok, comment)
             }
@@ -76,8 +78,8 @@ import Testing
             #expect(try await client.call(.get, "/v1/profile", headers: appHeaders(session: session)).status == .unauthorized,
                     "everyone is signed out")
             #expect(try await AuthFixture.passwordLogin(client, email: "new@example.com").errorCode == 401)
-            let again = try #require(try await AuthFixture.passwordLogin(client).json["sessionToken"] as? String)
-            #expect(try await client.call(.get, "/v1/profile", headers: appHeaders(session: again)).json["username"] as? String
+            let again = try #require(try await AuthFixture.passwordLogin(client).login?.sessionToken)
+            #expect(try await client.call(.get, "/v1/profile", headers: appHeaders(session: again)).decoded(Customer.self)?.username
                     == "ada@example.com")
             #expect(try await browser.post("/revert-email", ["token": token, "csrf": csrf]).status == .badRequest, "single use")
             let used = try await browser.get(revert)
@@ -119,7 +121,7 @@ import Testing
             let done = try await browser.post("/verify-email", ["token": page.hidden("token") ?? "", "csrf": csrf])
             #expect(done.status == .ok && done.text(id: "title") == "Email verified", "\(done.html)")
             let login = try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": nonce])
-            #expect(login.json["sessionToken"] is String, "\(login.json)")
+            #expect(login.login?.sessionToken != nil, "\(login.json)")
             #expect(try await browser.get(link).status == .badRequest, "single use")
         }
     }
@@ -137,12 +139,12 @@ import Testing
             let page = try await browser.get(link)
             #expect(page.status == .ok && page.formAction == "/verify-email", "\(page.html)")
             #expect(page.html.contains("new@example.com") && page.html.contains("login"), "\(page.html)")
-            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String, "the old address is still the login")
+            #expect(try await AuthFixture.passwordLogin(client).login?.sessionToken != nil, "the old address is still the login")
             #expect(try await AuthFixture.passwordLogin(client, email: "new@example.com").errorCode == 401)
 
             let done = try await browser.post("/verify-email", ["token": page.hidden("token") ?? "", "csrf": page.hidden("csrf") ?? ""])
             #expect(done.status == .ok && done.html.contains("is now your login"), "\(done.html)")
-            #expect(try await AuthFixture.passwordLogin(client, email: "new@example.com").json["sessionToken"] is String)
+            #expect(try await AuthFixture.passwordLogin(client, email: "new@example.com").login?.sessionToken != nil)
             #expect(try await AuthFixture.passwordLogin(client).errorCode == 401)
         }
     }

@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -53,9 +55,9 @@ enum FederationFixture {
     /// Metadata, registration and the nonce login: a linked, verified SSO wallet on `device-1`.
     static func enrolled(_ provider: FakeOIDCProvider, _ client: any TestClientProtocol, subject: String = "user-1") async throws {
         let metadata = try await metadata(client, code: provider.code(subject: subject, email: "ada@idp.example"))
-        let registered = try await register(client, nonce: try #require(metadata.json["nonce"] as? String))
+        let registered = try await register(client, nonce: try #require(metadata.decoded(RetrieveCustomerProfileMetaDataResponse.self)?.nonce))
         #expect(registered.status == .created, "\(registered.json)")
-        let login = try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": try #require(registered.json["nonce"] as? String)])
-        #expect(login.json["sessionToken"] is String, "\(login.json)")
+        let login = try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": try #require(registered.decoded(RegisterCustomerResponse.self)?.nonce)])
+        #expect(login.login?.sessionToken != nil, "\(login.json)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyAPI
 import HummingbirdTesting
 import LatchkeyCore
 import LatchkeyDomain
@@ -21,7 +22,7 @@ import Testing
             ]
             for (what, timing) in refused {
                 let answer = try await FederationFixture.metadata(client, code: provider.code(subject: "u", timing: timing))
-                #expect(answer.status == .unauthorized && answer.error["id"] as? String == "invalid_id_token", "\(what): \(answer.json)")
+                #expect(answer.status == .unauthorized && answer.failure?.id == "invalid_id_token", "\(what): \(answer.json)")
             }
             let accepted = try await FederationFixture.metadata(client, code: provider.code(
                 subject: "u", email: "u@idp.example", timing: .init(authorizedParty: FakeOIDCProvider.clientID, notBefore: -10)))
@@ -38,7 +39,7 @@ import Testing
             provider.rotateKeysKeepingKid()
             clock.advance(11)
             let login = try await FederationFixture.login(client, code: provider.code(subject: "user-1", email: "ada@idp.example"))
-            #expect(login.json["sessionToken"] is String, "\(login.json)")
+            #expect(login.login?.sessionToken != nil, "\(login.json)")
         }
     }
 
@@ -48,16 +49,16 @@ import Testing
         try await withFederation { provider, _, client in
             provider.mode = .down
             let down = try await FederationFixture.metadata(client, code: provider.code(subject: "u"))
-            #expect(down.error["id"] as? String == "provider_unavailable")
-            #expect(down.error["message"] as? String == ErrorKind.providerUnavailable.defaultMessage, "\(down.json)")
+            #expect(down.failure?.id == "provider_unavailable")
+            #expect(down.failure?.message == ErrorKind.providerUnavailable.defaultMessage, "\(down.json)")
         }
         try await withServer(configure: {
             $0.issuer.identityProviders = [IdentityProviderSettings(
                 id: "example", issuer: "http://127.0.0.1:9", clientId: "c", clientSecret: "s", redirectUri: "app:/cb", timeoutSeconds: 2)]
         }) { (_, client) async throws -> Void in
             let unreachable = try await FederationFixture.metadata(client, code: "code")
-            #expect(unreachable.error["id"] as? String == "provider_unavailable")
-            #expect(unreachable.error["message"] as? String == ErrorKind.providerUnavailable.defaultMessage, "\(unreachable.json)")
+            #expect(unreachable.failure?.id == "provider_unavailable")
+            #expect(unreachable.failure?.message == ErrorKind.providerUnavailable.defaultMessage, "\(unreachable.json)")
         }
     }
 
@@ -73,8 +74,8 @@ import Testing
                 if let verifierSent { body["codeVerifier"] = verifierSent }
                 return try await client.call(.post, "/v1/enrollment/customer-profile-metadata", body: body)
             }
-            #expect(try await metadata(nil).error["id"] as? String == "invalid_authorization_code")
-            #expect(try await metadata(String(repeating: "w", count: 43)).error["id"] as? String == "invalid_authorization_code")
+            #expect(try await metadata(nil).failure?.id == "invalid_authorization_code")
+            #expect(try await metadata(String(repeating: "w", count: 43)).failure?.id == "invalid_authorization_code")
             #expect(try await metadata("short").errorField == "codeVerifier")
             #expect(try await metadata(verifier).status == .ok)
         }

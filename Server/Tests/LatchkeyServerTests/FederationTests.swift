@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -14,37 +16,38 @@ import Testing
             let code = provider.code(subject: "user-1", email: "ada@idp.example")
             let metadata = try await FederationFixture.metadata(client, code: code, requested: ["given_name", "nickname"])
             #expect(metadata.status == .ok, "\(metadata.json)")
-            let claims = try JSONSerialization.jsonObject(with: Data(try #require(metadata.json["customerInfoJson"] as? String).utf8))
+            let profile = try #require(metadata.decoded(RetrieveCustomerProfileMetaDataResponse.self))
+            let claims = try JSONSerialization.jsonObject(with: Data(try #require(profile.customerInfoJson).utf8))
             #expect((claims as? [String: Any])?["sub"] as? String == "user-1")
-            #expect(metadata.json["isCustomerSecurityProfileExists"] as? Bool == false)
-            #expect(metadata.json["deviceUniqueId"] as? String == "device-1" && metadata.json["identityProvider"] as? String == "example")
-            let requested = try #require(metadata.json["additionalInformation"] as? [[String: Any]])
-            #expect(requested.first { $0["additionalDataKey"] as? String == "given_name" }?["additionalDataValue"] as? String == "Ada")
-            #expect(requested.first { $0["additionalDataKey"] as? String == "nickname" }?["additionalDataValue"] == nil)
+            #expect(profile.isCustomerSecurityProfileExists == false)
+            #expect(profile.deviceUniqueId == "device-1" && profile.identityProvider == "example")
+            let requested = try #require(profile.additionalInformation)
+            #expect(requested.first { $0.additionalDataKey == "given_name" }?.additionalDataValue == "Ada")
+            #expect(requested.first { $0.additionalDataKey == "nickname" }?.additionalDataValue == nil)
             #expect(try await FederationFixture.metadata(client, code: code).errorCode == 401, "a used code is refused by the provider")
 
-            let nonce = try #require(metadata.json["nonce"] as? String)
+            let nonce = try #require(profile.nonce)
             #expect(try await FederationFixture.register(client, nonce: "forged-nonce").errorCode == 401)
             let registered = try await FederationFixture.register(client, nonce: nonce)
             #expect(registered.status == .created, "\(registered.json)")
-            #expect((registered.json["customerUri"] as? String)?.hasPrefix("urn:latchkey:customer:") == true)
-            #expect((registered.json["additionalCustomerInformation"] as? [[String: Any]])?.count == 1)
+            #expect(registered.decoded(RegisterCustomerResponse.self)?.customerUri.hasPrefix("urn:latchkey:customer:") == true)
+            #expect(registered.decoded(RegisterCustomerResponse.self)?.additionalCustomerInformation.count == 1)
             let reused = try await FederationFixture.register(client, nonce: nonce, email: "other@idp.example")
             #expect(reused.errorCode == 401 && reused.status == .unauthorized, "the nonce is single use")
 
-            let first = try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": try #require(registered.json["nonce"] as? String)])
-            #expect(first.json["sessionToken"] is String, "\(first.json)")
+            let first = try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": try #require(registered.decoded(RegisterCustomerResponse.self)?.nonce)])
+            #expect(first.login?.sessionToken != nil, "\(first.json)")
             let login = try await FederationFixture.login(client, code: provider.code(subject: "user-1", email: "ada@idp.example"))
-            #expect(login.status == .ok && login.json["sessionToken"] is String, "\(login.json)")
-            #expect(login.json["customerUri"] as? String == registered.json["customerUri"] as? String)
-            #expect((login.json["additionalAttributes"] as? [String: Any])?["lastPasswordUpdate"] == nil, "an SSO wallet has no password")
+            #expect(login.status == .ok && login.login?.sessionToken != nil, "\(login.json)")
+            #expect(login.login?.customerUri == registered.decoded(RegisterCustomerResponse.self)?.customerUri)
+            #expect(login.login?.additionalAttributes?.additionalProperties["lastPasswordUpdate"] == nil, "an SSO wallet has no password")
 
             let otherDevice = try await FederationFixture.login(client, code: provider.code(subject: "user-1"), device: "device-2")
-            #expect(otherDevice.json["code"] as? Int == 412, "an unlinked device gets the MFA prompt")
+            #expect(otherDevice.login?.code == 412, "an unlinked device gets the MFA prompt")
             let stranger = try await FederationFixture.login(client, code: provider.code(subject: "user-2"))
-            #expect(stranger.errorCode == 401 && stranger.error["id"] as? String == "no_linked_wallet")
+            #expect(stranger.errorCode == 401 && stranger.failure?.id == "no_linked_wallet")
             let again = try await FederationFixture.metadata(client, code: provider.code(subject: "user-1"))
-            #expect(again.json["isCustomerSecurityProfileExists"] as? Bool == true)
+            #expect(again.decoded(RetrieveCustomerProfileMetaDataResponse.self)?.isCustomerSecurityProfileExists == true)
         }
     }
 
@@ -55,7 +58,7 @@ import Testing
                                  (provider.code(subject: "u", expiresIn: -3600), "expiry")] {
                 let answer = try await FederationFixture.metadata(client, code: code)
                 #expect(answer.status == .unauthorized, "\(what)")
-                #expect(answer.error["id"] as? String == "invalid_id_token", "\(what): \(answer.json)")
+                #expect(answer.failure?.id == "invalid_id_token", "\(what): \(answer.json)")
             }
             #expect(try await FederationFixture.metadata(client, code: "made-up").errorCode == 401)
             #expect(try await FederationFixture.metadata(client, code: provider.code(subject: "u"), provider: "nobody").errorCode == 401)
@@ -67,7 +70,7 @@ import Testing
         try await withFederation { provider, app, client in
             _ = try await AuthFixture.register(client, email: "taken@example.com")
             try await AuthFixture.verifyEmail(app, client, email: "taken@example.com")
-            let nonce = try #require(try await FederationFixture.metadata(client, code: provider.code(subject: "u1")).json["nonce"] as? String)
+            let nonce = try #require(try await FederationFixture.metadata(client, code: provider.code(subject: "u1")).decoded(RetrieveCustomerProfileMetaDataResponse.self)?.nonce)
             let missing = try await FederationFixture.register(client, nonce: nonce) { $0["email"] = nil }
             #expect(missing.status == .badRequest && missing.errorField == "email")
             let noAnswers = try await FederationFixture.register(client, nonce: nonce) { $0["mfaSecurityProfiles"] = nil }
@@ -86,11 +89,11 @@ import Testing
         try await withFederation(timeout: 1) { provider, _, client in
             provider.mode = .down
             let down = try await FederationFixture.metadata(client, code: provider.code(subject: "u"))
-            #expect(down.status == .badGateway && down.errorCode == 500 && down.error["id"] as? String == "provider_unavailable")
+            #expect(down.status == .badGateway && down.errorCode == 500 && down.failure?.id == "provider_unavailable")
             provider.mode = .slow
             let started = Date()
             let slow = try await FederationFixture.login(client, code: provider.code(subject: "u"))
-            #expect(slow.status == .gatewayTimeout && slow.errorCode == 500 && slow.error["id"] as? String == "provider_timeout")
+            #expect(slow.status == .gatewayTimeout && slow.errorCode == 500 && slow.failure?.id == "provider_timeout")
             #expect(Date().timeIntervalSince(started) < 2.5, "the timeout answers, not the provider")
         }
         try await withServer(configure: {
@@ -109,7 +112,7 @@ import Testing
             provider.rotateKeys()
             clock.advance(11)
             let login = try await FederationFixture.login(client, code: provider.code(subject: "user-1"))
-            #expect(login.json["sessionToken"] is String, "\(login.json)")
+            #expect(login.login?.sessionToken != nil, "\(login.json)")
         }
     }
 
@@ -117,23 +120,23 @@ import Testing
         try await withFederation { provider, _, client in
             let code = provider.code(subject: "u", email: "info@idp.example", emailInToken: false)
             let answer = try await FederationFixture.metadata(client, code: code)
-            #expect((answer.json["customerInfoJson"] as? String)?.contains("info@idp.example") == true, "\(answer.json)")
+            #expect(answer.decoded(RetrieveCustomerProfileMetaDataResponse.self)?.customerInfoJson.contains("info@idp.example") == true, "\(answer.json)")
         }
     }
 
     @Test func federatedLoginDocumentedCodes() async throws {
         try await withFederation { provider, app, client in
             let metadata = try await FederationFixture.metadata(client, code: provider.code(subject: "user-1", email: "ada@idp.example"))
-            let registered = try await FederationFixture.register(client, nonce: try #require(metadata.json["nonce"] as? String))
+            let registered = try await FederationFixture.register(client, nonce: try #require(metadata.decoded(RetrieveCustomerProfileMetaDataResponse.self)?.nonce))
             let early = try await FederationFixture.login(client, code: provider.code(subject: "user-1"))
             #expect(early.errorCode == 511, "the app instance is verified by the registration nonce first")
-            _ = try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": try #require(registered.json["nonce"] as? String)])
+            _ = try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": try #require(registered.decoded(RegisterCustomerResponse.self)?.nonce)])
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@idp.example"))
             try await app.store.setDeviceStatus(userID: user.id, deviceID: "device-1", status: .deactivated, now: Date())
             #expect(try await FederationFixture.login(client, code: provider.code(subject: "user-1")).errorCode == 423)
 
             let other = try await FederationFixture.metadata(client, code: provider.code(subject: "user-2", email: "two@idp.example"))
-            let second = try await FederationFixture.register(client, nonce: try #require(other.json["nonce"] as? String),
+            let second = try await FederationFixture.register(client, nonce: try #require(other.decoded(RetrieveCustomerProfileMetaDataResponse.self)?.nonce),
                                                               email: "not-the-providers@example.com")
             #expect(second.status == .created)
             #expect(try await app.store.outboxMessages().contains { $0.recipient == "not-the-providers@example.com" },
@@ -149,7 +152,7 @@ import Testing
         try await withFederation(configure: { $0.issuer.passwordExpiryDays = 1 }) { provider, app, client in
             try await FederationFixture.enrolled(provider, client)
             let login = try await FederationFixture.login(client, code: provider.code(subject: "user-1"))
-            #expect((login.json["additionalAttributes"] as? [String: Any])?["passwordExpiresAt"] == nil,
+            #expect(login.login?.additionalAttributes?.additionalProperties["passwordExpiresAt"] == nil,
                     "an SSO wallet has no password to expire")
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@idp.example"))
             try await app.store.setUserStatus(userID: user.id, status: .deactivated, now: Date())

@@ -2,6 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LatchkeyAPI
+import LatchkeyCore
 import LatchkeyDomain
 import LatchkeySQL
 import LatchkeyServer
@@ -19,15 +21,42 @@ func appHeaders(device: String = "device-1", session: String? = nil) -> HTTPFiel
     return headers
 }
 
-/// A decoded JSON answer.
+/// An answer to a raw HTTP call, read through the contract's generated types (`decoded`, `login`,
+/// `registration`, `failure`); `json` is left for what has no type in the contract (attacks,
+/// answers to malformed requests, the shape of an envelope itself).
 struct JSONAnswer {
     let status: HTTPResponse.Status
     let headers: HTTPFields
-    let json: [String: Any]
+    let data: Data
 
-    var error: [String: Any] { json["error"] as? [String: Any] ?? [:] }
-    var errorCode: Int? { error["code"] as? Int }
-    var errorField: String? { error["field"] as? String }
+    /// The body as the generated type `T`, or nil when it is not one.
+    func decoded<T: Decodable>(_ type: T.Type = T.self) -> T? {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try? decoder.decode(T.self, from: data)
+    }
+
+    /// A wallet login's answer (`LoginResponse`).
+    var login: Components.Schemas.LoginResponse? { decoded() }
+    /// A registration's answer (`RegisterUserResponse`).
+    var registration: RegisterUserResponse? { decoded() }
+    /// The error of the wallet envelope (`ErrorResponse`) or of Kratos's (`KratosError`).
+    var failure: (id: String, code: Int, message: String, field: String?, reason: String?)? {
+        // Kratos first: its envelope requires `status` and `reason`, so a wallet error never
+        // decodes as one, while a Kratos error would decode as a wallet error and lose its reason.
+        if let kratos = decoded(Components.Schemas.KratosError.self)?.error {
+            return (kratos.id, kratos.code, kratos.message, nil, kratos.reason)
+        }
+        if let wallet = decoded(Components.Schemas.ErrorResponse.self)?.error {
+            return (wallet.id, wallet.code, wallet.message, wallet.field, nil)
+        }
+        return nil
+    }
+    var errorCode: Int? { failure?.code }
+    var errorField: String? { failure?.field }
+
+    /// The body as untyped JSON.
+    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:] }
 }
 
 extension TestClientProtocol {
@@ -37,9 +66,7 @@ extension TestClientProtocol {
             ByteBuffer(data: try JSONSerialization.data(withJSONObject: body))
         } else { nil }
         return try await execute(uri: uri, method: method, headers: headers, body: buffer) { response in
-            let data = Data(buffer: response.body)
-            let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
-            return JSONAnswer(status: response.status, headers: response.headers, json: json)
+            JSONAnswer(status: response.status, headers: response.headers, data: Data(buffer: response.body))
         }
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -31,7 +33,7 @@ import Testing
                         let answer = try await AuthFixture.passwordLogin(
                             client, email: index.isMultiple(of: 2) ? "nobody@example.com" : "ada@example.com",
                             password: "wrong-password-\(index)")
-                        return (Int(answer.status.code), answer.error["id"] as? String, answer.headers[.retryAfter].flatMap(Int.init))
+                        return (Int(answer.status.code), answer.failure?.id, answer.headers[.retryAfter].flatMap(Int.init))
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -120,11 +122,11 @@ import Testing
             $0.hashing.maxQueueMilliseconds = 1
             $0.hashing.logN = 12
         }) { _, client in
-            let flow = try #require(try await client.call(.get, "/a/self-service/login/api", headers: [:]).json["id"] as? String)
+            let flow = try #require(try await client.call(.get, "/a/self-service/login/api", headers: [:]).decoded(Components.Schemas.SelfServiceFlow.self)?.id)
             let refused = try await client.call(.post, "/a/self-service/login?flow=\(flow)", headers: SignupFixture.json,
                                                 body: ["method": "password", "identifier": "+4366412345678", "password": "whatever-1"])
             #expect(refused.status == .serviceUnavailable)
-            #expect(refused.error["id"] as? String == "overloaded" && refused.error["code"] as? Int == 503, "\(refused.json)")
+            #expect(refused.failure?.id == "overloaded" && refused.failure?.code == 503, "\(refused.json)")
             #expect(refused.headers[.retryAfter].flatMap(Int.init).map { $0 >= 1 } == true)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyAPI
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -92,7 +93,7 @@ import Testing
                 {"phoneNumber": "+43\u000099999999", "phoneType": "PRIMARY", "flowId": "x", "flowType": "REGISTRATION"}
                 """#)
             #expect(kratos.status == .badRequest)
-            #expect((kratos.error["reason"] as? String)?.hasPrefix("phoneNumber") == true)
+            #expect((kratos.failure?.reason)?.hasPrefix("phoneNumber") == true)
             // Secrets are only hashed: any character is theirs, and a wrong one is just wrong.
             let secret = try await client.call(.post, "/v1/auth/login/password", raw: #"{"username": "ada@example.com", "password": "p\u0000w"}"#)
             #expect(secret.status == .unauthorized)

@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -95,15 +97,15 @@ import Testing
                 #expect(try await AuthFixture.passwordLogin(client, email: email, password: "wrong-password-1").errorCode == 401, "\(format)")
                 // A new device: the password, then an MFA answer, both checked against the imported hashes.
                 let prompt = try await AuthFixture.passwordLogin(client, email: email, device: device)
-                let token = try #require(prompt.json["mfaToken"] as? [String: Any], "\(format): \(prompt.json)")
-                let question = try #require(token["mfaSecretQuestion"] as? String)
+                let token = try #require(prompt.login?.mfaToken, "\(format): \(prompt.json)")
+                let question = token.mfaSecretQuestion
                 let linked = try await client.call(.post, "/v1/auth/mfa", headers: appHeaders(device: device), body: [
-                    "challengeToken": try #require(token["challengeToken"] as? String),
+                    "challengeToken": token.challengeToken,
                     "mfaSecretAnswer": try #require(AuthFixture.answers[question])])
-                #expect(linked.json["sessionToken"] is String, "\(format): \(linked.json)")
+                #expect(linked.login?.sessionToken != nil, "\(format): \(linked.json)")
                 let pin = try await client.call(.post, "/v1/auth/login/pin", headers: appHeaders(device: device),
                                            body: ["pin": AuthFixture.pin])
-                #expect(pin.json["sessionToken"] is String, "\(format): \(pin.json)")
+                #expect(pin.login?.sessionToken != nil, "\(format): \(pin.json)")
 
                 let user = try #require(try await app.store.user(issuer: app.configuration.issuer.id, emailNormalized: email))
                 let answered = try #require(try await app.store.mfaAnswers(userID: user.id).first { $0.question == question })
@@ -111,7 +113,7 @@ import Testing
                     #expect(hash?.hasPrefix("scrypt$\(app.configuration.hashing.logN)$") == true && !app.hasher.needsUpgrade(hash ?? ""),
                             "\(format): replaced by Latchkey's own hash")
                 }
-                #expect(try await AuthFixture.passwordLogin(client, email: email, device: device).json["sessionToken"] is String)
+                #expect(try await AuthFixture.passwordLogin(client, email: email, device: device).login?.sessionToken != nil)
             }
         }
     }
@@ -177,9 +179,9 @@ import Testing
             #expect(try await client.call(.get, "/v1/profile", headers: appHeaders(session: session)).status == .unauthorized,
                     "its sessions ended")
             let login = try await AuthFixture.passwordLogin(client)
-            #expect(login.json["sessionToken"] is String, "the imported password, from the linked device")
-            let profile = try await client.call(.get, "/v1/profile", headers: appHeaders(session: try #require(login.json["sessionToken"] as? String)))
-            #expect(profile.json["firstName"] as? String == "Augusta")
+            #expect(login.login?.sessionToken != nil, "the imported password, from the linked device")
+            let profile = try await client.call(.get, "/v1/profile", headers: appHeaders(session: try #require(login.login?.sessionToken)))
+            #expect(profile.decoded(Customer.self)?.firstName == "Augusta")
         }
     }
 
@@ -198,7 +200,7 @@ import Testing
             }
             #expect(try await app.hasher.verify("paris", against: answers[0].answerHash), "normalized as registration does")
             #expect(try await AuthFixture.passwordLogin(client, email: "val@example.com", password: "Tr0ub4dor&3-horse")
-                .json["mfaToken"] != nil)
+                .login?.mfaToken != nil)
         }
     }
 
@@ -213,10 +215,10 @@ import Testing
             #expect(try await Self.importing(app, [line]).report.created == 1)
             #expect(try await AuthFixture.passwordLogin(client, email: "dj@example.com", password: "wrong-password-1").errorCode == 401)
             let first = try await AuthFixture.passwordLogin(client, email: "dj@example.com")
-            #expect(first.json["sessionToken"] is String, "\(first.json)")
+            #expect(first.login?.sessionToken != nil, "\(first.json)")
             #expect(try await AuthFixture.passwordLogin(client, email: "dj@example.com", device: "device-2").errorCode == 401,
                     "a second device has no question to answer")
-            #expect(try await AuthFixture.passwordLogin(client, email: "dj@example.com").json["sessionToken"] is String)
+            #expect(try await AuthFixture.passwordLogin(client, email: "dj@example.com").login?.sessionToken != nil)
         }
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -29,7 +31,7 @@ import Testing
             #expect(right.errorCode == 421, "even the right password")
             #expect(Int(right.status.code) == 423)
             try await app.store.setUserStatus(userID: user.id, status: .active, now: Date())
-            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String)
+            #expect(try await AuthFixture.passwordLogin(client).login?.sessionToken != nil)
         }
     }
 
@@ -83,7 +85,7 @@ import Testing
             _ = try await AuthFixture.enrolledSession(app, client)
             for round in 0..<3 {
                 for _ in 0..<4 { _ = try await AuthFixture.passwordLogin(client, password: "wrong-password-\(round)") }
-                #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String)
+                #expect(try await AuthFixture.passwordLogin(client).login?.sessionToken != nil)
             }
             #expect(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com")?.failedAttempts == 0)
         }
@@ -100,14 +102,14 @@ import Testing
                                                 body: ["pin": AuthFixture.pin])
             #expect(unknown.errorCode == 401)
             let ok = try await client.call(.post, "/v1/auth/login/pin", body: ["pin": AuthFixture.pin])
-            #expect(ok.json["sessionToken"] is String)
-            #expect((ok.json["additionalAttributes"] as? [String: String])?["lastLogin"] != nil)
+            #expect(ok.login?.sessionToken != nil)
+            #expect(ok.login?.additionalAttributes?.additionalProperties["lastLogin"] != nil)
             var codes: [Int] = []
             for _ in 0..<4 { codes.append(try await client.call(.post, "/v1/auth/login/pin", body: ["pin": "271828"]).errorCode ?? 0) }
             #expect(codes == [401, 401, 423, 423])
             #expect(try await client.call(.post, "/v1/auth/login/pin", body: ["pin": AuthFixture.pin]).errorCode == 423)
             #expect(try await AuthFixture.passwordLogin(client).errorCode == 423)
-            #expect(try await AuthFixture.passwordLogin(client, device: "device-2").json["code"] as? Int == 412,
+            #expect(try await AuthFixture.passwordLogin(client, device: "device-2").login?.code == 412,
                     "other devices are not affected")
         }
     }
@@ -128,7 +130,7 @@ import Testing
             #expect(try await AuthFixture.passwordLogin(client).errorCode == 421)
             #expect(try await client.call(.post, "/v1/auth/login/pin", body: ["pin": AuthFixture.pin]).errorCode == 421)
             try await app.store.setUserStatus(userID: user.id, status: .active, now: Date())
-            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String)
+            #expect(try await AuthFixture.passwordLogin(client).login?.sessionToken != nil)
             _ = session
         }
     }

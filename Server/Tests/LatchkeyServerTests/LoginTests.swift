@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -17,8 +19,8 @@ import Testing
             try await AuthFixture.verifyEmail(app, client)
             let login = try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": nonce])
             #expect(login.status == .ok)
-            #expect((login.json["sessionToken"] as? String)?.count == 43)
-            #expect((login.json["customerUri"] as? String)?.hasPrefix("urn:latchkey:customer:") == true)
+            #expect((login.login?.sessionToken)?.count == 43)
+            #expect((login.login?.customerUri)?.hasPrefix("urn:latchkey:customer:") == true)
             let again = try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": nonce])
             #expect(again.status == .unauthorized)
             #expect(again.errorCode == 401)
@@ -36,8 +38,8 @@ import Testing
             let other = try await client.call(.post, "/v1/auth/login/nonce", headers: appHeaders(device: "device-2"),
                                               body: ["nonce": nonce])
             #expect(other.status == .ok)
-            #expect(other.json["code"] as? Int == 412)
-            #expect((other.json["mfaToken"] as? [String: Any])?["challengeToken"] != nil)
+            #expect(other.login?.code == 412)
+            #expect(other.login?.mfaToken?.challengeToken != nil)
             let late = try await AuthFixture.register(client, email: "late@example.com")
             try await AuthFixture.verifyEmail(app, client, email: "late@example.com")
             clock.advance(601)
@@ -99,19 +101,19 @@ import Testing
             #expect(wrong.errorCode == 401)
             let ok = try await AuthFixture.passwordLogin(client, email: "ADA@example.COM")
             #expect(ok.status == .ok)
-            let attributes = try #require(ok.json["additionalAttributes"] as? [String: String])
+            let attributes = try #require(ok.login?.additionalAttributes?.additionalProperties)
             #expect(attributes["lastLogin"] != nil)
             #expect(attributes["lastPasswordUpdate"] != nil)
 
             let prompt = try await AuthFixture.passwordLogin(client, device: "device-2")
-            #expect(prompt.json["code"] as? Int == 412)
-            #expect(prompt.json["sessionToken"] == nil)
-            let token = try #require(prompt.json["mfaToken"] as? [String: Any])
-            let question = try #require(token["mfaSecretQuestion"] as? String)
+            #expect(prompt.login?.code == 412)
+            #expect(prompt.login?.sessionToken == nil)
+            let token = try #require(prompt.login?.mfaToken)
+            let question = token.mfaSecretQuestion
             let answers = ["What was the name of your first pet?": "REX", "In what city were you born?": " london ",
                            "What is your mother's maiden name?": "byron"]
             let right = try #require(answers[question])
-            let challenge = try #require(token["challengeToken"] as? String)
+            let challenge = token.challengeToken
             let bad = try await client.call(.post, "/v1/auth/mfa", headers: appHeaders(device: "device-2"),
                                             body: ["challengeToken": challenge, "mfaSecretAnswer": "nope"])
             #expect(bad.errorCode == 401)
@@ -129,15 +131,15 @@ import Testing
             let linked = try await client.call(.post, "/v1/auth/mfa", headers: appHeaders(device: "device-2"),
                                                body: ["challengeToken": third.challenge, "mfaSecretAnswer": thirdAnswer])
             #expect(linked.status == .ok)
-            #expect(linked.json["sessionToken"] is String)
-            #expect(try await AuthFixture.passwordLogin(client, device: "device-2").json["sessionToken"] is String)
+            #expect(linked.login?.sessionToken != nil)
+            #expect(try await AuthFixture.passwordLogin(client, device: "device-2").login?.sessionToken != nil)
         }
     }
 
     static func prompt(_ client: any TestClientProtocol, device: String) async throws -> (question: String, challenge: String) {
         let answer = try await AuthFixture.passwordLogin(client, device: device)
-        let token = try #require(answer.json["mfaToken"] as? [String: Any])
-        return (try #require(token["mfaSecretQuestion"] as? String), try #require(token["challengeToken"] as? String))
+        let token = try #require(answer.login?.mfaToken)
+        return (token.mfaSecretQuestion, token.challengeToken)
     }
 
     @Test func verificationCodes418And511And508() async throws {
@@ -152,7 +154,7 @@ import Testing
             #expect(noNonce.status == .forbidden)
             _ = try await AuthFixture.enrolledSession(app, client, email: "grace@example.com")
             let fresh = try await AuthFixture.passwordLogin(client, email: "grace@example.com")
-            #expect((fresh.json["additionalAttributes"] as? [String: String])?["passwordExpiresAt"] != nil)
+            #expect(fresh.login?.additionalAttributes?.additionalProperties["passwordExpiresAt"] != nil)
             clock.advance(31 * 86_400)
             let expired = try await AuthFixture.passwordLogin(client, email: "grace@example.com")
             #expect(expired.errorCode == 508)

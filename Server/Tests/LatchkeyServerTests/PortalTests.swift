@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -31,7 +33,7 @@ import Testing
                                                                  "answer": "Not it"])
             #expect(wrong.status == .unprocessableContent)
             #expect(wrong.text(id: "error")?.contains("not correct") == true)
-            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String, "a wrong answer changes no password")
+            #expect(try await AuthFixture.passwordLogin(client).login?.sessionToken != nil, "a wrong answer changes no password")
 
             let form = try await browser.post("/reset/answer", ["token": wrong.hidden("token")!, "csrf": wrong.hidden("csrf")!,
                                                                 "answer": "  " + ResetFixture.rightAnswer(question).uppercased()])
@@ -51,7 +53,7 @@ import Testing
             #expect(done.status == .ok)
             #expect(done.text(id: "title") == "Your password is reset")
             #expect(try await AuthFixture.passwordLogin(client).errorCode == 401)
-            #expect(try await AuthFixture.passwordLogin(client, password: Self.newPassword).json["sessionToken"] is String)
+            #expect(try await AuthFixture.passwordLogin(client, password: Self.newPassword).login?.sessionToken != nil)
             #expect(try await client.call(.get, "/v1/profile", headers: appHeaders(session: session)).status == .unauthorized)
             #expect(try await app.store.outboxMessages().contains { $0.template == "password_reset_notice" })
 
@@ -73,7 +75,7 @@ import Testing
             let done = try await browser.post("/reset/credential", fields.merging(["new": "275804", "confirm": "275804"]) { $1 })
             #expect(done.text(id: "title") == "Your PIN is reset")
             let pin = try await client.call(.post, "/v1/auth/login/pin", body: ["pin": "275804"])
-            #expect(pin.json["sessionToken"] is String, "\(pin.json)")
+            #expect(pin.login?.sessionToken != nil, "\(pin.json)")
         }
     }
 
@@ -128,7 +130,7 @@ import Testing
             let done = try await browser.post("/reset/credential", ["grant": form.hidden("grant")!, "csrf": form.hidden("csrf")!,
                                                                     "new": PortalTests.newPassword, "confirm": PortalTests.newPassword])
             #expect(done.status == .ok)
-            #expect(try await AuthFixture.passwordLogin(client, password: PortalTests.newPassword).json["sessionToken"] is String,
+            #expect(try await AuthFixture.passwordLogin(client, password: PortalTests.newPassword).login?.sessionToken != nil,
                     "a completed reset restores a wallet locked by failures")
         }
     }
@@ -170,10 +172,10 @@ import Testing
             let done = try await browser.post("/reset/credential", ["grant": try #require(form.hidden("grant")),
                                                                     "csrf": form.hidden("csrf")!, "new": "654321x", "confirm": "654321x"])
             #expect(done.status == .ok)
-            let login = try #require(try await client.call(.get, "/a/self-service/login/api", headers: [:]).json["id"] as? String)
+            let login = try #require(try await client.call(.get, "/a/self-service/login/api", headers: [:]).decoded(Components.Schemas.SelfServiceFlow.self)?.id)
             let answer = try await client.call(.post, "/a/self-service/login?flow=\(login)", headers: SignupFixture.json,
                                                body: ["method": "password", "identifier": SignupFixture.phone, "password": "654321x"])
-            #expect(answer.json["session_token"] is String, "the phone identity logs in with the reset password")
+            #expect(answer.decoded(Components.Schemas.SuccessfulNativeLogin.self) != nil, "the phone identity logs in with the reset password")
         }
     }
 }

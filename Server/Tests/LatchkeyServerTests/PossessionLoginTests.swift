@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyAPI
 import HTTPTypes
 import HummingbirdTesting
 import LatchkeyDomain
@@ -24,19 +25,19 @@ import Testing
             let nonceSession = try await AuthFixture.nonceSession(app, client)
             for (method, path, body) in Self.privilegedChanges {
                 let answer = try await client.call(method, path, headers: appHeaders(session: nonceSession), body: body)
-                #expect(answer.error["id"] as? String == "session_refresh_required", "nonce login, \(method) \(path): \(answer.json)")
+                #expect(answer.failure?.id == "session_refresh_required", "nonce login, \(method) \(path): \(answer.json)")
             }
 
-            let passwordSession = try #require(try await AuthFixture.passwordLogin(client).json["sessionToken"] as? String)
+            let passwordSession = try #require(try await AuthFixture.passwordLogin(client).login?.sessionToken)
             let created = try await client.call(.post, "/v1/auth/device-token", headers: appHeaders(session: passwordSession),
                                                 body: ["username": "ada@example.com", "password": AuthFixture.password])
             #expect(created.status == .created, "a password login is privileged: \(created.json)")
-            let deviceToken = try #require(created.json["deviceToken"] as? String)
+            let deviceToken = try #require(created.decoded(Components.Schemas.DeviceTokenResponse.self)?.deviceToken)
             let login = try await client.call(.post, "/v1/auth/login/device-token", body: ["deviceToken": deviceToken])
-            let tokenSession = try #require(login.json["sessionToken"] as? String)
+            let tokenSession = try #require(login.login?.sessionToken)
             for (method, path, body) in Self.privilegedChanges {
                 let answer = try await client.call(method, path, headers: appHeaders(session: tokenSession), body: body)
-                #expect(answer.status == .forbidden && answer.error["id"] as? String == "session_refresh_required",
+                #expect(answer.status == .forbidden && answer.failure?.id == "session_refresh_required",
                         "device-token login, \(method) \(path): \(answer.json)")
             }
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
@@ -44,7 +45,7 @@ import Testing
             #expect(try await app.store.devices(userID: user.id).map(\.deviceID) == ["device-1"])
 
             let pin = try await client.call(.post, "/v1/auth/login/pin", body: ["pin": AuthFixture.pin])
-            let pinSession = try #require(pin.json["sessionToken"] as? String)
+            let pinSession = try #require(pin.login?.sessionToken)
             let changed = try await client.call(.put, "/v1/profile/mfa-answers", headers: appHeaders(session: pinSession), body: Self.newAnswers)
             #expect(changed.status == .ok, "a PIN login checked a knowledge factor: \(changed.json)")
         }

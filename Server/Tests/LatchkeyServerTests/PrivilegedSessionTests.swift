@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HTTPTypes
 import HummingbirdTesting
 import LatchkeyDomain
@@ -34,7 +36,7 @@ import Testing
             ]
             for (method, path, body) in changes {
                 let answer = try await client.call(method, path, headers: headers, body: body.isEmpty ? nil : body)
-                #expect(answer.status == .forbidden && answer.error["id"] as? String == "session_refresh_required"
+                #expect(answer.status == .forbidden && answer.failure?.id == "session_refresh_required"
                         && answer.errorCode == 403, "\(method) \(path): \(answer.json)")
             }
             #expect(try await client.call(.patch, "/v1/profile", headers: headers, body: ["firstName": "Ada B."]).status == .ok,
@@ -44,7 +46,7 @@ import Testing
             #expect(!(try await app.store.outboxMessages().contains { $0.recipient == "mallory@example.com" }))
             #expect(try await app.store.devices(userID: user.id).map(\.deviceID) == ["device-1"])
 
-            let fresh = try #require(try await AuthFixture.passwordLogin(client).json["sessionToken"] as? String)
+            let fresh = try #require(try await AuthFixture.passwordLogin(client).login?.sessionToken)
             let changed = try await client.call(.put, "/v1/profile/passcode", headers: appHeaders(session: fresh),
                                                 body: ["oldPasscode": "314159", "newPasscode": "271828", "confirmNewPasscode": "271828"])
             #expect(changed.status == .ok, "a fresh login may: \(changed.json)")
@@ -107,15 +109,15 @@ import Testing
             #expect(try await client.call(.patch, "/v1/profile", headers: appHeaders(session: session),
                                           body: ["email": "mallory@example.com"]).status == .ok)
             #expect(try await open(try await link("email_change_verification", to: "mallory@example.com")) == .ok)
-            #expect(try await AuthFixture.passwordLogin(client, email: "mallory@example.com").json["sessionToken"] is String)
+            #expect(try await AuthFixture.passwordLogin(client, email: "mallory@example.com").login?.sessionToken != nil)
 
             #expect(try await open(try await link("email_change_notice", to: "ada@example.com")) == .ok)
             #expect(try await client.call(.get, "/v1/profile", headers: appHeaders(session: session)).status == .unauthorized,
                     "everyone is signed out")
             #expect(try await AuthFixture.passwordLogin(client, email: "mallory@example.com").errorCode == 401)
-            let again = try #require(try await AuthFixture.passwordLogin(client).json["sessionToken"] as? String)
+            let again = try #require(try await AuthFixture.passwordLogin(client).login?.sessionToken)
             let profile = try await client.call(.get, "/v1/profile", headers: appHeaders(session: again))
-            #expect(profile.json["username"] as? String == "ada@example.com")
+            #expect(profile.decoded(Customer.self)?.username == "ada@example.com")
 
             // Before the new address is verified, putting it back voids the pending change.
             #expect(try await client.call(.patch, "/v1/profile", headers: appHeaders(session: again),
@@ -123,7 +125,7 @@ import Testing
             let pending = try await link("email_change_verification", to: "eve@example.com")
             #expect(try await open(try await link("email_change_notice", to: "ada@example.com")) == .ok)
             #expect(try await open(pending) == .badRequest, "the pending change is void")
-            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String)
+            #expect(try await AuthFixture.passwordLogin(client).login?.sessionToken != nil)
         }
     }
 

@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -19,12 +21,12 @@ import Testing
             let session = try await AuthFixture.enrolledSession(app, client)
             let customer = try await client.call(.get, "/v1/profile", headers: appHeaders(session: session))
             #expect(customer.status == .ok)
-            #expect(customer.json["username"] as? String == "ada@example.com")
-            #expect(customer.json["firstName"] as? String == "Ada")
-            #expect(customer.json["active"] as? Bool == true)
-            #expect((customer.json["customerUri"] as? String)?.hasSuffix(customer.json["customerIdentification"] as? String ?? "?") == true)
-            #expect((customer.json["contactInformation"] as? [String: Any])?["email"] as? String == "ada@example.com")
-            #expect(customer.json["lastModifiedDate"] is String)
+            #expect(customer.decoded(Customer.self)?.username == "ada@example.com")
+            #expect(customer.decoded(Customer.self)?.firstName == "Ada")
+            #expect(customer.decoded(Customer.self)?.active == true)
+            #expect(customer.decoded(Customer.self).map { $0.customerUri.hasSuffix($0.customerIdentification) } == true)
+            #expect(customer.decoded(Customer.self)?.contactInformation.email == "ada@example.com")
+            #expect(customer.decoded(Customer.self)?.lastModifiedDate != nil)
         }
     }
 
@@ -33,9 +35,9 @@ import Testing
         try await withServer(engine: engine, configure: { $0.issuer.lockout.walletThreshold = 3 }) { app, client in
             #expect(try await Self.change(client, nil).errorCode == 403)
             let session = try await AuthFixture.enrolledSession(app, client)
-            let other = try #require(try await AuthFixture.passwordLogin(client).json["sessionToken"] as? String)
+            let other = try #require(try await AuthFixture.passwordLogin(client).login?.sessionToken)
             let token = try #require(try await client.call(.post, "/v1/auth/device-token", headers: appHeaders(session: session),
-                body: ["username": "ada@example.com", "password": AuthFixture.password]).json["deviceToken"] as? String)
+                body: ["username": "ada@example.com", "password": AuthFixture.password]).decoded(Components.Schemas.DeviceTokenResponse.self)?.deviceToken)
 
             let missing = try await client.call(.put, "/v1/profile/password", headers: appHeaders(session: session),
                                                 body: ["newPassword": "x", "confirmNewPassword": "x"])
@@ -55,7 +57,7 @@ import Testing
             #expect(try await client.call(.get, "/v1/auth/session", headers: appHeaders(session: other)).status == .unauthorized)
             #expect(try await client.call(.post, "/v1/auth/login/device-token", body: ["deviceToken": token]).errorCode == 401)
             #expect(try await AuthFixture.passwordLogin(client).errorCode == 401)
-            #expect(try await AuthFixture.passwordLogin(client, password: "brand-new-pass-7").json["sessionToken"] is String)
+            #expect(try await AuthFixture.passwordLogin(client, password: "brand-new-pass-7").login?.sessionToken != nil)
             #expect(try await Self.change(client, session, old: "brand-new-pass-7", new: AuthFixture.password).errorCode == 406)
 
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
@@ -90,7 +92,7 @@ import Testing
             #expect(try await change(AuthFixture.pin, "111111").errorCode == 420)
             #expect(try await change("000000", "271828").errorCode == 416)
             #expect(try await change(AuthFixture.pin, "271828").status == .ok)
-            #expect(try await client.call(.post, "/v1/auth/login/pin", body: ["pin": "271828"]).json["sessionToken"] is String)
+            #expect(try await client.call(.post, "/v1/auth/login/pin", body: ["pin": "271828"]).login?.sessionToken != nil)
             #expect(try await client.call(.post, "/v1/auth/login/pin", body: ["pin": AuthFixture.pin]).errorCode == 401)
             #expect(try await client.call(.put, "/v1/profile/passcode", body: ["oldPasscode": "1", "newPasscode": "2",
                                                                                "confirmNewPasscode": "2"]).errorCode == 403)
@@ -116,7 +118,7 @@ import Testing
             let answer = try #require(new[prompt.question])
             let linked = try await client.call(.post, "/v1/auth/mfa", headers: appHeaders(device: "device-2"),
                                                body: ["challengeToken": prompt.challenge, "mfaSecretAnswer": answer.lowercased()])
-            #expect(linked.json["sessionToken"] is String)
+            #expect(linked.login?.sessionToken != nil)
         }
     }
 
@@ -135,7 +137,7 @@ import Testing
             #expect(try await change("ada@example.com", AuthFixture.password, AuthFixture.password).errorCode == 406)
             #expect(try await change("ada@example.com", AuthFixture.password, "bad").errorCode == 419)
             #expect(try await change("ADA@example.com", AuthFixture.password, "fresh-pass-42").status == .ok)
-            #expect(try await AuthFixture.passwordLogin(client, password: "fresh-pass-42").json["sessionToken"] is String)
+            #expect(try await AuthFixture.passwordLogin(client, password: "fresh-pass-42").login?.sessionToken != nil)
         }
     }
 
@@ -146,8 +148,8 @@ import Testing
             let unknown = try await client.call(.post, "/v1/enrollment/verification-email", body: ["email": "nobody@example.com"])
             #expect(known.status == .ok)
             #expect(unknown.status == .ok)
-            #expect((known.json["message"] as? String)?.replacingOccurrences(of: "ADA@example.com", with: "x")
-                    == (unknown.json["message"] as? String)?.replacingOccurrences(of: "nobody@example.com", with: "x"))
+            #expect(known.decoded(Components.Schemas.ResetResponse.self)?.message.replacingOccurrences(of: "ADA@example.com", with: "x")
+                    == unknown.decoded(Components.Schemas.ResetResponse.self)?.message.replacingOccurrences(of: "nobody@example.com", with: "x"))
             #expect(try await app.store.outboxMessages().filter { $0.template == "email_verification" }.count == 2)
             try await AuthFixture.verifyEmail(app, client)
             #expect(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com")?.emailVerified == true)

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyAPI
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -79,14 +80,14 @@ import Testing
             #expect(Set(sent.map(\.recipient)) == ["Ada.New@example.com", "ada@example.com"])
             #expect(Set(sent.map(\.template)) == ["email_change_verification", "email_change_notice"])
             #expect(try await Self.customer(client, session)["username"] as? String == "ada@example.com", "not before verification")
-            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String)
+            #expect(try await AuthFixture.passwordLogin(client).login?.sessionToken != nil)
 
             let row = try #require(sent.first { $0.template == "email_change_verification" })
             let link = try #require(app.cipher.open(row)?.data["link"])
             let path = try EmailLink.path(of: link)
             #expect(try await EmailLink.follow(client, path).status == .ok)
             #expect(try await Self.customer(client, session)["username"] as? String == "Ada.New@example.com")
-            #expect(try await AuthFixture.passwordLogin(client, email: "ada.new@example.com").json["sessionToken"] is String)
+            #expect(try await AuthFixture.passwordLogin(client, email: "ada.new@example.com").login?.sessionToken != nil)
             #expect(try await AuthFixture.passwordLogin(client).errorCode == 401)
             #expect(try await EmailLink.follow(client, path).status == .badRequest, "single use")
         }

@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HTTPTypes
 import HummingbirdTesting
 import LatchkeyDomain
@@ -31,7 +33,7 @@ import Testing
             let squatter = try await client.call(.post, "/v1/enrollment/users", headers: appHeaders(device: "mallory-phone"),
                                                  body: Self.attackersRegistration(email))
             #expect(squatter.status == .created)
-            let squattersNonce = try #require(squatter.json["nonce"] as? String)
+            let squattersNonce = try #require(squatter.registration?.nonce)
             let squattersLink = try #require(try await Self.verificationLinks(app, to: email).last)
 
             // The owner's reset finds no wallet: nobody is asked the stranger's question.
@@ -42,7 +44,7 @@ import Testing
             let owner = try await client.call(.post, "/v1/enrollment/users", headers: appHeaders(device: "owner-phone"),
                                               body: registrationBody(email: "Victim@Example.com"))
             #expect(owner.status == .created, "\(owner.json)")
-            let ownersNonce = try #require(owner.json["nonce"] as? String)
+            let ownersNonce = try #require(owner.registration?.nonce)
 
             // The stranger's link and nonce died with their registration.
             #expect(try await EmailLink.follow(client, squattersLink).status == .badRequest)

@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -12,11 +14,11 @@ import Testing
         try await withServer(engine: engine) { app, client in
             let answer = try await client.call(.post, "/v1/enrollment/users", body: registrationBody())
             #expect(answer.status == .created)
-            let nonce = try #require(answer.json["nonce"] as? String)
+            let nonce = try #require(answer.registration?.nonce)
             #expect(nonce.count >= 43)
-            let uri = try #require(answer.json["customerUri"] as? String)
+            let uri = try #require(answer.registration?.customerUri)
             #expect(uri.hasPrefix("urn:latchkey:customer:"))
-            #expect((answer.json["message"] as? String)?.isEmpty == false)
+            #expect(answer.registration?.message.isEmpty == false)
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
             #expect(user.emailVerified == false)
             #expect(try await app.hasher.verify("correct-horse-42", against: user.passwordHash ?? ""))
@@ -62,7 +64,7 @@ import Testing
         try await withServer(configure: { $0.issuer.mfa.questions[5].isMandatory = true }) { _, client in
             let answer = try await client.call(.post, "/v1/enrollment/users", body: registrationBody())
             #expect(answer.errorCode == 400)
-            #expect((answer.error["message"] as? String)?.contains("mandatory") == true)
+            #expect((answer.failure?.message)?.contains("mandatory") == true)
         }
     }
 
@@ -144,7 +146,7 @@ import Testing
                                          "What is your mother's maiden name?": "Xylophonique"]
             }
             let answer = try await client.call(.post, "/v1/enrollment/users", body: body)
-            let nonce = try #require(answer.json["nonce"] as? String)
+            let nonce = try #require(answer.registration?.nonce)
             var bytes = Data()
             for suffix in ["", "-wal", "-shm"] { bytes += FileManager.default.contents(atPath: path + suffix) ?? Data() }
             #expect(bytes.count > 0)

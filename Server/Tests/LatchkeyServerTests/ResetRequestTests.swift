@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -21,11 +23,11 @@ import Testing
 
             let unknown = try await client.call(.post, "/v1/enrollment/\(kind)-reset", body: ["email": "nobody@example.com"])
             #expect(unknown.status == .notFound)
-            #expect(unknown.errorCode == 410 && unknown.error["id"] as? String == "unknown_email")
+            #expect(unknown.errorCode == 410 && unknown.failure?.id == "unknown_email")
 
             let known = try await client.call(.post, "/v1/enrollment/\(kind)-reset", body: ["email": "ADA@example.com"])
             #expect(known.status == .ok)
-            #expect(known.json["message"] is String)
+            #expect(known.decoded(Components.Schemas.ResetResponse.self) != nil)
             #expect(known.json.keys.contains("mfaQuestions") && known.json["mfaQuestions"] is NSNull, "null, as the spec says")
             let sent = try await app.store.outboxMessages().filter { $0.template == "\(kind)_reset" }
             #expect(sent.map(\.recipient) == ["ada@example.com"])
@@ -42,7 +44,7 @@ import Testing
             let unknown = try await client.call(.post, "/v1/enrollment/password-reset", body: ["email": "nobody@example.com"])
             let known = try await client.call(.post, "/v1/enrollment/password-reset", body: ["email": "ada@example.com"])
             #expect(unknown.status == .ok && known.status == .ok)
-            #expect((unknown.json["message"] as? String)?.replacingOccurrences(of: "nobody", with: "ada") == known.json["message"] as? String)
+            #expect(unknown.decoded(Components.Schemas.ResetResponse.self)?.message.replacingOccurrences(of: "nobody", with: "ada") == known.decoded(Components.Schemas.ResetResponse.self)?.message)
             #expect(try await app.store.outboxMessages().filter { $0.template == "password_reset" }.map(\.recipient) == ["ada@example.com"])
         }
     }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LatchkeyAPI
 import LatchkeyDomain
 import LatchkeySQL
 import LatchkeyServer
@@ -58,13 +59,13 @@ import Testing
         try await withServer(configure: { $0.database = database }) { app, client in
             let before = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
             #expect(before.passwordHash?.hasPrefix("scrypt$8$") == true)
-            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String)
-            #expect(try await client.call(.post, "/v1/auth/login/pin", body: ["pin": AuthFixture.pin]).json["sessionToken"] is String)
+            #expect(try await AuthFixture.passwordLogin(client).login?.sessionToken != nil)
+            #expect(try await client.call(.post, "/v1/auth/login/pin", body: ["pin": AuthFixture.pin]).login?.sessionToken != nil)
             let after = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
             #expect(after.passwordHash?.hasPrefix("scrypt$10$8$1$") == true)
             #expect(after.passcodeHash?.hasPrefix("scrypt$10$8$1$") == true)
             #expect(after.passwordUpdatedAt == before.passwordUpdatedAt, "the same password, not a change")
-            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String, "the upgraded hash verifies")
+            #expect(try await AuthFixture.passwordLogin(client).login?.sessionToken != nil, "the upgraded hash verifies")
         }
     }
 

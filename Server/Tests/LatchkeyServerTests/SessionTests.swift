@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -13,8 +15,8 @@ import Testing
             let session = try await AuthFixture.enrolledSession(app, client)
             let described = try await client.call(.get, "/v1/auth/session", headers: appHeaders(session: session))
             #expect(described.status == .ok)
-            #expect((described.json["customerUri"] as? String)?.hasPrefix("urn:latchkey:customer:") == true)
-            #expect(described.json["deviceId"] as? String == "device-1")
+            #expect(described.decoded(Components.Schemas.SessionResponse.self)?.customerUri.hasPrefix("urn:latchkey:customer:") == true)
+            #expect(described.decoded(Components.Schemas.SessionResponse.self)?.deviceId == "device-1")
             let created = try #require(described.json["createdAt"] as? String)
             #expect(created.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/) != nil, "\(created)")
             let parsed = try #require(ISO8601DateFormatter().date(from: created))
@@ -26,7 +28,7 @@ import Testing
             #expect(idle.status == .unauthorized)
             #expect(idle.errorCode == 403)
 
-            let long = try #require(try await AuthFixture.passwordLogin(client).json["sessionToken"] as? String)
+            let long = try #require(try await AuthFixture.passwordLogin(client).login?.sessionToken)
             for _ in 0..<25 {
                 clock.advance(1750)
                 _ = try await client.call(.get, "/v1/auth/session", headers: appHeaders(session: long))
@@ -78,15 +80,15 @@ import Testing
             let nonce = try await AuthFixture.register(client)
             try await AuthFixture.verifyEmail(app, client)
             let login = try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": nonce])
-            let nonceSession = try #require(login.json["sessionToken"] as? String)
+            let nonceSession = try #require(login.login?.sessionToken)
             // A device token needs a login that checked a knowledge factor: the PIN.
             let pinLogin = try await client.call(.post, "/v1/auth/login/pin", body: ["pin": AuthFixture.pin])
-            let session = try #require(pinLogin.json["sessionToken"] as? String)
+            let session = try #require(pinLogin.login?.sessionToken)
             let device = try await client.call(.post, "/v1/auth/device-token", headers: appHeaders(session: session),
                                                body: ["username": "ada@example.com", "password": AuthFixture.password])
-            let deviceToken = try #require(device.json["deviceToken"] as? String)
+            let deviceToken = try #require(device.decoded(Components.Schemas.DeviceTokenResponse.self)?.deviceToken)
             let prompt = try await AuthFixture.passwordLogin(client, device: "device-9")
-            let challenge = try #require((prompt.json["mfaToken"] as? [String: Any])?["challengeToken"] as? String)
+            let challenge = try #require(prompt.login?.mfaToken?.challengeToken)
             let path = String(database.dropFirst("sqlite:".count))
             var bytes = Data()
             for suffix in ["", "-wal"] { bytes += FileManager.default.contents(atPath: path + suffix) ?? Data() }

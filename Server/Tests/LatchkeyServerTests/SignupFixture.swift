@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HTTPTypes
 import HummingbirdTesting
 import LatchkeyDomain
@@ -20,7 +22,7 @@ enum SignupFixture {
     static func newFlow(_ client: any TestClientProtocol) async throws -> String {
         let flow = try await client.call(.get, "/a/self-service/registration/api", headers: [:])
         #expect(flow.status == .ok)
-        return try #require(flow.json["id"] as? String)
+        return try #require(flow.decoded(Components.Schemas.SelfServiceFlow.self)?.id)
     }
 
     static func sendCode(_ client: any TestClientProtocol, flow: String, phone: String = phone) async throws -> JSONAnswer {
@@ -60,9 +62,7 @@ enum SignupFixture {
 
     /// The messages of a flow answered with 400: the flow's and every node's, by id.
     static func messageIDs(_ answer: JSONAnswer) -> [Int] {
-        let ui = answer.json["ui"] as? [String: Any] ?? [:]
-        let own = (ui["messages"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? Int }
-        let nodes = (ui["nodes"] as? [[String: Any]] ?? []).flatMap { ($0["messages"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? Int } }
-        return own + nodes
+        guard let ui = answer.decoded(Components.Schemas.SelfServiceFlow.self)?.ui else { return [] }
+        return ui.messages.map(\.id) + ui.nodes.flatMap { $0.messages.map(\.id) }
     }
 }

@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HTTPTypes
 import HummingbirdTesting
 import LatchkeyDomain
@@ -77,33 +79,32 @@ import X509
                 }
                 """)
             #expect(registered.status == .ok, "\(registered.json)")
-            let token = try #require(registered.json["session_token"] as? String)
-            let session = try #require(registered.json["session"] as? [String: Any])
-            let identity = try #require(session["identity"] as? [String: Any])
-            let identityID = try #require(identity["id"] as? String)
-            #expect((registered.json["identity"] as? [String: Any])?["id"] as? String == identityID)
-            let traits = try #require(identity["traits"] as? [String: Any])
-            #expect((traits["name"] as? [String: Any])?["first"] as? String == "Pay User")
-            #expect(traits["phone"] as? String == "+439999999999")
-            #expect(session["active"] as? Bool == true)
+            let registration = try #require(registered.decoded(Components.Schemas.SuccessfulNativeRegistration.self))
+            let token = registration.sessionToken
+            let session = registration.session
+            let identityID = session.identity.id
+            #expect(registration.identity.id == identityID)
+            #expect(session.identity.traits.name?.first == "Pay User")
+            #expect(session.identity.traits.phone == "+439999999999")
+            #expect(session.active)
 
             // The session is limited until the device key is registered, then bound to that key.
             let early = try await client.call(.get, "/v1/profile", headers: appHeaders(session: token))
-            #expect(early.status == .unauthorized && early.error["id"] as? String == "device_key_required", "\(early.json)")
+            #expect(early.status == .unauthorized && early.failure?.id == "device_key_required", "\(early.json)")
             let device = TestDeviceKey()
             let keyPath = "/identity/pki/client/certificates"
             let keyed = try await client.call(.put, keyPath, headers: appHeaders(session: token).with(proof: device.proof("PUT", keyPath)),
                                               body: ["publicKey": device.key.publicKey.pemRepresentation])
-            #expect(keyed.status == .ok && keyed.json["tokenType"] as? String == "DPoP", "\(keyed.json)")
+            #expect(keyed.status == .ok && keyed.login?.tokenType == .dPoP, "\(keyed.json)")
             let customer = try await client.dpopCall(device, .get, "/v1/profile", token: token)
             #expect(customer.status == .ok)
-            #expect(customer.json["firstName"] as? String == "Pay User" && customer.json["lastName"] as? String == "Test")
-            #expect(customer.json["username"] as? String == "+439999999999")
-            #expect(customer.json["customerIdentification"] as? String == identityID)
+            #expect(customer.decoded(Customer.self)?.firstName == "Pay User" && customer.decoded(Customer.self)?.lastName == "Test")
+            #expect(customer.decoded(Customer.self)?.username == "+439999999999")
+            #expect(customer.decoded(Customer.self)?.customerIdentification == identityID)
             let whoamiHeaders: HTTPFields = [HTTPField.Name("X-Session-Token")!: token]
             let whoami = try await client.call(.get, "/a/sessions/whoami",
                                                headers: whoamiHeaders.with(proof: device.proof("GET", "/a/sessions/whoami", token: token)))
-            #expect(((whoami.json["identity"] as? [String: Any])?["id"] as? String) == identityID)
+            #expect(whoami.decoded(Components.Schemas.KratosSession.self)?.identity.id == identityID)
         }
     }
 
@@ -115,7 +116,7 @@ import X509
         }) { app, client in
             let flow = try await SignupFixture.verifiedFlow(app, client)
             let registered = try await SignupFixture.finish(client, flow: flow, headers: appHeaders(device: "phone-1"))
-            let token = try #require(registered.json["session_token"] as? String)
+            let token = try #require(registered.decoded(Components.Schemas.SuccessfulNativeLogin.self)?.sessionToken)
             let device = TestDeviceKey()
             let key = device.key
             let body = ["publicKey": key.publicKey.derRepresentation.base64EncodedString()]
@@ -123,7 +124,7 @@ import X509
 
             let anonymous = try await client.call(.put, path, headers: SignupFixture.json, body: body)
             #expect(anonymous.status == .unauthorized)
-            #expect(anonymous.error["id"] as? String == "session_inactive" && anonymous.error["code"] as? Int == 401)
+            #expect(anonymous.failure?.id == "session_inactive" && anonymous.failure?.code == 401)
             let badKey = try await client.call(.put, path, headers: appHeaders(device: "phone-1", session: token)
                                                    .with(proof: device.proof("PUT", path)),
                                                body: ["publicKey": "bm90IGEga2V5"])
@@ -133,9 +134,9 @@ import X509
                                                    .with(proof: device.proof("PUT", path)),
                                                body: body)
             #expect(issued.status == .ok, "\(issued.json)")
-            #expect(issued.json["expiresAt"] is String)
-            let certificate = try Certificate(pemEncoded: try #require(issued.json["certificate"] as? String))
-            let authority = try Certificate(pemEncoded: try #require(issued.json["caCertificate"] as? String))
+            #expect(issued.decoded(Components.Schemas.DeviceCertificate.self)?.expiresAt != nil)
+            let certificate = try Certificate(pemEncoded: try #require(issued.decoded(Components.Schemas.DeviceCertificate.self)?.certificate))
+            let authority = try Certificate(pemEncoded: try #require(issued.decoded(Components.Schemas.DeviceCertificate.self)?.caCertificate))
             #expect(authority == app.certificateAuthority.certificate)
             #expect(certificate.issuer == authority.subject)
             #expect(authority.publicKey.isValidSignature(certificate.signature, for: certificate))
@@ -163,7 +164,7 @@ import X509
             #expect(try await SignupFixture.finish(client, flow: flow).status == .ok)
 
             let login = try await client.call(.get, "/a/self-service/login/api", headers: [:])
-            let loginID = try #require(login.json["id"] as? String)
+            let loginID = try #require(login.decoded(Components.Schemas.SelfServiceFlow.self)?.id)
             let wrong = try await client.call(.post, "/a/self-service/login?flow=\(loginID)", headers: SignupFixture.json,
                                               body: ["method": "password", "identifier": SignupFixture.phone, "password": "111111"])
             #expect(wrong.status == .badRequest)
@@ -171,7 +172,7 @@ import X509
             let right = try await client.call(.post, "/a/self-service/login?flow=\(loginID)", headers: SignupFixture.json,
                                               body: ["method": "password", "identifier": SignupFixture.phone, "password": "000000"])
             #expect(right.status == .ok, "\(right.json)")
-            let token = try #require(right.json["session_token"] as? String)
+            let token = try #require(right.decoded(Components.Schemas.SuccessfulNativeLogin.self)?.sessionToken)
             let again = try await client.call(.post, "/a/self-service/login?flow=\(loginID)", headers: SignupFixture.json,
                                               body: ["method": "password", "identifier": SignupFixture.phone, "password": "000000"])
             #expect(again.status == .gone, "a completed login flow is used up")
@@ -182,7 +183,7 @@ import X509
                                                body: ["session_token": token])
             #expect(logout.status == .noContent)
             let after = try await client.call(.get, "/a/sessions/whoami", headers: bearer)
-            #expect(after.status == .unauthorized && after.error["id"] as? String == "session_inactive")
+            #expect(after.status == .unauthorized && after.failure?.id == "session_inactive")
             #expect(try await client.call(.delete, "/a/self-service/logout/api", headers: SignupFixture.json,
                                           body: ["session_token": token]).status == .noContent, "already revoked: still 204")
             #expect(try await client.call(.delete, "/a/self-service/logout/api", headers: SignupFixture.json,
@@ -194,7 +195,7 @@ import X509
         try await withServer { app, client in
             let nonce = try await AuthFixture.register(client)
             func login(device: String) async throws -> JSONAnswer {
-                let flow = try #require(try await client.call(.get, "/a/self-service/login/api", headers: [:]).json["id"] as? String)
+                let flow = try #require(try await client.call(.get, "/a/self-service/login/api", headers: [:]).decoded(Components.Schemas.SelfServiceFlow.self)?.id)
                 return try await client.call(.post, "/a/self-service/login?flow=\(flow)", headers: appHeaders(device: device),
                                              body: ["method": "password", "identifier": "ada@example.com",
                                                     "password": AuthFixture.password])
@@ -203,14 +204,14 @@ import X509
             try await AuthFixture.verifyEmail(app, client)
             let early = try await login(device: "device-1")
             #expect(early.status == .badRequest, "the app instance is not verified yet (511)")
-            #expect(((early.json["ui"] as? [String: Any])?["messages"] as? [[String: Any]])?.first?["text"] as? String
+            #expect(early.decoded(Components.Schemas.SelfServiceFlow.self)?.ui.messages.first?.text
                     == "Application instance verification is not complete.")
             _ = try await client.call(.post, "/v1/auth/login/nonce", body: ["nonce": nonce])
             let unlinked = try await login(device: "device-2")
             #expect(unlinked.status == .badRequest && SignupFixture.messageIDs(unlinked) == [4_000_001],
                     "a wallet with MFA answers may not link a device through a Kratos login")
             let linked = try await login(device: "device-1")
-            #expect(linked.status == .ok && linked.json["session_token"] is String, "\(linked.json)")
+            #expect(linked.status == .ok && linked.decoded(Components.Schemas.SuccessfulNativeLogin.self) != nil, "\(linked.json)")
         }
     }
 }

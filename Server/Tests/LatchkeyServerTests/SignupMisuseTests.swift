@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -16,7 +18,7 @@ import Testing
             for phone in ["0664123456", "+0664123456", "+43 999", "+43999999999999999", "+43abc9999999"] {
                 let answer = try await SignupFixture.sendCode(client, flow: flow, phone: phone)
                 #expect(answer.status == .badRequest, "\(phone)")
-                #expect(answer.error["id"] as? String == "invalid_field" && answer.error["status"] as? String == "Bad Request")
+                #expect(answer.failure?.id == "invalid_field" && answer.decoded(Components.Schemas.KratosError.self)?.error.status == "Bad Request")
             }
             #expect(try await SignupFixture.sendCode(client, flow: UUID().uuidString).status == .notFound)
             #expect(try await SignupFixture.sendCode(client, flow: "not-a-uuid").status == .notFound)
@@ -24,10 +26,10 @@ import Testing
                                                   body: ["phoneNumber": SignupFixture.phone, "phoneType": "SECONDARY",
                                                          "flowId": flow, "flowType": "REGISTRATION"])
             #expect(wrongType.status == .badRequest)
-            #expect(try await SignupFixture.checkCode(client, flow: flow, otp: "123456").error["id"] as? String == "otp_not_sent")
+            #expect(try await SignupFixture.checkCode(client, flow: flow, otp: "123456").failure?.id == "otp_not_sent")
             let malformed = try await client.call(.patch, "/identity/verification/flow/phone", headers: SignupFixture.json, raw: "{")
-            #expect(malformed.status == .badRequest && malformed.error["reason"] is String)
-            let login = try #require(try await client.call(.get, "/a/self-service/login/api", headers: [:]).json["id"] as? String)
+            #expect(malformed.status == .badRequest && malformed.failure?.reason != nil)
+            let login = try #require(try await client.call(.get, "/a/self-service/login/api", headers: [:]).decoded(Components.Schemas.SelfServiceFlow.self)?.id)
             #expect(try await SignupFixture.sendCode(client, flow: login).status == .badRequest, "a login flow sends no codes")
         }
     }
@@ -81,13 +83,13 @@ import Testing
             let tooSoon = try await SignupFixture.sendCode(client, flow: flow)
             #expect(tooSoon.status == .tooManyRequests && tooSoon.headers[.retryAfter] != nil)
             let wrong = try await SignupFixture.checkCode(client, flow: flow, otp: first == "000000" ? "111111" : "000000")
-            #expect(wrong.status == .badRequest && wrong.error["id"] as? String == "otp_invalid")
+            #expect(wrong.status == .badRequest && wrong.failure?.id == "otp_invalid")
 
             clock.advance(31)
             #expect(try await SignupFixture.sendCode(client, flow: flow).status == .created)
             let second = try await SignupFixture.code(app)
             if second != first {
-                #expect(try await SignupFixture.checkCode(client, flow: flow, otp: first).error["id"] as? String == "otp_invalid",
+                #expect(try await SignupFixture.checkCode(client, flow: flow, otp: first).failure?.id == "otp_invalid",
                         "a resend replaces the code")
             }
             clock.advance(301)
@@ -96,7 +98,7 @@ import Testing
             #expect(try await SignupFixture.sendCode(client, flow: flow).status == .created)
             let exhausted = try await SignupFixture.checkCode(client, flow: flow, otp: try await SignupFixture.code(app))
             #expect(exhausted.status == .forbidden, "the resend did not reset the three attempts")
-            #expect(exhausted.error["id"] as? String == "otp_attempts_exhausted")
+            #expect(exhausted.failure?.id == "otp_attempts_exhausted")
             #expect(try await SignupFixture.finish(client, flow: flow).status == .badRequest, "the phone is not verified")
         }
     }
@@ -153,7 +155,7 @@ import Testing
             let late = try await SignupFixture.verifiedFlow(app, client, phone: "+4366099999999")
             clock.advance(61 * 60)
             let expired = try await SignupFixture.finish(client, flow: late, phone: "+4366099999999")
-            #expect(expired.status == .gone && expired.error["id"] as? String == "self_service_flow_expired")
+            #expect(expired.status == .gone && expired.failure?.id == "self_service_flow_expired")
         }
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyAPI
+import LatchkeyCore
 import HummingbirdTesting
 import LatchkeyDomain
 import LatchkeySQL
@@ -27,13 +29,13 @@ import Testing
             #expect(user.status == .active)
             #expect(try await client.call(.get, "/v1/auth/session", headers: appHeaders(session: session)).status == .ok,
                     "the owner's session lives on")
-            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String, "the linked device logs in")
+            #expect(try await AuthFixture.passwordLogin(client).login?.sessionToken != nil, "the linked device logs in")
             #expect(try await AuthFixture.passwordLogin(client, device: "stranger").errorCode == 401,
                     "even the right password is refused from an unlinked device while the lockout runs")
             #expect(try await AuthFixture.passwordLogin(client, device: "new-phone").errorCode == 401,
                     "it holds for every unlinked device")
             clock.advance(901)
-            #expect(try await AuthFixture.passwordLogin(client, device: "new-phone").json["code"] as? Int == 412,
+            #expect(try await AuthFixture.passwordLogin(client, device: "new-phone").login?.code == 412,
                     "after issuer.lockout.temporarySeconds the owner's new phone gets its MFA prompt")
         }
     }
@@ -78,7 +80,7 @@ import Testing
                 for _ in 0..<2 { _ = try await AuthFixture.passwordLogin(client, password: "wrong-password", device: "stranger") }
             }
             func prompted() async throws -> Bool {
-                try await AuthFixture.passwordLogin(client, device: "stranger").json["code"] as? Int == 412
+                try await AuthFixture.passwordLogin(client, device: "stranger").login?.code == 412
             }
             for expected: TimeInterval in [100, 200, 300, 300] {
                 try await lockOut()
@@ -106,12 +108,12 @@ import Testing
             #expect(try await answer { _ in "wrong" }.errorCode == 401)
             #expect(try await AuthFixture.passwordLogin(client, device: "device-2").errorCode == 401, "unlinked devices locked out")
             #expect(try await client.call(.get, "/v1/auth/session", headers: appHeaders(session: session)).status == .ok)
-            #expect(try await AuthFixture.passwordLogin(client).json["sessionToken"] is String)
+            #expect(try await AuthFixture.passwordLogin(client).login?.sessionToken != nil)
             clock.advance(901)
             _ = try await AuthFixture.passwordLogin(client, password: "wrong-password", device: "device-3")
-            #expect(try await answer(AuthFixture.answer(for:)).json["sessionToken"] is String)
+            #expect(try await answer(AuthFixture.answer(for:)).login?.sessionToken != nil)
             _ = try await AuthFixture.passwordLogin(client, password: "wrong-password", device: "device-3")
-            #expect(try await AuthFixture.passwordLogin(client, device: "device-3").json["code"] as? Int == 412,
+            #expect(try await AuthFixture.passwordLogin(client, device: "device-3").login?.code == 412,
                     "the right answer forgave the earlier unlinked failure")
         }
     }
