@@ -39,7 +39,9 @@ let package = Package(
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            // The privacy manifest an app's archive aggregates (its UserDefaults use and reason).
+            resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -20,6 +20,7 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
@@ -172,6 +173,8 @@ let package = Package(
                 .product(name: "Latchkey", package: sdk), .product(name: "LatchkeyCore", package: sdk),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
             ]
         ),
     ],

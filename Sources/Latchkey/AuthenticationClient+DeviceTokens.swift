@@ -12,15 +12,17 @@ extension AuthenticationClient {
             try await api.generateDeviceAuthenticationToken(body: .json(.init(username: username, password: password)))
                 .created.body.json
         }
-        await vault.setDeviceToken(response.deviceToken, expiresAt: response.expiresAt)
+        do { try await vault.setDeviceToken(response.deviceToken, expiresAt: response.expiresAt) } catch {
+            throw LatchkeyError.storage(error, domain: .generateDeviceAuthenticationToken)
+        }
         return response.expiresAt
     }
 
     /// `isAuthorizationTokenExist`: whether the SDK holds a device token that has not expired by
     /// the client's clock.
     public func isAuthorizationTokenExist() async -> Bool {
-        guard await vault.deviceToken() != nil else { return false }
-        guard let expiry = await vault.deviceTokenExpiry() else { return true }
+        guard let stored = await vault.deviceToken() else { return false }
+        guard let expiry = stored.expiresAt else { return true }
         return expiry > now()
     }
 
@@ -28,13 +30,13 @@ extension AuthenticationClient {
     /// is stored. A token the server refuses (expired or revoked) is dropped.
     public func loginWithDeviceAuthenticationToken() async throws(LatchkeyError) -> LoginResult {
         let domain = ErrorDomain.loginWithDeviceAuthenticationToken
-        guard let token = await vault.deviceToken() else { throw noToken(domain) }
+        guard let token = await vault.deviceToken()?.token else { throw noToken(domain) }
         do {
             return try await login(domain) {
                 try await api.loginWithDeviceAuthenticationToken(body: .json(.init(deviceToken: token))).ok.body.json
             }
         } catch {
-            if error.code == .unauthorized { await vault.setDeviceToken(nil) }
+            if error.code == .unauthorized { try? await vault.setDeviceToken(nil) }
             throw error
         }
     }
@@ -43,17 +45,17 @@ extension AuthenticationClient {
     /// forgets it; 1003 when none is stored.
     public func expireDeviceAuthenticationToken() async throws(LatchkeyError) {
         let domain = ErrorDomain.expireDeviceAuthenticationToken
-        guard let token = await vault.deviceToken() else { throw noToken(domain) }
+        guard let token = await vault.deviceToken()?.token else { throw noToken(domain) }
         let api = self.api
         do {
             try await context.call(domain) {
                 _ = try await api.expireDeviceAuthenticationToken(body: .json(.init(deviceToken: token))).noContent
             }
         } catch {
-            if error.code == .notLoggedIn { await vault.setDeviceToken(nil) }
+            if error.code == .notLoggedIn { try? await vault.setDeviceToken(nil) }
             throw error
         }
-        await vault.setDeviceToken(nil)
+        do { try await vault.setDeviceToken(nil) } catch { throw LatchkeyError.storage(error, domain: domain) }
     }
 
     private func noToken(_ domain: ErrorDomain) -> LatchkeyError {

@@ -50,6 +50,6 @@ extension AuthenticationClient {
     public func unlinkDevice(_ id: String) async throws(LatchkeyError) {
         try await context.call(.devices) { _ = try await api.unlinkDevice(path: .init(deviceId: id)).noContent }
         // The server ended this device's sessions with its link.
-        if let own = try? await signer.deviceKey().thumbprint, id == "jkt:" + own { await vault.signOut() }
+        if let own = try? await signer.deviceKey().thumbprint, id == "jkt:" + own { await vault.discard() }
     }
 }

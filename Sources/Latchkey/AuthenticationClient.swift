@@ -13,7 +13,8 @@ public struct AuthenticationClient: Sendable {
     let signer: DPoPSigner
     let now: @Sendable () -> Date
 
-    /// The current state.
+    /// The current state: `.unknown` until the stored session has been read (and while it cannot
+    /// be: a Keychain before the phone's first unlock), then every change as it happens.
     public var state: AuthenticationState {
         get async {
             await vault.load()
@@ -26,7 +27,7 @@ public struct AuthenticationClient: Sendable {
         await vault.stream()
     }
 
-    /// Sets the delegate told of every state change (held weakly).
+    /// Sets the delegate told of every state change (held weakly), starting with the current state.
     public func setDelegate(_ delegate: (any AuthenticationDelegate)?) async {
         await vault.setDelegate(delegate)
     }
@@ -56,11 +57,38 @@ public struct AuthenticationClient: Sendable {
         }
     }
 
-    /// `logout`: ends the session; 403 when not logged in. The state is logged out afterwards.
+    /// `logout`: signs out on this device at once, network or not, then revokes the session on the
+    /// server. A revocation that cannot reach the server (offline, a server error) is kept and sent
+    /// again at the next login or logout; the call does not fail for it. 403 when not logged in.
+    /// - Throws: `LatchkeyError` `.notLoggedIn` (403) when there was no session; `.storage` when the
+    ///   signed-out state could not be written (this launch is signed out; after a relaunch the
+    ///   stored session is tried and the server refuses it).
     public func logout() async throws(LatchkeyError) {
+        let token: String?
+        do { token = try await vault.beginSignOut() } catch {
+            await revoke(vault.pendingRevocation())
+            throw LatchkeyError.storage(error, domain: .logout)
+        }
+        guard let token else {
+            // No session here: the server answers the spec's 403.
+            let api = self.api
+            try await context.call(.logout) { _ = try await api.logout().noContent }
+            return
+        }
+        await revoke(token)
+    }
+
+    /// Revokes a session signed out here; forgets it once the server has it gone (revoked now, or
+    /// no longer known), keeps it for later when the server cannot be reached.
+    func revoke(_ token: String?) async {
+        guard let token else { return }
         let api = self.api
-        try await context.call(.logout) { _ = try await api.logout().noContent }
-        await vault.signOut()
+        do {
+            try await context.call(.logout) { _ = try await api.logout().noContent }
+            await vault.revoked(token)
+        } catch {
+            if error.kind == .server, error.code == .notLoggedIn || error.code == .unauthorized { await vault.revoked(token) }
+        }
     }
 
     /// The current session as the server sees it.
@@ -70,6 +98,7 @@ public struct AuthenticationClient: Sendable {
 
     func login(_ domain: ErrorDomain, _ body: () async throws -> Components.Schemas.LoginResponse)
         async throws(LatchkeyError) -> LoginResult {
+        await revoke(vault.pendingRevocation())
         let response: Components.Schemas.LoginResponse = try await context.call(domain, body)
         if let prompt = response.mfaToken {
             return .mfaRequired(MFAToken(mfaSecretQuestion: prompt.mfaSecretQuestion, challengeToken: prompt.challengeToken,
@@ -79,7 +108,10 @@ public struct AuthenticationClient: Sendable {
             throw LatchkeyError(kind: .transport, code: .serverError, domain: domain, id: .unexpectedAnswer,
                                 message: "The server answered without a session.", detail: "No sessionToken in the answer.")
         }
-        await vault.signIn(token: token, customerUri: customerUri)
+        // A session that could not be kept is not reported as a login: the next launch would not have it.
+        do { try await vault.signIn(token: token, customerUri: customerUri) } catch {
+            throw LatchkeyError.storage(error, domain: domain)
+        }
         return .authenticated(additionalAttributes: response.additionalAttributes?.additionalProperties ?? [:])
     }
 }

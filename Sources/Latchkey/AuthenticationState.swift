@@ -3,7 +3,13 @@ import LatchkeyAPI
 
 /// Whether the SDK holds a live session.
 public enum AuthenticationState: Sendable, Equatable {
+    /// Not known yet: the stored session has not been read, or could not be read (a Keychain
+    /// before the phone's first unlock after a restart). The SDK reads it again at the next call
+    /// and publishes what it finds; show neither the login screen nor the wallet yet.
+    case unknown
+    /// No session on this device.
     case loggedOut
+    /// A session for the customer.
     case authenticated(customerUri: String)
 }
 

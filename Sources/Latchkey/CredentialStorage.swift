@@ -3,9 +3,19 @@ import LatchkeyCore
 
 /// Where the SDK keeps what must survive the app (session, device token, device key):
 /// Keychain on Apple platforms, a protected file on Linux, memory in tests.
+///
+/// The SDK surfaces every failure of these calls (`LatchkeyError.Kind.storage`): a sign-in that
+/// could not be kept is not reported as done, a logout whose delete failed says so.
 public protocol CredentialStorage: Sendable {
+    /// The value kept under `key`, or `nil` when there is none.
+    /// - Throws: when the storage cannot be read (a Keychain locked before the first unlock).
     func data(for key: String) async throws -> Data?
+    /// Keeps `data` under `key`; `nil` deletes it.
+    /// - Throws: when the value could not be written or deleted.
     func set(_ data: Data?, for key: String) async throws
+    /// Keeps `data` under `key` only if `key` holds nothing; answers what `key` holds afterwards.
+    /// - Throws: when the storage cannot be read or written.
+    func add(_ data: Data, for key: String) async throws -> Data
 }
 
 /// Keeps values in memory only.
@@ -14,6 +24,11 @@ public actor MemoryCredentialStorage: CredentialStorage {
     public init() {}
     public func data(for key: String) -> Data? { values[key] }
     public func set(_ data: Data?, for key: String) { values[key] = data }
+    public func add(_ data: Data, for key: String) -> Data {
+        if let existing = values[key] { return existing }
+        values[key] = data
+        return data
+    }
 }
 
 /// Keeps values in one JSON file readable only by its owner (mode 0600).
@@ -30,9 +45,27 @@ public actor FileCredentialStorage: CredentialStorage {
         try PrivateFile.replace(url.path, contents: try JSONEncoder().encode(values))
     }
 
+    public func add(_ data: Data, for key: String) throws -> Data {
+        if let existing = try load()[key] { return existing }
+        try set(data, for: key)
+        return data
+    }
+
     private func load() throws -> [String: Data] {
         guard let data = FileManager.default.contents(atPath: url.path) else { return [:] }
         return try JSONDecoder().decode([String: Data].self, from: data)
+    }
+}
+
+extension CredentialStorage {
+    /// Stores `data` only when `key` holds nothing, and answers what `key` holds afterwards: `data`,
+    /// or the value that was already there. The device key is written this way, so a read that
+    /// wrongly answered "nothing" never replaces the key the server knows. Storages that can do
+    /// this atomically (the three of the SDK) implement it; this default reads, then writes.
+    public func add(_ data: Data, for key: String) async throws -> Data {
+        if let existing = try await self.data(for: key) { return existing }
+        try await set(data, for: key)
+        return data
     }
 }
 
@@ -40,78 +73,8 @@ public actor FileCredentialStorage: CredentialStorage {
 /// framework exists (what survives a relaunch: session, device token, device key), memory elsewhere.
 public func defaultCredentialStorage() -> any CredentialStorage {
     #if canImport(Security)
-    let storage = KeychainCredentialStorage()
-    storage.clearIfNewInstallation()
-    return storage
+    return KeychainCredentialStorage()
     #else
     return MemoryCredentialStorage()
     #endif
 }
-
-#if canImport(Security)
-import Security
-
-/// Keeps values in the Keychain as generic passwords of one service, on this device only, readable
-/// after the first unlock (background refresh, push and prewarming run while the phone is locked).
-public struct KeychainCredentialStorage: CredentialStorage {
-    let service: String
-    public init(service: String = "latchkey") { self.service = service }
-
-    public func data(for key: String) throws -> Data? {
-        var query = base(key)
-        query[kSecReturnData as String] = true
-        query[kSecMatchLimit as String] = kSecMatchLimitOne
-        var result: AnyObject?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
-        if status == errSecItemNotFound { return nil }
-        guard status == errSecSuccess else { throw KeychainError(status: status) }
-        return result as? Data
-    }
-
-    /// Updates the item in place and adds it only when there is none, so a failed write never
-    /// loses the value it was replacing.
-    public func set(_ data: Data?, for key: String) throws {
-        guard let data else {
-            let status = SecItemDelete(base(key) as CFDictionary)
-            guard status == errSecSuccess || status == errSecItemNotFound else { throw KeychainError(status: status) }
-            return
-        }
-        let update: [String: Any] = [kSecValueData as String: data,
-                                     kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly]
-        let updated = SecItemUpdate(base(key) as CFDictionary, update as CFDictionary)
-        if updated == errSecSuccess { return }
-        guard updated == errSecItemNotFound else { throw KeychainError(status: updated) }
-        var item = base(key)
-        item.merge(update) { $1 }
-        let status = SecItemAdd(item as CFDictionary, nil)
-        guard status == errSecSuccess else { throw KeychainError(status: status) }
-    }
-
-    /// Keychain items outlive an app's deletion; a new installation must not inherit the previous
-    /// one's session or device key. A marker in the app's defaults (which deletion does remove)
-    /// tells a first launch.
-    func clearIfNewInstallation() {
-        let marker = "latchkey.installed.\(service)"
-        guard !UserDefaults.standard.bool(forKey: marker) else { return }
-        var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service]
-        #if os(macOS)
-        query[kSecUseDataProtectionKeychain as String] = true
-        #endif
-        SecItemDelete(query as CFDictionary)
-        UserDefaults.standard.set(true, forKey: marker)
-    }
-
-    private func base(_ key: String) -> [String: Any] {
-        var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
-                                    kSecAttrAccount as String: key]
-        #if os(macOS)
-        // The iOS-style keychain on macOS: access control like iOS, no login-keychain prompts.
-        query[kSecUseDataProtectionKeychain as String] = true
-        #endif
-        return query
-    }
-
-    /// A Keychain call failed with this `OSStatus`.
-    public struct KeychainError: Error { public let status: OSStatus }
-}
-#endif

@@ -6,12 +6,18 @@ import OpenAPIRuntime
 /// Signs a DPoP proof (RFC 9449) with the device key for every request: `typ: dpop+jwt`,
 /// `alg: ES256`, the public key as `jwk`, and `jti`, `htm`, `htu`, `iat`, `ath` (when a session
 /// is sent) and the server's latest nonce. The session goes as `Authorization: DPoP …`; a
-/// `use_dpop_nonce` refusal is retried once with the nonce it names.
+/// `use_dpop_nonce` refusal is retried once with the nonce it names, and a proof refused while the
+/// device's clock is off is retried once on the server's time (its `Date`), which later proofs keep.
 actor DPoPSigner {
     private let storage: any CredentialStorage
     private let now: @Sendable () -> Date
     private var key: DeviceKey?
+    /// The one load-or-create in flight: concurrent first calls wait for it instead of each
+    /// creating a key (the actor is re-entered while the storage is awaited).
+    private var loading: Task<DeviceKey, any Error>?
     private var nonce: String?
+    /// The server's clock minus this device's, learnt from a proof refused for its time.
+    private(set) var skew: TimeInterval = 0
 
     init(storage: any CredentialStorage, now: @escaping @Sendable () -> Date) {
         self.storage = storage
@@ -19,22 +25,49 @@ actor DPoPSigner {
     }
 
     /// The device key, loaded or created once.
+    /// - Throws: `LatchkeyError` (`.storage`): the storage cannot be read, or holds a key that
+    ///   cannot be restored (`id` `.deviceKey`; `LatchkeyClient.resetDeviceKey()` is the way out).
     func deviceKey() async throws -> DeviceKey {
         if let key { return key }
-        let loaded = try await DeviceKey.loadOrCreate(in: storage)
+        if let loading { return try await loading.value }
+        let storage = self.storage
+        let task = Task { try await DeviceKey.loadOrCreate(in: storage) }
+        loading = task
+        defer { loading = nil }
+        let loaded = try await task.value
         key = loaded
         return loaded
+    }
+
+    /// Forgets the device key (and the certificate issued for it); the next call creates a new one.
+    /// - Throws: the storage's error.
+    func resetKey() async throws {
+        if let loading { _ = try? await loading.value }
+        key = nil
+        nonce = nil
+        try await storage.set(nil, for: DeviceKey.storageKey)
+        try await storage.set(nil, for: DeviceKey.certificateKey)
     }
 
     func remember(nonce: String?) {
         if let nonce, !nonce.isEmpty { self.nonce = nonce }
     }
 
+    /// Takes the server's clock from the `Date` of a refused proof. Answers whether the skew
+    /// changed enough to be worth a new proof (the proof window is a minute; `Date` has seconds).
+    func adjustClock(serverDate: Date) -> Bool {
+        let measured = serverDate.timeIntervalSince(now())
+        guard abs(measured - skew) > 5 else { return false }
+        skew = measured
+        return true
+    }
+
     /// A proof for `method url` (without query), hashing `accessToken` when one is sent.
     func proof(method: String, url: String, accessToken: String?) async throws -> String {
         let key = try await deviceKey()
         let header = #"{"alg":"ES256","jwk":{"crv":"P-256","kty":"EC","x":"\#(key.x)","y":"\#(key.y)"},"typ":"dpop+jwt"}"#
-        var claims: [String: Any] = ["jti": UUID().uuidString, "htm": method, "htu": url, "iat": Int(now().timeIntervalSince1970)]
+        let issuedAt = Int((now().timeIntervalSince1970 + skew).rounded())
+        var claims: [String: Any] = ["jti": UUID().uuidString, "htm": method, "htu": url, "iat": issuedAt]
         if let accessToken { claims["ath"] = Data(SHA256.hash(data: Data(accessToken.utf8))).base64URL }
         if let nonce { claims["nonce"] = nonce }
         let input = Data(header.utf8).base64URL + "." + (try JSONSerialization.data(withJSONObject: claims, options: .sortedKeys)).base64URL
@@ -59,15 +92,33 @@ struct DPoPMiddleware: ClientMiddleware {
         }
         let path = String((request.path ?? "").prefix { $0 != "?" && $0 != "#" })
         let base = baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
-        var answer: (HTTPResponse, HTTPBody?) = (HTTPResponse(status: .internalServerError), nil)
-        for attempt in 0..<2 {
+        var retriedNonce = false, retriedClock = false
+        while true {
             request.headerFields[Self.proofHeader] = try await signer.proof(method: request.method.rawValue, url: base + path,
                                                                            accessToken: token)
-            answer = try await next(request, body, baseURL)
+            let answer = try await next(request, body, baseURL)
             await signer.remember(nonce: answer.0.headerFields[Self.nonceHeader])
-            let challenge = answer.0.headerFields[.wwwAuthenticate] ?? ""
-            guard attempt == 0, answer.0.status == .unauthorized, challenge.contains("use_dpop_nonce") else { break }
+            guard answer.0.status == .unauthorized, let challenge = answer.0.headerFields[.wwwAuthenticate] else { return answer }
+            if challenge.contains("use_dpop_nonce"), !retriedNonce {
+                retriedNonce = true
+            } else if challenge.contains("invalid_dpop_proof"), !retriedClock,
+                      let date = answer.0.headerFields[.date].flatMap(HTTPDate.parse), await signer.adjustClock(serverDate: date) {
+                // A proof refused while this device's clock is minutes off: once more, on the server's time.
+                retriedClock = true
+            } else {
+                return answer
+            }
         }
-        return answer
+    }
+}
+
+/// The HTTP date of a `Date` header (RFC 9110 §5.6.7, IMF-fixdate).
+enum HTTPDate {
+    static func parse(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.date(from: text)
     }
 }

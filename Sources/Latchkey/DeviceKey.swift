@@ -25,13 +25,31 @@ struct DeviceKey: Sendable {
         Data(SHA256.hash(data: Data(#"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#.utf8))).base64URL
     }
 
-    /// The stored key, or a new one kept in `storage`. A stored key that cannot be restored is an
-    /// error, never silently replaced (the server would no longer know the device).
+    /// The stored key, or a new one kept in `storage`. The new key is written add-only: if a key is
+    /// there after all (a read that wrongly answered "none", another process of the app), that key
+    /// is kept and used. A stored key that cannot be restored is an error, never silently replaced
+    /// (the server would no longer know the device); `LatchkeyClient.resetDeviceKey()` replaces it.
+    /// - Throws: `LatchkeyError` of kind `.storage`: id `.storage` when the storage fails, id
+    ///   `.deviceKey` when the stored key cannot be restored.
     static func loadOrCreate(in storage: any CredentialStorage) async throws -> DeviceKey {
-        if let stored = try await storage.data(for: storageKey) { return try restore(stored) }
-        let (key, stored) = try create()
-        try await storage.set(stored, for: storageKey)
-        return key
+        let stored: Data
+        do {
+            if let existing = try await storage.data(for: storageKey) {
+                stored = existing
+            } else {
+                let (key, created) = try create()
+                stored = try await storage.add(created, for: storageKey)
+                if stored == created { return key }
+            }
+        } catch {
+            throw LatchkeyError.storage(error)
+        }
+        do { return try restore(stored) } catch {
+            let detail = "The device key stored on this device cannot be restored (\(error)). Reset it with "
+                + "LatchkeyClient.resetDeviceKey(); the device must then be linked to the wallet again (MFA)."
+            throw LatchkeyError(kind: .storage, code: .serverError, domain: .configuration, id: .deviceKey,
+                                message: detail, detail: detail)
+        }
     }
 
     private static func create() throws -> (DeviceKey, Data) {

@@ -36,7 +36,9 @@ public struct EnrollmentClient: Sendable {
 
     /// `registerNewUser`: checks the profile with the issuer's rules (the server's own checker),
     /// then registers it. The response's nonce logs this device in once (`loginByNonce`).
-    /// - Parameter rules: the rules to check with; fetched from the server when nil.
+    /// - Parameters:
+    ///   - profile: the user's profile, credentials and MFA answers.
+    ///   - rules: the rules to check with; fetched from the server when nil.
     public func registerNewUser(_ profile: UserProfile, rules: EnrollmentRules? = nil) async throws(LatchkeyError)
         -> RegisterUserResponse {
         let domain = ErrorDomain.registerNewUser
@@ -93,7 +95,12 @@ extension LatchkeyError {
                                  message: context.message(for: domain, code: code) ?? refusal.body.message,
                                  detail: refusal.body.message, field: refusal.body.field, retryAfter: refusal.retryAfter)
         }
-        if let known = underlying as? LatchkeyError { return known }
+        if var known = underlying as? LatchkeyError {
+            // Raised below the call (the device key, the storage): reported in the call's domain.
+            known.domain = domain
+            if let message = context.message(for: domain, code: known.code) { known.message = message }
+            return known
+        }
         let detail = "The server could not be reached or answered unexpectedly: \(underlying)"
         return LatchkeyError(kind: .transport, code: .serverError, domain: domain, id: .transport,
                              message: context.message(for: domain, code: .serverError) ?? detail, detail: detail)

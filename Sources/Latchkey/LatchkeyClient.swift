@@ -23,17 +23,27 @@ public final class LatchkeyClient: Sendable {
     public let signup: SignupClient
     let api: Client
     let signer: DPoPSigner
+    let vault: SessionVault
 
+    /// Builds the client; make one for the app's lifetime.
     /// - Parameters:
+    ///   - context: the app's identity towards the server (`PDPaydiantContext`).
     ///   - transport: how requests reach the server (URLSession by default; inject any
     ///     `ClientTransport`, e.g. for tests).
     ///   - storage: where session, device token and device key are kept: by default the Keychain
     ///     where there is one (`defaultCredentialStorage()`), memory elsewhere.
-    ///   - now: the clock (e.g. whether the stored device token has expired).
+    ///   - now: the clock (e.g. whether the stored device token has expired). Proofs are signed on
+    ///     the server's time once a proof was refused for this clock's (`Date` of the refusal).
+    ///   - reinstall: how a first launch after an installation is told, whose earlier session is
+    ///     dropped (`ReinstallDetection`): by default a marker in the app's `UserDefaults` on Apple
+    ///     platforms; pass `.userDefaults(suiteName:)` with an App Group when extensions share the
+    ///     Keychain, `.off` for storages that do not outlive the app.
     public init(context: LatchkeyContext, transport: any ClientTransport = URLSessionTransport(),
-                storage: any CredentialStorage = defaultCredentialStorage(), now: @escaping @Sendable () -> Date = Date.init) {
+                storage: any CredentialStorage = defaultCredentialStorage(), now: @escaping @Sendable () -> Date = Date.init,
+                reinstall: ReinstallDetection = .automatic) {
         self.context = context
-        let vault = SessionVault(storage: storage)
+        let vault = SessionVault(storage: storage, reinstall: reinstall)
+        self.vault = vault
         let signer = DPoPSigner(storage: storage, now: now)
         self.signer = signer
         // Outermost first: the session middleware sets the token the DPoP middleware then proves.
@@ -53,6 +63,26 @@ extension LatchkeyClient {
     /// first use. Throws when the stored key cannot be read.
     public func deviceThumbprint() async throws -> String {
         try await signer.deviceKey().thumbprint
+    }
+
+    /// Replaces this installation's device key with a new one: the way out when the stored key
+    /// cannot be restored (every call then fails with `.storage` / `.deviceKey`), or when the app
+    /// wants this phone unlinked. The session is signed out here (it is bound to the old key; it
+    /// ends on the server by its idle timeout) and the device token and certificate are dropped.
+    /// The next login from this device is from an unlinked device: the user answers an MFA
+    /// question (`LoginResult.mfaRequired`), and the device list shows a new device.
+    /// - Returns: the new key's thumbprint.
+    /// - Throws: `LatchkeyError` `.storage` when the storage cannot be written.
+    @discardableResult
+    public func resetDeviceKey() async throws(LatchkeyError) -> String {
+        do {
+            await vault.discard()
+            try await vault.setDeviceToken(nil)
+            try await signer.resetKey()
+            return try await signer.deviceKey().thumbprint
+        } catch {
+            throw LatchkeyError.storage(error)
+        }
     }
 }
 

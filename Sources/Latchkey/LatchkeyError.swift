@@ -19,6 +19,11 @@ public struct LatchkeyError: Error, Sendable, Equatable, CustomStringConvertible
         /// The server is too busy checking credentials (`overloaded`, HTTP 503): nothing was
         /// checked or counted; repeat the call after `retryAfter` seconds.
         case overloaded
+        /// The SDK could not read or write its `CredentialStorage` (`detail` names the cause, e.g.
+        /// the Keychain's missing entitlement or a phone not unlocked since it started), or the
+        /// stored device key cannot be restored (`id` `.deviceKey`: see
+        /// `LatchkeyClient.resetDeviceKey()`).
+        case storage
     }
 
     public var kind: Kind
@@ -54,6 +59,16 @@ public struct LatchkeyError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     public var description: String { "\(domain) \(code) \(id): \(detail)" }
+
+    /// A failure of the SDK's storage (`KeychainError`'s description names the cause).
+    static func storage(_ error: any Error, domain: ErrorDomain = .configuration) -> LatchkeyError {
+        if var known = error as? LatchkeyError {
+            known.domain = domain
+            return known
+        }
+        let detail = "The SDK's credential storage failed: \(error)"
+        return LatchkeyError(kind: .storage, code: .serverError, domain: domain, id: .storage, message: detail, detail: detail)
+    }
 
     static func configuration(_ detail: String) -> LatchkeyError {
         LatchkeyError(kind: .configuration, code: .invalidParameter, domain: .configuration, id: .configuration,

@@ -1,50 +1,79 @@
 import Foundation
-import HTTPTypes
-import OpenAPIRuntime
 
 /// Keeps the session and device tokens (in the app's `CredentialStorage`, never handed to the
 /// app) and publishes authentication-state changes to streams and the delegate.
+///
+/// The stored session is read once, by one read at a time; a sign-in or sign-out that happens
+/// while that read is in flight wins over what the read finds (each bumps `generation`, and a read
+/// applies its result only if none happened since it started). A read that fails leaves the state
+/// `.unknown` and is repeated at the next call.
 actor SessionVault {
-    static let sessionKey = "latchkey.session"
-    static let customerKey = "latchkey.customerUri"
-    static let deviceTokenKey = "latchkey.deviceToken"
-    static let deviceTokenExpiryKey = "latchkey.deviceTokenExpiresAt"
-
-    private let storage: any CredentialStorage
+    let storage: any CredentialStorage
+    private let reinstall: ReinstallDetection
     private var loaded = false
-    private var session: String?
-    private(set) var state: AuthenticationState = .loggedOut
+    private var loading: Task<Void, Never>?
+    private var generation = 0
+    /// Why the last read failed, while the state is `.unknown`.
+    private var readFailure: (any Error)?
+    /// The live session (staged sign-ups included).
+    private var session: StoredSession?
+    /// A session signed out here whose revocation the server has not confirmed yet.
+    private var revoking: StoredSession?
+    private(set) var state: AuthenticationState = .unknown
     private var continuations: [UUID: AsyncStream<AuthenticationState>.Continuation] = [:]
     /// Feeds the delegate's main-actor task, which delivers the states in order.
     private var delegateFeed: AsyncStream<AuthenticationState>.Continuation?
 
-    init(storage: any CredentialStorage) { self.storage = storage }
+    init(storage: any CredentialStorage, reinstall: ReinstallDetection) {
+        self.storage = storage
+        self.reinstall = reinstall
+    }
 
-    /// Reads the stored session once. A read that fails (a Keychain locked before the first unlock)
-    /// is not remembered as "no session": the next call reads again.
+    /// Reads the stored session, once; concurrent callers wait for the same read.
     func load() async {
-        guard !loaded else { return }
+        if loaded { return }
+        if let loading { return await loading.value }
+        let started = generation
+        let read = Task { await self.read(since: started) }
+        loading = read
+        await read.value
+        loading = nil
+    }
+
+    private func read(since started: Int) async {
         do {
-            session = try await storage.data(for: Self.sessionKey).map { String(decoding: $0, as: UTF8.self) }
-            if session != nil, let customer = try await storage.data(for: Self.customerKey) {
-                state = .authenticated(customerUri: String(decoding: customer, as: UTF8.self))
+            if reinstall.isFirstLaunch() {
+                try await forgetEarlierInstallation()
+                reinstall.markLaunched()
             }
+            let stored = try await storedSession()
+            guard generation == started else { return }
             loaded = true
+            readFailure = nil
+            if stored?.revoking == true { revoking = stored } else { session = stored }
+            publish(session.map { .authenticated(customerUri: $0.customerUri) } ?? .loggedOut)
         } catch {
-            session = nil
+            guard generation == started else { return }
+            readFailure = error
+            publish(.unknown)
         }
     }
 
     func sessionToken() async -> String? {
         await load()
-        return session
+        return session?.token
     }
 
-    func signIn(token: String, customerUri: String) async {
-        await load()
-        session = token
-        try? await storage.set(Data(token.utf8), for: Self.sessionKey)
-        try? await storage.set(Data(customerUri.utf8), for: Self.customerKey)
+    /// Stores the session as one item, then announces it.
+    /// - Throws: the storage's error; the state and the stored session are then unchanged.
+    func signIn(token: String, customerUri: String) async throws {
+        generation += 1
+        let new = StoredSession(token: token, customerUri: customerUri)
+        try await storage.set(try new.encoded(), for: StoredSession.key)
+        loaded = true
+        readFailure = nil
+        session = new
+        revoking = nil
         publish(.authenticated(customerUri: customerUri))
     }
 
@@ -54,50 +83,76 @@ actor SessionVault {
     /// Holds the new session of a sign-up for the calls that finish it, without storing or announcing it.
     func stagePendingSignup(flowID: String, token: String, customerUri: String) async {
         await load()
-        session = token
+        session = StoredSession(token: token, customerUri: customerUri)
         pendingSignup = (flowID, customerUri)
     }
 
     /// Stores and announces the session of a finished sign-up.
-    func completePendingSignup() async {
-        guard let pending = pendingSignup, let token = session else { return }
+    /// - Throws: the storage's error.
+    func completePendingSignup() async throws {
+        guard let pending = pendingSignup, let token = session?.token else { return }
+        try await signIn(token: token, customerUri: pending.customerUri)
         pendingSignup = nil
-        await signIn(token: token, customerUri: pending.customerUri)
     }
 
-    /// Drops the session; `ifToken` limits it to that session (a 401 for an older one is ignored).
-    func signOut(ifToken: String? = nil) async {
+    /// Drops a session the server no longer accepts (`ifToken`: only that one; a refusal of an
+    /// older session is ignored). Nothing to revoke; a failed delete leaves a dead session that
+    /// the server refuses again after a relaunch, so it is not an error.
+    func discard(ifToken token: String? = nil) async {
         await load()
-        if let ifToken, ifToken != session { return }
+        if let token, token != session?.token { return }
+        generation += 1
+        loaded = true
         session = nil
-        try? await storage.set(nil, for: Self.sessionKey)
-        try? await storage.set(nil, for: Self.customerKey)
+        try? await storage.set(nil, for: StoredSession.key)
         publish(.loggedOut)
     }
 
-    func deviceToken() async -> String? {
-        try? await storage.data(for: Self.deviceTokenKey).map { String(decoding: $0, as: UTF8.self) }
+    /// Signs out here, at once and without the network: the session becomes one to revoke (kept,
+    /// marked, so a revocation that cannot reach the server now is sent later).
+    /// - Returns: the token to revoke, `nil` when there is no session.
+    /// - Throws: the storage's error when the change could not be kept (this launch is signed out
+    ///   anyway), or why the stored session could not be read.
+    func beginSignOut() async throws -> String? {
+        await load()
+        if !loaded, let readFailure { throw readFailure }
+        generation += 1
+        guard var target = session ?? revoking else {
+            publish(.loggedOut)
+            return nil
+        }
+        target.revoking = true
+        session = nil
+        pendingSignup = nil
+        revoking = target
+        publish(.loggedOut)
+        try await storage.set(try target.encoded(), for: StoredSession.key)
+        return target.token
     }
 
-    /// When the stored device token expires, as the server said.
-    func deviceTokenExpiry() async -> Date? {
-        guard let data = try? await storage.data(for: Self.deviceTokenExpiryKey),
-              let seconds = Double(String(decoding: data, as: UTF8.self)) else { return nil }
-        return Date(timeIntervalSince1970: seconds)
+    /// The session signed out here and not yet revoked on the server.
+    func pendingRevocation() async -> String? {
+        await load()
+        return revoking?.token
     }
 
-    func setDeviceToken(_ token: String?, expiresAt: Date? = nil) async {
-        try? await storage.set(token.map { Data($0.utf8) }, for: Self.deviceTokenKey)
-        try? await storage.set(expiresAt.map { Data(String($0.timeIntervalSince1970).utf8) }, for: Self.deviceTokenExpiryKey)
+    /// The server revoked `token` (or no longer knows it): forget it.
+    func revoked(_ token: String) async {
+        guard revoking?.token == token else { return }
+        revoking = nil
+        if session == nil { try? await storage.set(nil, for: StoredSession.key) }
     }
 
-    /// Replaces the delegate (held weakly): one main-actor task delivers its states in order.
-    func setDelegate(_ delegate: (any AuthenticationDelegate)?) {
+    /// Replaces the delegate (held weakly): one main-actor task delivers its states in order,
+    /// starting with the current one, as a stream does.
+    func setDelegate(_ delegate: (any AuthenticationDelegate)?) async {
+        await load()
         delegateFeed?.finish()
         delegateFeed = nil
         guard let delegate else { return }
         let (states, feed) = AsyncStream<AuthenticationState>.makeStream()
         delegateFeed = feed
+        feed.yield(state)
         Task { @MainActor [weak delegate] in
             for await state in states {
                 guard let delegate else { return }
@@ -106,6 +161,8 @@ actor SessionVault {
         }
     }
 
+    /// A stream of every state change, starting with the current state (`.unknown` until the
+    /// stored session has been read).
     func stream() async -> AsyncStream<AuthenticationState> {
         await load()
         let (stream, continuation) = AsyncStream<AuthenticationState>.makeStream(bufferingPolicy: .bufferingNewest(16))
@@ -123,31 +180,5 @@ actor SessionVault {
         state = new
         for continuation in continuations.values { continuation.yield(new) }
         delegateFeed?.yield(new)
-    }
-}
-
-/// Sends the session as `Authorization: Bearer …`; a 401 answer to a call that carried it means
-/// the session is gone, so the state moves to logged out.
-struct SessionMiddleware: ClientMiddleware {
-    let vault: SessionVault
-    /// Calls that work without a session; they never carry one, so their 401s are about credentials.
-    static let publicOperations: Set<String> = [
-        "retrieveMfaQuestionsWithMetadata", "retrievePasswordConfigurations", "retrievePasscodeConfigurations",
-        "retrieveProfileMetadata", "registerNewUser", "loginByUsernamePassword", "loginByPIN", "loginByNonce",
-        "registerWithMFA", "loginWithDeviceAuthenticationToken", "expireDeviceAuthenticationToken",
-        "createNativeRegistrationFlow", "sendPhoneVerificationCode", "verifyPhoneNumber", "updateRegistrationFlow",
-        "createNativeLoginFlow", "updateLoginFlow", "resetForgottenPassword", "resetForgottenPasscode",
-        "retrieveCustomerProfileMetaData", "registerCustomer", "loginByFederatedIdentity",
-    ]
-
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
-                   next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws
-        -> (HTTPResponse, HTTPBody?) {
-        var request = request
-        let token = Self.publicOperations.contains(operationID) ? nil : await vault.sessionToken()
-        if let token { request.headerFields[.authorization] = "Bearer \(token)" }
-        let (response, responseBody) = try await next(request, body, baseURL)
-        if response.status == .unauthorized, let token { await vault.signOut(ifToken: token) }
-        return (response, responseBody)
     }
 }

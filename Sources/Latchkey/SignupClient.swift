@@ -87,7 +87,9 @@ public struct SignupClient: Sendable {
                                                    id: .deviceKey, message: "The device key could not be kept.",
                                                    detail: "\(error)")))
         }
-        await vault.completePendingSignup()
+        do { try await vault.completePendingSignup() } catch {
+            throw .other(LatchkeyError.storage(error, domain: .finishSignupFlow))
+        }
         return FinishSignupResponse(flowID: request.flowID)
     }
 

@@ -88,4 +88,6 @@ extension ErrorID {
     public static let unexpectedAnswer: ErrorID = "unexpected_answer"
     public static let noDeviceToken: ErrorID = "no_device_token"
     public static let deviceKey: ErrorID = "device_key"
+    /// The SDK's credential storage (Keychain) failed.
+    public static let storage: ErrorID = "storage"
 }

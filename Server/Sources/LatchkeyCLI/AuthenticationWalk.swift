@@ -28,7 +28,7 @@ struct AuthenticationWalk {
 
         var secondContext = client.context
         secondContext.deviceID = client.context.deviceID + "-tablet"
-        let second = LatchkeyClient(context: secondContext, storage: secondStorage).authentication
+        let second = LatchkeyClient(context: secondContext, storage: secondStorage, reinstall: .off).authentication
         let prompt = try await step("loginByUsernamePassword from a second device") {
             try await second.loginByUsernamePassword(username: email, password: profile.password ?? "")
         }
@@ -56,7 +56,10 @@ struct AuthenticationWalk {
     /// Copies the second device's session token out of its storage, as malware or a leaked
     /// backup would, and sends it from elsewhere without the device key: the server refuses it.
     private func stolenTokenIsRefused(on second: AuthenticationClient) async throws {
-        guard let stolen = try await secondStorage.data(for: "latchkey.session").map({ String(decoding: $0, as: UTF8.self) }) else {
+        // The SDK keeps the session as one JSON item: {"token": …, "customerUri": …}.
+        struct Stored: Decodable { let token: String }
+        guard let item = try await secondStorage.data(for: "latchkey.session"),
+              let stolen = try? JSONDecoder().decode(Stored.self, from: item).token else {
             throw DemoError("The second device holds no session.")
         }
         var request = URLRequest(url: client.context.serverURL.appendingPathComponent("v1/auth/session"))

@@ -58,7 +58,9 @@ struct DemoJourney {
         LatchkeyClient(context: LatchkeyContext(
             serverURL: serverURL, applicationSignature: signature, applicationVersion: "1.0.0.0i",
             deviceID: "\(device)-\(UUID().uuidString.prefix(8))", deviceTypeID: "iPhone",
-            userErrorMessages: ["kUserErrorRegisterNewUserDomain.416": "That email already has a wallet."]))
+            userErrorMessages: ["kUserErrorRegisterNewUserDomain.416": "That email already has a wallet."]),
+            // The demo's devices live as long as the walk: memory, never the Keychain of the machine running it.
+            storage: MemoryCredentialStorage(), reinstall: .off)
     }
 
     /// Opens the verification link and presses its page's button (opening alone changes nothing):

@@ -28,8 +28,9 @@ struct PhoneSignupWalk {
                                                                   phoneNumber: phone))
         }
         var iterator = states.makeAsyncIterator()
-        while let state = await iterator.next(), state == .loggedOut {}
-        print("  onAuthenticationStateChange: authenticated = \(await client.authentication.state != .loggedOut)")
+        while let state = await iterator.next() { if case .authenticated = state { break } }
+        let authenticated = if case .authenticated = await client.authentication.state { true } else { false }
+        print("  onAuthenticationStateChange: authenticated = \(authenticated)")
         if let certificate = await signup.deviceCertificate() {
             print("  device certificate received (\(certificate.split(separator: "\n").count) PEM lines)")
         }

@@ -93,7 +93,7 @@ import Testing
             }
             #expect(seen.first == .loggedOut)
             #expect(seen.last == .loggedOut)
-            #expect(await delegate.states(count: 6) == [.authenticated(customerUri: registered.customerUri), .loggedOut,
+            #expect(await delegate.states(count: 7) == [.loggedOut, .authenticated(customerUri: registered.customerUri), .loggedOut,
                                      .authenticated(customerUri: registered.customerUri), .loggedOut,
                                      .authenticated(customerUri: registered.customerUri), .loggedOut])
         }
@@ -106,7 +106,7 @@ import Testing
             _ = try await sdk.authentication.loginByNonce(registered.nonce)
             var context = sdk.context
             context.deviceID = "second-device"
-            let second = LatchkeyClient(context: context)
+            let second = testClient(context: context)
             guard case .mfaRequired(var token) = try await second.authentication.loginByUsernamePassword(
                 username: "grace@example.com", password: "cobol-rules-1959") else {
                 Issue.record("an unlinked device must be prompted")
@@ -162,7 +162,7 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("sdk-\(UUID().uuidString)/credentials.json")
         try await withLiveServer { sdk, app in
             // The app registers and logs in on one installation: its device key is in `file` too.
-            let first = LatchkeyClient(context: sdk.context, storage: FileCredentialStorage(url: file))
+            let first = testClient(context: sdk.context, storage: FileCredentialStorage(url: file))
             let registered = try await first.enrollment.registerNewUser(sampleProfile())
             try await Self.verifyEmail(app, server: sdk.context.serverURL)
             _ = try await first.authentication.loginByNonce(registered.nonce)
@@ -172,7 +172,7 @@ import Testing
             let stored = try String(contentsOf: file, encoding: .utf8)
             #expect(!stored.isEmpty)
 
-            let relaunched = LatchkeyClient(context: sdk.context, storage: FileCredentialStorage(url: file))
+            let relaunched = testClient(context: sdk.context, storage: FileCredentialStorage(url: file))
             #expect(await relaunched.authentication.state == .authenticated(customerUri: registered.customerUri))
             #expect(try await relaunched.authentication.currentSession().customerUri == registered.customerUri)
             #expect(await relaunched.authentication.isAuthorizationTokenExist())
@@ -220,37 +220,5 @@ final class ClockOffset: @unchecked Sendable {
     var seconds: TimeInterval {
         get { lock.withLock { value } }
         set { lock.withLock { value = newValue } }
-    }
-}
-
-/// A storage whose first reads fail, as the Keychain does before the first unlock after a reboot.
-actor LockedUntilUnlockStorage: CredentialStorage {
-    private var values: [String: Data]
-    private var failingReads: Int
-    init(values: [String: Data], failingReads: Int) {
-        self.values = values
-        self.failingReads = failingReads
-    }
-    func data(for key: String) throws -> Data? {
-        if failingReads > 0 {
-            failingReads -= 1
-            throw CocoaError(.fileReadNoPermission)
-        }
-        return values[key]
-    }
-    func set(_ data: Data?, for key: String) { values[key] = data }
-}
-
-@Suite struct CredentialStorageTests {
-    /// A read that fails while the device is locked is not remembered as "logged out".
-    @Test func aFailedReadIsTriedAgain() async throws {
-        let storage = LockedUntilUnlockStorage(values: ["latchkey.session": Data("token".utf8),
-                                                        "latchkey.customerUri": Data("urn:latchkey:customer:1".utf8)],
-                                               failingReads: 1)
-        let client = LatchkeyClient(context: LatchkeyContext(serverURL: URL(string: "http://127.0.0.1:9")!,
-                                                             applicationSignature: signature, deviceID: "d"),
-                                    storage: storage)
-        #expect(await client.authentication.state == .loggedOut)
-        #expect(await client.authentication.state == .authenticated(customerUri: "urn:latchkey:customer:1"))
     }
 }

@@ -92,7 +92,7 @@ import Testing
 
     @Test func invalidApplicationSignatureFailsEveryCall() async throws {
         let transport = CountingTransport()
-        let sdk = LatchkeyClient(context: LatchkeyContext(serverURL: URL(string: "http://127.0.0.1:1")!,
+        let sdk = testClient(context: LatchkeyContext(serverURL: URL(string: "http://127.0.0.1:1")!,
                                                           applicationSignature: "short", deviceID: "d"),
                                  transport: transport)
         for call in [{ _ = try await sdk.enrollment.retrieveMfaQuestionsWithMetadata() },
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func unreachableServerIsATransportError() async throws {
-        let sdk = LatchkeyClient(context: LatchkeyContext(serverURL: URL(string: "http://127.0.0.1:1")!,
+        let sdk = testClient(context: LatchkeyContext(serverURL: URL(string: "http://127.0.0.1:1")!,
                                                           applicationSignature: signature, deviceID: "d"))
         let error = await failure { _ = try await sdk.enrollment.retrievePasswordConfigurations() }
         #expect(error?.kind == .transport)

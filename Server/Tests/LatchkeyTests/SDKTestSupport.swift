@@ -5,12 +5,16 @@ import LatchkeyDomain
 import LatchkeySQL
 import LatchkeyServer
 import LatchkeyTestSupport
+import OpenAPIRuntime
+import OpenAPIURLSession
 
 let signature = "3F2504E0-4F89-11D3-9A0C-0305E82C3301"
 
 /// Runs `body` with an SDK client talking over real HTTP (URLSession) to an in-process server.
 func withLiveServer(messages: [String: String] = [:], now: @escaping @Sendable () -> Date = Date.init,
                     serverNow: @escaping @Sendable () -> Date = Date.init,
+                    storage: any CredentialStorage = MemoryCredentialStorage(),
+                    transport: (any ClientTransport)? = nil,
                     configure: (inout ServerConfiguration) -> Void = { _ in },
                     _ body: @escaping @Sendable (LatchkeyClient, LatchkeyApplication) async throws -> Void) async throws {
     var configuration = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase("sqlite"))
@@ -20,9 +24,10 @@ func withLiveServer(messages: [String: String] = [:], now: @escaping @Sendable (
     let app = try await TestEnvironment.application(configuration, now: serverNow)
     try await app.application.test(.live) { client in
         let port = client.port ?? 0
-        let sdk = LatchkeyClient(context: LatchkeyContext(
+        let sdk = testClient(context: LatchkeyContext(
             serverURL: URL(string: "http://127.0.0.1:\(port)")!, applicationSignature: signature,
-            deviceID: "sdk-device", userErrorMessages: messages), now: now)
+            deviceID: "sdk-device", userErrorMessages: messages), transport: transport ?? URLSessionTransport(),
+            storage: storage, now: now)
         do { try await body(sdk, app) } catch {
             try? await app.store.close()
             throw error
@@ -40,3 +45,11 @@ func sampleProfile(email: String = "grace@example.com") -> UserProfile {
 }
 
 import LatchkeyCore
+
+/// An SDK client whose storage the test chooses (memory unless given, never the Keychain of the
+/// machine running the tests, which on macOS would need an entitlement), with no reinstall detection.
+func testClient(context: LatchkeyContext, transport: any ClientTransport = URLSessionTransport(),
+                storage: any CredentialStorage = MemoryCredentialStorage(),
+                now: @escaping @Sendable () -> Date = Date.init) -> LatchkeyClient {
+    LatchkeyClient(context: context, transport: transport, storage: storage, now: now, reinstall: .off)
+}

@@ -47,7 +47,7 @@ import X509
 
             let user = try #require(try await app.store.user(issuer: "default", phoneNormalized: Self.phone))
             #expect(await sdk.authentication.state == .authenticated(customerUri: "urn:latchkey:customer:\(user.id)"))
-            #expect(await delegate.states(count: 1) == [.authenticated(customerUri: "urn:latchkey:customer:\(user.id)")])
+            #expect(await delegate.states(count: 2) == [.loggedOut, .authenticated(customerUri: "urn:latchkey:customer:\(user.id)")])
             let pem = try #require(await signup.deviceCertificate())
             let certificate = try Certificate(pemEncoded: pem)
             #expect(app.certificateAuthority.certificate.publicKey.isValidSignature(certificate.signature, for: certificate))
