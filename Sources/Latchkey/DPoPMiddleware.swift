@@ -71,7 +71,9 @@ actor DPoPSigner {
         if let accessToken { claims["ath"] = Data(SHA256.hash(data: Data(accessToken.utf8))).base64URL }
         if let nonce { claims["nonce"] = nonce }
         let input = Data(header.utf8).base64URL + "." + (try JSONSerialization.data(withJSONObject: claims, options: .sortedKeys)).base64URL
-        return input + "." + (try key.sign(Data(input.utf8))).base64URL
+        let signature: Data
+        do { signature = try key.sign(Data(input.utf8)) } catch { throw DeviceKey.unusable(error) }
+        return input + "." + signature.base64URL
     }
 }
 

@@ -44,12 +44,16 @@ struct DeviceKey: Sendable {
         } catch {
             throw LatchkeyError.storage(error)
         }
-        do { return try restore(stored) } catch {
-            let detail = "The device key stored on this device cannot be restored (\(error)). Reset it with "
-                + "LatchkeyClient.resetDeviceKey(); the device must then be linked to the wallet again (MFA)."
-            throw LatchkeyError(kind: .storage, code: .serverError, domain: .configuration, id: .deviceKey,
-                                message: detail, detail: detail)
-        }
+        do { return try restore(stored) } catch { throw unusable(error) }
+    }
+
+    /// The error of a stored key that cannot be restored or no longer signs (a Secure Enclave key
+    /// after the enclave was reset, e.g. by an erase and restore of the phone).
+    static func unusable(_ error: any Error) -> LatchkeyError {
+        let detail = "The device key stored on this device cannot be used (\(error)). Reset it with "
+            + "LatchkeyClient.resetDeviceKey(); the device must then be linked to the wallet again (MFA)."
+        return LatchkeyError(kind: .storage, code: .serverError, domain: .configuration, id: .deviceKey,
+                             message: detail, detail: detail)
     }
 
     private static func create() throws -> (DeviceKey, Data) {

@@ -6,10 +6,11 @@ import Security
 /// after the first unlock (background refresh, push and prewarming run while the phone is locked).
 ///
 /// On macOS the items live in the data-protection keychain (iOS-style access control, no login
-/// keychain prompts), which needs the `keychain-access-groups` entitlement: an app without it gets
-/// ``KeychainError`` `-34018` (`errSecMissingEntitlement`) on every call, with a message naming the
-/// entitlement. Command-line tools and tests without entitlements pass ``FileCredentialStorage`` or
-/// ``MemoryCredentialStorage`` to `LatchkeyClient` instead.
+/// keychain prompts), which needs an entitlement that gives the app a keychain access group
+/// (`application-identifier` from a provisioning profile, `keychain-access-groups`, or App Groups):
+/// an app without one gets ``KeychainError`` `-34018` (`errSecMissingEntitlement`) on every call,
+/// with a message naming them. Command-line tools and tests without entitlements pass
+/// ``FileCredentialStorage`` or ``MemoryCredentialStorage`` to `LatchkeyClient` instead.
 public struct KeychainCredentialStorage: CredentialStorage {
     let service: String
     let accessGroup: String?
@@ -80,7 +81,7 @@ public struct KeychainCredentialStorage: CredentialStorage {
         guard status == errSecSuccess || status == errSecItemNotFound else { throw KeychainError(status: status) }
     }
 
-    static let accessibility = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+    static var accessibility: CFString { kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly }
 
     private func base(_ key: String?) -> [String: Any] {
         var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service]
@@ -100,13 +101,14 @@ public struct KeychainError: Error, CustomStringConvertible {
     public var description: String {
         switch status {
         case errSecMissingEntitlement:
-            return "The Keychain refused the call (-34018, errSecMissingEntitlement): the app needs the "
-                + "keychain-access-groups entitlement (on macOS the data-protection keychain requires it; an access "
-                + "group must be listed in it). Sign the app with the entitlement, or give LatchkeyClient a "
+            return "The Keychain refused the call (-34018, errSecMissingEntitlement): the app has no keychain access "
+                + "group. The data-protection keychain needs an entitlement that gives one: application-identifier "
+                + "(from a provisioning profile), keychain-access-groups (listing any accessGroup passed to "
+                + "KeychainCredentialStorage) or App Groups. Sign the app with one, or give LatchkeyClient a "
                 + "FileCredentialStorage or MemoryCredentialStorage."
         case errSecInteractionNotAllowed:
-            return "The Keychain is not available yet (-25308, errSecInteractionNotAllowed): the device has not "
-                + "been unlocked since it started."
+            return "The Keychain cannot be read now (-25308, errSecInteractionNotAllowed): the device is locked, or "
+                + "has not been unlocked since it started."
         default:
             let text = SecCopyErrorMessageString(status, nil) as String? ?? "unknown error"
             return "The Keychain refused the call (\(status)): \(text)"

@@ -35,9 +35,9 @@ public final class LatchkeyClient: Sendable {
     ///   - now: the clock (e.g. whether the stored device token has expired). Proofs are signed on
     ///     the server's time once a proof was refused for this clock's (`Date` of the refusal).
     ///   - reinstall: how a first launch after an installation is told, whose earlier session is
-    ///     dropped (`ReinstallDetection`): by default a marker in the app's `UserDefaults` on Apple
-    ///     platforms; pass `.userDefaults(suiteName:)` with an App Group when extensions share the
-    ///     Keychain, `.off` for storages that do not outlive the app.
+    ///     dropped (`ReinstallDetection`): by default a marker file in the app's container on
+    ///     Apple platforms; pass `.markerFile(in:)` with a directory of the App Group's container
+    ///     when extensions share the Keychain, `.off` for storages that do not outlive the app.
     public init(context: LatchkeyContext, transport: any ClientTransport = URLSessionTransport(),
                 storage: any CredentialStorage = defaultCredentialStorage(), now: @escaping @Sendable () -> Date = Date.init,
                 reinstall: ReinstallDetection = .automatic) {

@@ -1,14 +1,19 @@
 import Foundation
 
 /// How the SDK tells the first launch after an installation, when Keychain items of an earlier
-/// installation of the app may still be there (iOS keeps them after the app is deleted).
+/// installation of the app may still be there (iOS currently keeps them after the app is deleted;
+/// Apple does not promise either way, and the SDK copes with both).
 ///
 /// At a first launch the SDK drops the stored **session and device token** of the earlier
 /// installation (whoever deletes the app to sign out is signed out), and keeps the **device key**:
-/// the server knows this phone by it, and a wrongly detected "first launch" (an app that resets its
-/// defaults, an extension's first launch) then costs one login, never the device's link and a new
-/// MFA challenge. An app that wants a reinstall to unlink the device calls
-/// `LatchkeyClient.resetDeviceKey()` itself.
+/// the server knows this phone by it, and a wrongly detected "first launch" then costs one login,
+/// never the device's link and a new MFA challenge. The check runs only after the stored session
+/// could be read, so never while the phone is locked before its first unlock. An app that wants a
+/// reinstall to unlink the device calls `LatchkeyClient.resetDeviceKey()` itself.
+///
+/// The default marker is a file in the app's container, not `UserDefaults`: the container goes
+/// with the app, and a file written without data protection can be read before the first unlock,
+/// when a background launch would read `UserDefaults` as empty (and keep it so until relaunch).
 public struct ReinstallDetection: Sendable {
     let isFirstLaunch: @Sendable () -> Bool
     let markLaunched: @Sendable () -> Void
@@ -24,24 +29,41 @@ public struct ReinstallDetection: Sendable {
     /// No detection: stored sessions always stay (storages that do not outlive the app, tests).
     public static let off = ReinstallDetection(isFirstLaunch: { false }, markLaunched: {})
 
-    /// A marker in `UserDefaults` (removed with the app). Apps whose extensions share the
-    /// Keychain (`KeychainCredentialStorage(accessGroup:)`) pass their App Group's suite, so an
+    /// A marker file named after `service` in `directory`, written without data protection.
+    /// Apps whose extensions share the Keychain (`KeychainCredentialStorage(accessGroup:)`) pass a
+    /// directory of their App Group's container
+    /// (`FileManager.default.containerURL(forSecurityApplicationGroupIdentifier:)`), so an
     /// extension's first launch sees the app's marker.
-    /// - Parameters:
-    ///   - suiteName: the defaults suite (an App Group identifier), or `nil` for the app's own.
-    ///   - service: names the marker, so two storages of one app keep separate markers.
-    public static func userDefaults(suiteName: String? = nil, service: String = "latchkey") -> ReinstallDetection {
-        let marker = "latchkey.installed.\(service)"
+    public static func markerFile(in directory: URL, service: String = "latchkey") -> ReinstallDetection {
+        let marker = directory.appendingPathComponent(".latchkey-installed-\(service)")
         return ReinstallDetection(
-            isFirstLaunch: { !(UserDefaults(suiteName: suiteName) ?? .standard).bool(forKey: marker) },
-            markLaunched: { (UserDefaults(suiteName: suiteName) ?? .standard).set(true, forKey: marker) })
+            isFirstLaunch: { !FileManager.default.fileExists(atPath: marker.path) },
+            markLaunched: {
+                try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+                try? Data().write(to: marker, options: [.atomic, .noFileProtection])
+                #else
+                try? Data().write(to: marker, options: .atomic)
+                #endif
+            })
     }
 
-    /// What `LatchkeyClient` uses when the app names nothing: the app's defaults where the
-    /// Keychain is the default storage (Apple platforms), no detection elsewhere.
+    /// What `LatchkeyClient` uses when the app names nothing: a marker file in the app's
+    /// Application Support directory (under its bundle identifier) where the Keychain is the default storage (Apple platforms),
+    /// no detection elsewhere.
     public static var automatic: ReinstallDetection {
         #if canImport(Security)
-        .userDefaults()
+        guard let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first else {
+            return .off
+        }
+        // Per app: on macOS, Application Support is shared by every app of the user.
+        let file = ReinstallDetection.markerFile(in: support.appendingPathComponent(Bundle.main.bundleIdentifier ?? "app")
+            .appendingPathComponent("Latchkey"))
+        // Versions before the marker file kept a flag in the app's defaults: an upgraded app that has
+        // it is not a new installation (read only after the Keychain could be, so after the first unlock).
+        let legacy = "latchkey.installed.latchkey"
+        return ReinstallDetection(isFirstLaunch: { file.isFirstLaunch() && !UserDefaults.standard.bool(forKey: legacy) },
+                                  markLaunched: file.markLaunched)
         #else
         .off
         #endif

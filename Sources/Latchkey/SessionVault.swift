@@ -42,11 +42,13 @@ actor SessionVault {
 
     private func read(since started: Int) async {
         do {
+            var stored = try await storedSession()
+            // Only once the storage could be read: never decided while the phone is locked.
             if reinstall.isFirstLaunch() {
                 try await forgetEarlierInstallation()
                 reinstall.markLaunched()
+                stored = nil
             }
-            let stored = try await storedSession()
             guard generation == started else { return }
             loaded = true
             readFailure = nil

@@ -79,6 +79,7 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     // Nothing reads the database until the application runs: the store's background work is a
     // service of the application, and migrations run before the server accepts requests.
     let database = try DatabaseURL(configuration.database)
+    try CommonPasswords.load()
     let store = try await StoreFactory.open(database, logger: logger,
                                             timeout: .milliseconds(configuration.databaseTimeoutMilliseconds))
     let storeService = StoreService(store: store, logger: logger, auditRetentionDays: configuration.audit.retentionDays,

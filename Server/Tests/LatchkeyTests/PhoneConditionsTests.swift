@@ -83,16 +83,26 @@ import Testing
             let kept = LatchkeyClient(context: sdk.context, storage: storage, reinstall: .off)
             #expect(await kept.authentication.state != .loggedOut, "no reinstall: the session stays")
 
-            let marked = Mutex(false)
-            let detection = ReinstallDetection(isFirstLaunch: { !marked.withLock { $0 } },
-                                               markLaunched: { marked.withLock { $0 = true } })
+            let container = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: container) }
+            let detection = ReinstallDetection.markerFile(in: container)
+            // Launched in the background before the first unlock: nothing is decided, nothing dropped.
+            await storage.configure { $0.failingReads = 1 }
             let reinstalled = LatchkeyClient(context: sdk.context, storage: storage, reinstall: detection)
+            #expect(await reinstalled.authentication.state == .unknown)
+            #expect(await storage.session() != nil)
+            #expect(!FileManager.default.fileExists(atPath: container.path))
+            // Unlocked: a first launch, the earlier installation's session goes.
             #expect(await reinstalled.authentication.state == .loggedOut)
-            #expect(marked.withLock { $0 })
+            #expect(await storage.session() == nil)
             #expect(try await reinstalled.deviceThumbprint() == key)
             guard case .authenticated = try await reinstalled.authentication.loginByPIN("314159") else {
                 Issue.record("the device is still linked: the PIN logs in")
                 return
+            }
+            let relaunched = LatchkeyClient(context: sdk.context, storage: storage, reinstall: detection)
+            if case .authenticated = await relaunched.authentication.state {} else {
+                Issue.record("marked: the next launch is no first launch and keeps the session")
             }
         }
     }

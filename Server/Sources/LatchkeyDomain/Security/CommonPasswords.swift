@@ -8,16 +8,35 @@ import LatchkeyCore
 /// `common-passwords.txt.gz`, 60 KB; 160 KB once inflated, `Scripts/update-common-passwords`); the
 /// SDK checks the issuer's other rules before sending and learns of this one from the server's 419.
 public enum CommonPasswords {
-    /// Read and inflated on first use, once per process. A server without its resource bundle is
-    /// a broken installation: it stops at once rather than accepting every password.
-    static let set: Set<Substring> = {
+    /// The bundled list is missing or damaged: the server was installed without its resource bundle.
+    public struct MissingResource: Error, CustomStringConvertible {
+        public var description: String {
+            "The resource common-passwords.txt.gz of LatchkeyDomain is missing or damaged: install the server "
+                + "with its resource bundle, the directory LatchkeyServer_LatchkeyDomain.resources beside the "
+                + "latchkey binary (docs/configuration.md, \"Deployment\")."
+        }
+    }
+
+    /// Read and inflated once per process.
+    static let loaded: Result<Set<Substring>, MissingResource> = {
         guard let url = Bundle.module.url(forResource: "common-passwords.txt", withExtension: "gz"),
               let compressed = try? Data(contentsOf: url), let text = gunzip(compressed) else {
-            fatalError("The resource common-passwords.txt.gz of LatchkeyDomain is missing or damaged; "
-                + "install the server with its resource bundle (docs/operations.md).")
+            return .failure(MissingResource())
         }
-        return Set(String(decoding: text, as: UTF8.self).split(separator: "\n"))
+        return .success(Set(String(decoding: text, as: UTF8.self).split(separator: "\n")))
     }()
+
+    /// Loads the list now: `buildApplication` calls it, so a server installed without its resource
+    /// bundle stops at start-up with this error instead of accepting every password.
+    /// - Throws: `MissingResource`.
+    public static func load() throws(MissingResource) { _ = try loaded.get() }
+
+    static var set: Set<Substring> {
+        switch loaded {
+        case .success(let set): set
+        case .failure(let missing): fatalError(missing.description)   // unreachable after `load()` at start-up
+        }
+    }
 
     /// Whether `password` is on the list.
     public static func contains(_ password: String) -> Bool {
