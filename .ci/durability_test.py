@@ -27,7 +27,7 @@ OUTBOX = os.path.join(WORK, "outbox.jsonl")
 config = os.path.join(WORK, "durability.yaml")
 with open(config, "w") as file:
     json.dump({"hashing": {"logN": 10, "r": 8, "p": 1}, "rateLimits": {"enabled": False},
-               "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem"},
+               "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem", "sealKeyFile": f"{WORK}/seal-key.pem"},
                "courier": {"channel": "file", "path": OUTBOX, "pollIntervalMilliseconds": 100},
                "issuer": {"deviceBinding": "optional"}}, file)
 subprocess.run([BINARY, "secrets", "generate", "--database", DATABASE, "--config", config], check=True, capture_output=True)

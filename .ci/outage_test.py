@@ -66,7 +66,7 @@ DATABASE = f"postgres://postgres@127.0.0.1:{PGPORT}/postgres?sslmode=disable"
 config = os.path.join(WORK, "outage.yaml")
 with open(config, "w") as file:
     json.dump({"hashing": {"logN": 10, "r": 8, "p": 1}, "rateLimits": {"enabled": False},
-               "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem"},
+               "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem", "sealKeyFile": f"{WORK}/seal-key.pem"},
                "courier": {"channel": "file", "path": f"{WORK}/outbox.jsonl"},
                "issuer": {"deviceBinding": "optional"}}, file)
 subprocess.run([BINARY, "secrets", "generate", "--database", DATABASE, "--config", config], check=True, capture_output=True)

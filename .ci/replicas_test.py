@@ -4,7 +4,9 @@ refused on the other within the documented second; every outbox message is deliv
 
 Usage: replicas_test.py BINARY WORKDIR PORT_A PORT_B DATABASE
 """
+import base64
 import concurrent.futures
+import hashlib
 import html
 import json
 import os
@@ -32,7 +34,7 @@ def configure(outbox):
         json.dump({"hashing": {"logN": 10, "r": 8, "p": 1},
                    "rateLimits": {"enabled": True, "requestsPerMinutePerIP": 20, "credentialAttemptsPerMinutePerAccount": 1000},
                    "http": {"trustedProxies": ["127.0.0.1/32"]},
-                   "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem"},
+                   "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem", "sealKeyFile": f"{WORK}/seal-key.pem"},
                    "courier": {"channel": "file", "path": outbox, "pollIntervalMilliseconds": 50},
                    "issuer": {"deviceBinding": "optional"}}, file)
     return path
@@ -100,12 +102,19 @@ def enrol(email, server):
     return login["sessionToken"]
 
 
-subprocess.run([BINARY, "secrets", "generate", "--database", DATABASE, "--config", configure(OUTBOXES[0])],
-               check=True, capture_output=True)
+generated = subprocess.run([BINARY, "secrets", "generate", "--database", DATABASE, "--config", configure(OUTBOXES[0])],
+                           check=True, capture_output=True, text=True).stdout
+printed_pin = re.search(r"pin \(LatchkeyContext.sealKeyPins\) (\S+)", generated)
 servers = []
 try:
     servers = [serve(BINARY, port, DATABASE, configure(outbox)) for port, outbox in zip([PORT_A, PORT_B], OUTBOXES)]
     check(len(servers) == 2, "two servers on one PostgreSQL database")
+
+    published = [[key for key in call(server, "GET", "/v1/enrollment/encryption-settings")[1]["keys"] if key["current"]]
+                 for server in SERVERS]
+    pins = {base64.b64encode(hashlib.sha256(base64.b64decode(keys[0]["publicKey"])).digest()).decode() for keys in published}
+    check(printed_pin is not None and pins == {printed_pin.group(1)},
+          "both servers publish one seal key, the one whose pin `secrets generate` printed")
 
     session = enrol("replica-ada@example.com", SERVERS[0])
     check(call(SERVERS[1], "GET", "/v1/auth/session", session=session)[0] == 200, "a session from one server works on the other")

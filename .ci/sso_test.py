@@ -80,7 +80,7 @@ check(status == 204, "the provider knows the user and its claims")
 config = os.path.join(WORK, "sso.yaml")
 with open(config, "w") as file:
     json.dump({"hashing": {"logN": 10, "r": 8, "p": 1}, "rateLimits": {"enabled": False},
-               "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem"},
+               "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem", "sealKeyFile": f"{WORK}/seal-key.pem"},
                # This script signs no DPoP proofs: the migration mode (docs/configuration.md).
                "issuer": {"deviceBinding": "optional",
                           "identityProviders": [{"id": "mock", "issuer": PROVIDER, "clientId": client["client_id"],

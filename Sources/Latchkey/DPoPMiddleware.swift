@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
 import HTTPTypes
+import LatchkeyAPI
+import LatchkeyCore
 import OpenAPIRuntime
 
 /// Signs a DPoP proof (RFC 9449) with the device key for every request: `typ: dpop+jwt`,
@@ -62,12 +64,13 @@ actor DPoPSigner {
         return true
     }
 
-    /// A proof for `method url` (without query), hashing `accessToken` when one is sent.
-    func proof(method: String, url: String, accessToken: String?) async throws -> String {
+    /// A proof for `method url` (without query), hashing `accessToken` when one is sent; `jti` is
+    /// the proof's id (sealed credentials of the request are bound to it).
+    func proof(method: String, url: String, accessToken: String?, jti: String = UUID().uuidString) async throws -> String {
         let key = try await deviceKey()
         let header = #"{"alg":"ES256","jwk":{"crv":"P-256","kty":"EC","x":"\#(key.x)","y":"\#(key.y)"},"typ":"dpop+jwt"}"#
         let issuedAt = Int((now().timeIntervalSince1970 + skew).rounded())
-        var claims: [String: Any] = ["jti": UUID().uuidString, "htm": method, "htu": url, "iat": issuedAt]
+        var claims: [String: Any] = ["jti": jti, "htm": method, "htu": url, "iat": issuedAt]
         if let accessToken { claims["ath"] = Data(SHA256.hash(data: Data(accessToken.utf8))).base64URL }
         if let nonce { claims["nonce"] = nonce }
         let input = Data(header.utf8).base64URL + "." + (try JSONSerialization.data(withJSONObject: claims, options: .sortedKeys)).base64URL
@@ -79,6 +82,8 @@ actor DPoPSigner {
 
 struct DPoPMiddleware: ClientMiddleware {
     let signer: DPoPSigner
+    /// Seals the request's credential fields, bound to each attempt's proof.
+    let sealer: CredentialSealer
     static let proofHeader = HTTPField.Name("DPoP")!
     static let nonceHeader = HTTPField.Name("DPoP-Nonce")!
 
@@ -94,12 +99,40 @@ struct DPoPMiddleware: ClientMiddleware {
         }
         let path = String((request.path ?? "").prefix { $0 != "?" && $0 != "#" })
         let base = baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
-        var retriedNonce = false, retriedClock = false
+        var retriedNonce = false, retriedClock = false, retriedKey = false
+        var plan = try await sealer.plan(for: operationID)
+        // The body of a call with sealable fields is kept, to be sealed for each attempt's proof.
+        let plainBody: Data? = if SealedField.all[operationID] != nil, let body {
+            try await Data(collecting: body, upTo: 1024 * 1024)
+        } else { nil }
         while true {
+            // Each attempt is a new proof, and the credentials are sealed again to its `jti`.
+            let jti = UUID().uuidString
+            var sent = plainBody.map { HTTPBody($0) } ?? body
+            if let plan, let plainBody {
+                let sealed = try CredentialSealer.seal(plainBody, plan: plan, operationID: operationID,
+                                                       keyThumbprint: try await signer.deviceKey().thumbprint, proofID: jti)
+                sent = HTTPBody(sealed)
+                if request.headerFields[.contentLength] != nil { request.headerFields[.contentLength] = String(sealed.count) }
+            }
             request.headerFields[Self.proofHeader] = try await signer.proof(method: request.method.rawValue, url: base + path,
-                                                                           accessToken: token)
-            let answer = try await next(request, body, baseURL)
+                                                                           accessToken: token, jti: jti)
+            var answer = try await next(request, sent, baseURL)
             await signer.remember(nonce: answer.0.headerFields[Self.nonceHeader])
+            if answer.0.status == .badRequest, plainBody != nil, !retriedKey {
+                var data = Data()
+                if let refused = answer.1 { data = try await Data(collecting: refused, upTo: 1024 * 1024) }
+                answer.1 = HTTPBody(data)
+                let id = ErrorID(rawValue: ErrorEnvelopeMiddleware.errorBody(data, status: answer.0.status).id)
+                if id == .sealKeyUnknown || id == .sealRequired {
+                    // The server rotated its key, or the issuer asks for more sealing, since the
+                    // settings were read: read them again, once.
+                    retriedKey = true
+                    await sealer.forget()
+                    plan = try await sealer.plan(for: operationID)
+                    continue
+                }
+            }
             guard answer.0.status == .unauthorized, let challenge = answer.0.headerFields[.wwwAuthenticate] else { return answer }
             if challenge.contains("use_dpop_nonce"), !retriedNonce {
                 retriedNonce = true

@@ -46,11 +46,18 @@ public final class LatchkeyClient: Sendable {
         self.vault = vault
         let signer = DPoPSigner(storage: storage, now: now)
         self.signer = signer
+        // The server's encryption settings are read through this same client the first time a call
+        // carries a credential (the sealer is one of the client's middlewares, so it gets the client late).
+        let client = LateBound<Client>()
+        let sealer = CredentialSealer(app: EncryptionSettings(spec: context.encryptionSettings), pins: context.sealKeyPins) {
+            try await client.value.retrieveEncryptionSettings().ok.body.json
+        }
         // Outermost first: the session middleware sets the token the DPoP middleware then proves.
         let api = Client(serverURL: context.serverURL, transport: transport,
                          middlewares: [AppContextMiddleware(context: context), ErrorEnvelopeMiddleware(),
-                                       SessionMiddleware(vault: vault), DPoPMiddleware(signer: signer)])
+                                       SessionMiddleware(vault: vault), DPoPMiddleware(signer: signer, sealer: sealer)])
         self.api = api
+        client.set(api)
         self.enrollment = EnrollmentClient(context: context, api: api)
         self.authentication = AuthenticationClient(context: context, api: api, vault: vault, signer: signer, now: now)
         self.signup = SignupClient(context: context, api: api, vault: vault, signer: signer, storage: storage)
@@ -143,4 +150,12 @@ struct ErrorEnvelopeMiddleware: ClientMiddleware {
         }
         return .init(code: status.code, id: "http_\(status.code)", message: status.reasonPhrase)
     }
+}
+
+/// A value set once, right after it is made, for a closure made before it.
+final class LateBound<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value?
+    func set(_ value: Value) { lock.withLock { stored = value } }
+    var value: Value { lock.withLock { stored! } }
 }

@@ -20,9 +20,21 @@ public struct LatchkeyContext: Sendable {
     /// `DOMAIN.CODE` (`kUserErrorRegisterNewUserDomain.416`) is preferred for that code. Without
     /// one, the server's message is used.
     public var userErrorMessages: [String: String]
+    /// The spec's `encryptionSettings`: `kEncryptPin`, `kEncryptPassword`, `kEncryptMFASecretAnswer`
+    /// (`true`: the SDK seals those values for the server, HPKE, even where the issuer does not
+    /// require it; what the issuer requires is sealed anyway). `kCaseInsensitiveMFASecretAnswer` is
+    /// the issuer's, published by the server; a value here is ignored.
+    public var encryptionSettings: [String: Bool]
+    /// Pins of the server's seal key (the SHA-256 of its X9.63 public key, base64, as
+    /// `latchkey secrets generate` prints it): when given, the SDK seals only to a key among them,
+    /// so a proxy that could rewrite the server's answers cannot hand it a key of its own.
+    public var sealKeyPins: [String]
 
     public init(serverURL: URL, applicationSignature: String, applicationVersion: String = "1.0.0",
-                deviceID: String, deviceTypeID: String = "iPhone", userErrorMessages: [String: String] = [:]) {
+                deviceID: String, deviceTypeID: String = "iPhone", userErrorMessages: [String: String] = [:],
+                encryptionSettings: [String: Bool] = [:], sealKeyPins: [String] = []) {
+        self.encryptionSettings = encryptionSettings
+        self.sealKeyPins = sealKeyPins
         self.serverURL = serverURL
         self.applicationSignature = applicationSignature
         self.applicationVersion = applicationVersion

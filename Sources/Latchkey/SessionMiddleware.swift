@@ -11,7 +11,7 @@ struct SessionMiddleware: ClientMiddleware {
     let vault: SessionVault
     /// Calls that work without a session; they never carry one, so their 401s are about credentials.
     static let publicOperations: Set<String> = [
-        "retrieveMfaQuestionsWithMetadata", "retrievePasswordConfigurations", "retrievePasscodeConfigurations",
+        "retrieveMfaQuestionsWithMetadata", "retrieveEncryptionSettings", "retrievePasswordConfigurations", "retrievePasscodeConfigurations",
         "retrieveProfileMetadata", "registerNewUser", "loginByUsernamePassword", "loginByPIN", "loginByNonce",
         "registerWithMFA", "loginWithDeviceAuthenticationToken", "expireDeviceAuthenticationToken",
         "createNativeRegistrationFlow", "sendPhoneVerificationCode", "verifyPhoneNumber", "updateRegistrationFlow",

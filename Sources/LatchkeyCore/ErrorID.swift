@@ -39,6 +39,8 @@ extension ErrorID {
     public static let invalidToken: ErrorID = "invalid_token"
     public static let deviceKeyRequired: ErrorID = "device_key_required"
     public static let deviceKeyInUse: ErrorID = "device_key_in_use"
+    public static let sealKeyUnknown: ErrorID = "seal_key_unknown"
+    public static let sealRequired: ErrorID = "seal_required"
     public static let emailNotVerified: ErrorID = "email_not_verified"
     public static let walletDeactivated: ErrorID = "wallet_deactivated"
     public static let deviceDeactivated: ErrorID = "device_deactivated"

@@ -16,6 +16,8 @@ public enum ErrorKind: String, CaseIterable, Sendable {
     case deviceSuspended, passwordExpired, appInstanceNotVerified, sessionRefreshRequired
     // Device binding (DPoP, RFC 9449)
     case invalidDPoPProof, useDPoPNonce, boundTokenWithoutProof, deviceKeyRequired, deviceKeyInUse
+    // Sealed credentials (encryptionSettings)
+    case sealKeyUnknown, sealRequired
     // Registration, profile and credentials
     case emailInUse, wrongCurrentCredential, confirmationMismatch, passwordReused, passwordNotExpired, accountLocked
     case passwordRules, passcodeRules, unknownEmail
@@ -47,6 +49,12 @@ public enum ErrorKind: String, CaseIterable, Sendable {
     public var entry: Entry {
         switch self {
         case .invalidField: Entry(id: .invalidField, code: 400, httpStatus: 400, message: "A field is missing or invalid.")
+        case .sealRequired:
+            Entry(id: .sealRequired, code: 400, httpStatus: 400,
+                  message: "This value must be sealed (the issuer's encryption settings): read them again.")
+        case .sealKeyUnknown:
+            Entry(id: .sealKeyUnknown, code: 400, httpStatus: 400,
+                  message: "The sealed value names a key this server does not hold (retired or unknown): read the encryption settings again.")
         case .invalidAppSignature:
             Entry(id: .invalidAppSignature, code: 400, httpStatus: 401, message: "X-Application-Signature must be the app's 36-character UUID.")
         case .malformedJSON: Entry(id: .malformedJSON, code: 400, httpStatus: 400, message: "The request body is not valid JSON.")

@@ -85,6 +85,7 @@ enum ScaleBenchmark {
                 configuration.secrets.pepperFile = secrets.appendingPathComponent("pepper").path
                 configuration.secrets.caKeyFile = secrets.appendingPathComponent("ca-key.pem").path
                 configuration.secrets.caCertificateFile = secrets.appendingPathComponent("ca-cert.pem").path
+                configuration.secrets.sealKeyFile = secrets.appendingPathComponent("seal-key.pem").path
             }
             configuration.hashing.logN = 1
             configuration.hashing.r = 1

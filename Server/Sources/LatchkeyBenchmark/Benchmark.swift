@@ -41,6 +41,7 @@ struct Benchmark: AsyncParsableCommand {
         print("hashing: scrypt logN=\(configuration.hashing.logN) r=\(configuration.hashing.r) p=\(configuration.hashing.p)")
         let hashRate = try await Self.rawHashRate(configuration.hashing, seconds: duration)
         print(String(format: "raw hash rate: %.1f hashes/s (all cores)", hashRate))
+        try SealingBenchmark.run(hashRate: hashRate, seconds: min(duration, 2))
 
         var served: InProcessServer?
         let capture = CodeCapture()

@@ -21,6 +21,8 @@ public struct BuildOptions: Sendable {
     public var pepper: SymmetricKey?
     /// The device-certificate CA; loaded from (or created in) the configured files when nil.
     public var certificateAuthority: CertificateAuthority?
+    /// The keys sealed credentials are opened with; loaded from (or created in) the configured files when nil.
+    public var sealKeys: SealKeyring?
     public var channel: (any MessageChannel)?
     public var runCourier: Bool
     public var onServerRunning: @Sendable (Int) async -> Void
@@ -97,12 +99,13 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let authority = try options.certificateAuthority
         ?? CertificateAuthority.load(settings: configuration.secrets, issuerName: configuration.issuer.name,
                                      generate: generateSecrets, logger: logger)
+    let sealKeys = try options.sealKeys ?? SealKeyring.load(settings: configuration.secrets, generate: generateSecrets, logger: logger)
     let publicURL = PublicBaseURL(configuration: configuration)
     let services = buildServices(ServiceFoundation(configuration: configuration, database: database.engine, store: store,
                                                    pepper: pepper, hasher: hasher,
                                                    cipher: cipher, authority: authority, publicURL: publicURL, now: options.now))
-    let router = try buildRouter(services, configuration: configuration, store: store, pepper: pepper, publicURL: publicURL,
-                                 now: options.now)
+    let router = try buildRouter(services, configuration: configuration, store: store, pepper: pepper, sealKeys: sealKeys,
+                                 publicURL: publicURL, now: options.now)
 
     let channel: any MessageChannel = options.channel ?? makeChannel(configuration.courier, logger: logger)
     let courier = CourierWorker(store: store, channel: channel, cipher: cipher, settings: configuration.courier,
@@ -122,7 +125,7 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     application.beforeServerStarts {
         try await storeService.ready.wait()
         try await ClusterSecrets.check(store: store, pepper: pepper, previousPeppers: previousPeppers, authority: authority,
-                                       now: options.now(), logger: logger)
+                                       sealKeys: sealKeys, now: options.now(), logger: logger)
     }
     return LatchkeyApplication(application: application, configuration: configuration, store: store, hasher: hasher,
                                cipher: cipher, courier: courier, routes: ApplicationRoutes.table,

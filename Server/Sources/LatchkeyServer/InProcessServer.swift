@@ -37,6 +37,7 @@ public final class InProcessServer: Sendable {
         configuration.secrets.pepperFile = directory.appendingPathComponent("pepper").path
         configuration.secrets.caKeyFile = directory.appendingPathComponent("ca-key.pem").path
         configuration.secrets.caCertificateFile = directory.appendingPathComponent("ca-cert.pem").path
+        configuration.secrets.sealKeyFile = directory.appendingPathComponent("seal-key.pem").path
         configuration.courier.channel = .file
         configuration.courier.path = directory.appendingPathComponent("outbox.jsonl").path
         configure(&configuration)

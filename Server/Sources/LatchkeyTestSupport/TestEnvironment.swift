@@ -82,6 +82,7 @@ public enum TestEnvironment {
         settings.pepperFile = directory.appendingPathComponent("pepper").path
         settings.caKeyFile = directory.appendingPathComponent("ca-key.pem").path
         settings.caCertificateFile = directory.appendingPathComponent("ca-cert.pem").path
+        settings.sealKeyFile = directory.appendingPathComponent("seal-key.pem").path
         try SecretFiles.generate(settings: settings, issuerName: IssuerSettings().name)
         return settings
     }

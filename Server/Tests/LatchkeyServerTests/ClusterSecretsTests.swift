@@ -38,6 +38,14 @@ import Testing
         #expect(caRefusal?.message.contains("This server's ca-certificate") == true, "\(String(describing: caRefusal))")
         try await second.store.close()
 
+        var otherSealKey = configuration
+        otherSealKey.secrets.sealKeyFile = directory.appendingPathComponent("seal-key.pem").path
+        try SealKeyring.newKeyPEM().write(toFile: otherSealKey.secrets.sealKeyFile, atomically: true, encoding: .utf8)
+        let third = try await TestEnvironment.application(otherSealKey)
+        let sealRefusal = await #expect(throws: ConfigurationError.self) { try await third.application.test(.router) { _ in } }
+        #expect(sealRefusal?.message.contains("This server's seal-key") == true, "\(String(describing: sealRefusal))")
+        try await third.store.close()
+
         let same = try await TestEnvironment.application(configuration)
         try await same.application.test(.router) { _ in }
         try await same.store.close()
@@ -52,12 +60,14 @@ import Testing
         configuration.secrets.pepperFile = directory.appendingPathComponent("pepper").path
         configuration.secrets.caKeyFile = directory.appendingPathComponent("ca-key.pem").path
         configuration.secrets.caCertificateFile = directory.appendingPathComponent("ca-cert.pem").path
+        configuration.secrets.sealKeyFile = directory.appendingPathComponent("seal-key.pem").path
         let refusal = await #expect(throws: ConfigurationError.self) {
             _ = try await buildApplication(configuration, options: BuildOptions(logger: TestEnvironment.logger, runCourier: false))
         }
         #expect(refusal?.key == "secrets.pepperFile")
         #expect(refusal?.message.contains("latchkey secrets generate") == true)
         #expect(!FileManager.default.fileExists(atPath: configuration.secrets.pepperFile), "nothing generated")
+        #expect(!FileManager.default.fileExists(atPath: configuration.secrets.sealKeyFile), "no seal key generated")
 
         try SecretFiles.generate(settings: configuration.secrets, issuerName: configuration.issuer.name)
         let app = try await buildApplication(configuration, options: BuildOptions(logger: TestEnvironment.logger, runCourier: false))
@@ -74,25 +84,29 @@ import Testing
         settings.pepperFile = directory.appendingPathComponent("secrets/pepper").path
         settings.caKeyFile = directory.appendingPathComponent("secrets/ca-key.pem").path
         settings.caCertificateFile = directory.appendingPathComponent("secrets/ca-cert.pem").path
+        settings.sealKeyFile = directory.appendingPathComponent("secrets/seal-key.pem").path
         let shared = settings
-        let loaded = try await withThrowingTaskGroup(of: (String, String).self) { group in
+        let loaded = try await withThrowingTaskGroup(of: (String, String, String).self) { group in
             for _ in 0..<12 {
                 group.addTask {
                     let authority = try CertificateAuthority.load(settings: shared, issuerName: "Latchkey", logger: TestEnvironment.logger)
                     let pepper = try Pepper.load(settings: shared, environment: [:], logger: TestEnvironment.logger)
-                    return (try ClusterSecrets.fingerprint(certificate: authority.certificate), ClusterSecrets.fingerprint(pepper: pepper))
+                    let seal = try SealKeyring.load(settings: shared, generate: true, logger: TestEnvironment.logger)
+                    return (try ClusterSecrets.fingerprint(certificate: authority.certificate), ClusterSecrets.fingerprint(pepper: pepper),
+                            seal.fingerprint)
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(Set(loaded.map(\.0)).count == 1, "one CA")
         #expect(Set(loaded.map(\.1)).count == 1, "one pepper")
-        for path in [settings.pepperFile, settings.caKeyFile, settings.caCertificateFile] {
+        #expect(Set(loaded.map(\.2)).count == 1, "one seal key")
+        for path in [settings.pepperFile, settings.caKeyFile, settings.caCertificateFile, settings.sealKeyFile] {
             let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
             #expect(mode == 0o600, "\(path)")
         }
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("secrets").path)
-        #expect(leftovers.sorted() == ["ca-cert.pem", "ca-key.pem", "pepper"], "no temporary file left")
+        #expect(leftovers.sorted() == ["ca-cert.pem", "ca-key.pem", "pepper", "seal-key.pem"], "no temporary file left")
         #expect(try SecretFiles.generate(settings: settings, issuerName: "Latchkey").isEmpty, "written once")
     }
 

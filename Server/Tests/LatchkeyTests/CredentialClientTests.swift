@@ -18,9 +18,10 @@ import Testing
         _ = try await sdk.authentication.loginByPIN("314159")
     }
 
-    @Test func customerAndCredentialChanges() async throws {
+    /// Run twice: plain, and with the issuer requiring every credential sealed.
+    @Test(arguments: [false, true]) func customerAndCredentialChanges(sealed: Bool) async throws {
         let messages = ["kUserErrorUpdateUserCredentialsDomain.416": "That is not your current password."]
-        try await withLiveServer(messages: messages) { sdk, app in
+        try await withLiveServer(messages: messages, configure: { if sealed { sealEverything(&$0) } }) { sdk, app in
             try await Self.loggedIn(sdk, app)
             let enrollment = sdk.enrollment
             let customer = try await enrollment.retrieveCustomer()
@@ -122,13 +123,14 @@ import Testing
         }
     }
 
-    @Test func expiredPasswordAndResend() async throws {
+    @Test(arguments: [false, true]) func expiredPasswordAndResend(sealed: Bool) async throws {
         // The clock (the server's, and the SDK's that dates its proofs) moves past the password's
         // expiry; sessions outlive it, so the end of the session below is the password change's doing.
         let offset = Mutex<TimeInterval>(0)
         let clock: @Sendable () -> Date = { Date().addingTimeInterval(offset.withLock { $0 }) }
         try await withLiveServer(now: clock, serverNow: clock, configure: {
             $0.issuer.passwordExpiryDays = 30
+            if sealed { sealEverything(&$0) }
             $0.issuer.sessions.idleTimeoutSeconds = 40 * 86_400
             $0.issuer.sessions.absoluteTimeoutSeconds = 40 * 86_400
         }) { sdk, app in

@@ -15,12 +15,13 @@ import Testing
         return questions.mfaQuestions.prefix(questions.numberOfRequiredQuestions).map { MFASecurityProfile(question: $0, answer: "a") }
     }
 
-    @Test func registerThenLoginByNonceAndByFederatedIdentity() async throws {
+    @Test(arguments: [false, true]) func registerThenLoginByNonceAndByFederatedIdentity(sealed: Bool) async throws {
         let provider = FakeOIDCProvider()
         try await provider.application().test(.live) { providerClient in
             let issuer = "http://127.0.0.1:\(providerClient.port ?? 0)"
             let messages = ["kUserErrorRegisterCustomerDomain.401": "This sign-in expired; start again."]
             try await withLiveServer(messages: messages, configure: {
+                if sealed { sealEverything(&$0) }
                 $0.issuer.identityProviders = [IdentityProviderSettings(
                     id: "example", issuer: issuer, clientId: FakeOIDCProvider.clientID, clientSecret: FakeOIDCProvider.clientSecret,
                     redirectUri: FakeOIDCProvider.redirectURI)]

@@ -14,7 +14,7 @@ let signature = "3F2504E0-4F89-11D3-9A0C-0305E82C3301"
 func withLiveServer(messages: [String: String] = [:], now: @escaping @Sendable () -> Date = Date.init,
                     serverNow: @escaping @Sendable () -> Date = Date.init,
                     storage: any CredentialStorage = MemoryCredentialStorage(),
-                    transport: (any ClientTransport)? = nil,
+                    transport: (any ClientTransport)? = nil, encryption: [String: Bool] = [:],
                     configure: (inout ServerConfiguration) -> Void = { _ in },
                     _ body: @escaping @Sendable (LatchkeyClient, LatchkeyApplication) async throws -> Void) async throws {
     var configuration = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase("sqlite"))
@@ -26,7 +26,8 @@ func withLiveServer(messages: [String: String] = [:], now: @escaping @Sendable (
         let port = client.port ?? 0
         let sdk = testClient(context: LatchkeyContext(
             serverURL: URL(string: "http://127.0.0.1:\(port)")!, applicationSignature: signature,
-            deviceID: "sdk-device", userErrorMessages: messages), transport: transport ?? URLSessionTransport(),
+            deviceID: "sdk-device", userErrorMessages: messages, encryptionSettings: encryption),
+            transport: transport ?? URLSessionTransport(),
             storage: storage, now: now)
         do { try await body(sdk, app) } catch {
             try? await app.store.close()
@@ -34,6 +35,14 @@ func withLiveServer(messages: [String: String] = [:], now: @escaping @Sendable (
         }
     }
     try await app.store.close()
+}
+
+/// The issuer requires every PIN, password and MFA answer sealed (issue 23.1): a test run with it
+/// shows the SDK seals them on its calls (the server refuses a plain one).
+@Sendable func sealEverything(_ configuration: inout ServerConfiguration) {
+    configuration.issuer.encryption.pin = true
+    configuration.issuer.encryption.password = true
+    configuration.issuer.encryption.mfaAnswers = true
 }
 
 func sampleProfile(email: String = "grace@example.com") -> UserProfile {

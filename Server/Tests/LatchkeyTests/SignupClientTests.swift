@@ -25,8 +25,9 @@ import X509
         }
     }
 
-    @Test func theDocumentedSignupAuthenticatesOnlyAfterTheDeviceKey() async throws {
+    @Test(arguments: [false, true]) func theDocumentedSignupAuthenticatesOnlyAfterTheDeviceKey(sealed: Bool) async throws {
         try await withLiveServer(configure: {
+            if sealed { sealEverything(&$0) }
             // The document's example password `000000`.
             $0.issuer.password.passwordMinLength = 6
             $0.issuer.rejectCommonPasswords = false

@@ -34,6 +34,12 @@ public import LatchkeyCore
 /// `sessions.privilegedSeconds`). Paths are answered only in their canonical spelling: a trailing
 /// or doubled slash, a dot segment or a percent-encoded unreserved character answers 404.
 ///
+/// An operation that carries a PIN, password or MFA answer declares `x-latchkey-sealed`: the JSON
+/// pointer of each such field in its request body (`*` for any key or array index) and what it
+/// holds (`pin`, `password`, `mfaAnswer`). Each of them accepts a value sealed with HPKE in place of
+/// the plain value (`hpke1.<key id>.<enc>.<ciphertext>`, bound to the pointer, the operation id
+/// and the DPoP proof's `jti`), and needs it when the issuer's encryption settings say so.
+///
 public struct Client: APIProtocol {
     /// The underlying HTTP client.
     private let client: UniversalClient
@@ -532,6 +538,147 @@ public struct Client: APIProtocol {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
                             Components.Schemas.ProfileMetadataResponse.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses._Error.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorResponse.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 401:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses._Error.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorResponse.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The issuer's encryption settings (the spec's encryptionSettings) and the server's seal keys.
+    ///
+    /// Which credential values must travel sealed (`kEncryptPin`, `kEncryptPassword`,
+    /// `kEncryptMFASecretAnswer`), how MFA answers compare (`kCaseInsensitiveMFASecretAnswer`), the
+    /// HPKE suite, and the keys to seal to: the current one first (`current: true`), then keys of
+    /// before a rotation that still open until `expiresAt`. An app may seal more than the issuer
+    /// requires; every field declared in an operation's `x-latchkey-sealed` accepts a sealed value.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/enrollment/encryption-settings`.
+    /// - Remark: Generated from `#/paths//v1/enrollment/encryption-settings/get(retrieveEncryptionSettings)`.
+    public func retrieveEncryptionSettings(_ input: Operations.RetrieveEncryptionSettings.Input) async throws -> Operations.RetrieveEncryptionSettings.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.RetrieveEncryptionSettings.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/enrollment/encryption-settings",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 503:
+                    let headers: Components.Responses.Unavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unavailable.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorResponse.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .serviceUnavailable(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.RetrieveEncryptionSettings.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.EncryptionSettingsResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)

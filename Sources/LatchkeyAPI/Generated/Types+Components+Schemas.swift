@@ -22,6 +22,106 @@ public import LatchkeyCore
 extension Components {
     /// Types generated from the `#/components/schemas` section of the OpenAPI document.
     public enum Schemas {
+        /// - Remark: Generated from `#/components/schemas/EncryptionSettingsResponse`.
+        public struct EncryptionSettingsResponse: Codable, Hashable, Sendable {
+            /// PINs (passcodes) must travel sealed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EncryptionSettingsResponse/kEncryptPin`.
+            public var kEncryptPin: Swift.Bool
+            /// Passwords must travel sealed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EncryptionSettingsResponse/kEncryptPassword`.
+            public var kEncryptPassword: Swift.Bool
+            /// MFA answers must travel sealed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EncryptionSettingsResponse/kEncryptMFASecretAnswer`.
+            public var kEncryptMFASecretAnswer: Swift.Bool
+            /// MFA answers compare without regard to case.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EncryptionSettingsResponse/kCaseInsensitiveMFASecretAnswer`.
+            public var kCaseInsensitiveMFASecretAnswer: Swift.Bool
+            /// The HPKE suite (RFC 9180, base mode).
+            ///
+            /// - Remark: Generated from `#/components/schemas/EncryptionSettingsResponse/suite`.
+            public var suite: Swift.String
+            /// - Remark: Generated from `#/components/schemas/EncryptionSettingsResponse/keys`.
+            public var keys: [Components.Schemas.SealKey]
+            /// Creates a new `EncryptionSettingsResponse`.
+            ///
+            /// - Parameters:
+            ///   - kEncryptPin: PINs (passcodes) must travel sealed.
+            ///   - kEncryptPassword: Passwords must travel sealed.
+            ///   - kEncryptMFASecretAnswer: MFA answers must travel sealed.
+            ///   - kCaseInsensitiveMFASecretAnswer: MFA answers compare without regard to case.
+            ///   - suite: The HPKE suite (RFC 9180, base mode).
+            ///   - keys:
+            public init(
+                kEncryptPin: Swift.Bool,
+                kEncryptPassword: Swift.Bool,
+                kEncryptMFASecretAnswer: Swift.Bool,
+                kCaseInsensitiveMFASecretAnswer: Swift.Bool,
+                suite: Swift.String,
+                keys: [Components.Schemas.SealKey]
+            ) {
+                self.kEncryptPin = kEncryptPin
+                self.kEncryptPassword = kEncryptPassword
+                self.kEncryptMFASecretAnswer = kEncryptMFASecretAnswer
+                self.kCaseInsensitiveMFASecretAnswer = kCaseInsensitiveMFASecretAnswer
+                self.suite = suite
+                self.keys = keys
+            }
+            public enum CodingKeys: String, CodingKey {
+                case kEncryptPin
+                case kEncryptPassword
+                case kEncryptMFASecretAnswer
+                case kCaseInsensitiveMFASecretAnswer
+                case suite
+                case keys
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SealKey`.
+        public struct SealKey: Codable, Hashable, Sendable {
+            /// Named in a sealed value (`hpke1.<keyId>.…`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/SealKey/keyId`.
+            public var keyId: Swift.String
+            /// The P-256 public key, X9.63 uncompressed point, base64.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SealKey/publicKey`.
+            public var publicKey: Swift.String
+            /// The key to seal to.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SealKey/current`.
+            public var current: Swift.Bool
+            /// A previous key: seals to it open until then.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SealKey/expiresAt`.
+            public var expiresAt: Foundation.Date?
+            /// Creates a new `SealKey`.
+            ///
+            /// - Parameters:
+            ///   - keyId: Named in a sealed value (`hpke1.<keyId>.…`).
+            ///   - publicKey: The P-256 public key, X9.63 uncompressed point, base64.
+            ///   - current: The key to seal to.
+            ///   - expiresAt: A previous key: seals to it open until then.
+            public init(
+                keyId: Swift.String,
+                publicKey: Swift.String,
+                current: Swift.Bool,
+                expiresAt: Foundation.Date? = nil
+            ) {
+                self.keyId = keyId
+                self.publicKey = publicKey
+                self.current = current
+                self.expiresAt = expiresAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case keyId
+                case publicKey
+                case current
+                case expiresAt
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/KratosError`.
         public struct KratosError: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/KratosError/error`.

@@ -41,6 +41,18 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/enrollment/profile-metadata`.
     /// - Remark: Generated from `#/paths//v1/enrollment/profile-metadata/get(retrieveProfileMetadata)`.
     func retrieveProfileMetadata(_ input: Operations.RetrieveProfileMetadata.Input) async throws -> Operations.RetrieveProfileMetadata.Output
+    /// The issuer's encryption settings (the spec's encryptionSettings) and the server's seal keys.
+    ///
+    /// Which credential values must travel sealed (`kEncryptPin`, `kEncryptPassword`,
+    /// `kEncryptMFASecretAnswer`), how MFA answers compare (`kCaseInsensitiveMFASecretAnswer`), the
+    /// HPKE suite, and the keys to seal to: the current one first (`current: true`), then keys of
+    /// before a rotation that still open until `expiresAt`. An app may seal more than the issuer
+    /// requires; every field declared in an operation's `x-latchkey-sealed` accepts a sealed value.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/enrollment/encryption-settings`.
+    /// - Remark: Generated from `#/paths//v1/enrollment/encryption-settings/get(retrieveEncryptionSettings)`.
+    func retrieveEncryptionSettings(_ input: Operations.RetrieveEncryptionSettings.Input) async throws -> Operations.RetrieveEncryptionSettings.Output
     /// Registers a new wallet user (PDRegisterUserRequest → PDRegisterUserResponse).
     ///
     /// With the issuer's email verification the registration is pending until its link is opened:
@@ -296,6 +308,20 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//v1/enrollment/profile-metadata/get(retrieveProfileMetadata)`.
     public func retrieveProfileMetadata(headers: Operations.RetrieveProfileMetadata.Input.Headers = .init()) async throws -> Operations.RetrieveProfileMetadata.Output {
         try await retrieveProfileMetadata(Operations.RetrieveProfileMetadata.Input(headers: headers))
+    }
+    /// The issuer's encryption settings (the spec's encryptionSettings) and the server's seal keys.
+    ///
+    /// Which credential values must travel sealed (`kEncryptPin`, `kEncryptPassword`,
+    /// `kEncryptMFASecretAnswer`), how MFA answers compare (`kCaseInsensitiveMFASecretAnswer`), the
+    /// HPKE suite, and the keys to seal to: the current one first (`current: true`), then keys of
+    /// before a rotation that still open until `expiresAt`. An app may seal more than the issuer
+    /// requires; every field declared in an operation's `x-latchkey-sealed` accepts a sealed value.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/enrollment/encryption-settings`.
+    /// - Remark: Generated from `#/paths//v1/enrollment/encryption-settings/get(retrieveEncryptionSettings)`.
+    public func retrieveEncryptionSettings(headers: Operations.RetrieveEncryptionSettings.Input.Headers = .init()) async throws -> Operations.RetrieveEncryptionSettings.Output {
+        try await retrieveEncryptionSettings(Operations.RetrieveEncryptionSettings.Input(headers: headers))
     }
     /// Registers a new wallet user (PDRegisterUserRequest → PDRegisterUserResponse).
     ///

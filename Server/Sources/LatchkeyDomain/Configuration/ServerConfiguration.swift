@@ -87,7 +87,25 @@ public struct SecretSettings: Codable, Sendable, Equatable {
     /// comma-separated, takes precedence): hashes made with them still verify and are made again
     /// with the current pepper at their next check; outbox messages sealed with them still open.
     public var previousPepperFiles: [String] = []
+    /// The HPKE private key (P-256, PEM) that sealed credentials are opened with
+    /// (`issuer.encryption`); written by `latchkey secrets generate` (and on a first start on
+    /// SQLite). Every replica needs the same one (its fingerprint is kept in the database).
+    public var sealKeyFile = ".latchkey/seal-key.pem"
+    /// Keys of before a rotation and until when seals to them still open (ISO 8601), e.g.
+    /// `[{ file: .latchkey/seal-key-2026-11.pem, until: "2026-12-08T00:00:00Z" }]`.
+    public var previousSealKeys: [PreviousSealKey] = []
     public init() {}
+}
+
+/// A seal key of before a rotation.
+public struct PreviousSealKey: Codable, Sendable, Equatable {
+    public var file: String
+    /// Seals to this key are refused after this instant (ISO 8601).
+    public var until: String
+    public init(file: String, until: String) {
+        self.file = file
+        self.until = until
+    }
 }
 
 /// HTTP limits.
@@ -135,7 +153,18 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
     public var registration = RegistrationSettings()
     public var signup = SignupSettings()
     public var identityProviders: [IdentityProviderSettings] = []
+    /// The spec's `encryptionSettings`: which credential values must travel sealed. (How MFA
+    /// answers compare, `kCaseInsensitiveMFASecretAnswer`, is `mfa.caseInsensitiveAnswers`, and is
+    /// published with these.)
+    public var encryption = SealingSettings()
     public init() {}
+
+    /// The settings an app reads (`kEncryptPin`, `kEncryptPassword`, `kEncryptMFASecretAnswer`,
+    /// `kCaseInsensitiveMFASecretAnswer`).
+    public var encryptionSettings: EncryptionSettings {
+        EncryptionSettings(pin: encryption.pin, password: encryption.password, mfaAnswers: encryption.mfaAnswers,
+                           caseInsensitiveMFAAnswers: mfa.caseInsensitiveAnswers)
+    }
 
     /// The consecutive-failure thresholds.
     public var attemptLimits: AttemptLimits { AttemptLimits(wallet: lockout.walletThreshold, device: lockout.deviceThreshold) }
@@ -144,6 +173,14 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
     public var enrollmentRules: EnrollmentRules {
         EnrollmentRules(password: password, passcode: passcode, mfa: mfa.questionsResponse)
     }
+}
+
+/// Which credential values the issuer requires sealed (`issuer.encryption`); all off by default.
+public struct SealingSettings: Codable, Sendable, Equatable {
+    public var pin = false
+    public var password = false
+    public var mfaAnswers = false
+    public init() {}
 }
 
 /// The issuer's MFA pool and requirement.

@@ -6,6 +6,7 @@ extension OperationPolicy {
         .init(operationID: "retrievePasswordConfigurations", method: "GET", path: "/v1/enrollment/password-configuration", proof: .optional, nonce: false, recordProof: false, session: .full, privileged: false),
         .init(operationID: "retrievePasscodeConfigurations", method: "GET", path: "/v1/enrollment/passcode-configuration", proof: .optional, nonce: false, recordProof: false, session: .full, privileged: false),
         .init(operationID: "retrieveProfileMetadata", method: "GET", path: "/v1/enrollment/profile-metadata", proof: .optional, nonce: false, recordProof: false, session: .full, privileged: false),
+        .init(operationID: "retrieveEncryptionSettings", method: "GET", path: "/v1/enrollment/encryption-settings", proof: .optional, nonce: false, recordProof: false, session: .full, privileged: false),
         .init(operationID: "registerNewUser", method: "POST", path: "/v1/enrollment/users", proof: .required, nonce: false, recordProof: false, session: .full, privileged: false),
         .init(operationID: "loginByUsernamePassword", method: "POST", path: "/v1/auth/login/password", proof: .required, nonce: true, recordProof: true, session: .full, privileged: false),
         .init(operationID: "loginByPIN", method: "POST", path: "/v1/auth/login/pin", proof: .required, nonce: true, recordProof: true, session: .full, privileged: false),

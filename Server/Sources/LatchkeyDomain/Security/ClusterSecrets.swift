@@ -29,10 +29,10 @@ public enum ClusterSecrets {
     /// A server given the recorded pepper among its previous ones rotates the record to its
     /// current pepper (a rotation: servers still on the old pepper then refuse to start).
     public static func check(store: any SecretFingerprintStore, pepper: SymmetricKey, previousPeppers: [SymmetricKey] = [],
-                             authority: CertificateAuthority, now: Date, logger: Logger) async throws {
-        try await check(store: store, ["pepper": fingerprint(pepper: pepper),
-                                       "ca-certificate": try fingerprint(certificate: authority.certificate)],
-                        previousPeppers: previousPeppers, now: now, logger: logger)
+                             authority: CertificateAuthority, sealKeys: SealKeyring? = nil, now: Date, logger: Logger) async throws {
+        var mine = ["pepper": fingerprint(pepper: pepper), "ca-certificate": try fingerprint(certificate: authority.certificate)]
+        if let sealKeys { mine["seal-key"] = sealKeys.fingerprint }
+        try await check(store: store, mine, previousPeppers: previousPeppers, sealKeys: sealKeys, now: now, logger: logger)
     }
 
     /// The pepper alone, for a tool that hashes but issues no certificates (`latchkey users import`).
@@ -44,15 +44,25 @@ public enum ClusterSecrets {
     }
 
     private static func check(store: any SecretFingerprintStore, _ mine: [String: String], previousPeppers: [SymmetricKey],
-                              now: Date, logger: Logger) async throws {
+                              sealKeys: SealKeyring? = nil, now: Date, logger: Logger) async throws {
         var recorded = try await store.recordSecretFingerprints(mine, now: now)
+        // A seal key rotation: the recorded key is among this server's previous ones.
+        if let sealKeys, let old = recorded["seal-key"], old != sealKeys.fingerprint, sealKeys.previous.contains(where: { $0.id == old }),
+           try await store.rotateSecretFingerprint(name: "seal-key", from: old, to: sealKeys.fingerprint, now: now) {
+            logger.warning("The seal key was rotated: seals to the previous one open until its configured time.")
+            recorded["seal-key"] = sealKeys.fingerprint
+        }
         if let old = recorded["pepper"], old != mine["pepper"], previousPeppers.map(fingerprint(pepper:)).contains(old),
            try await store.rotateSecretFingerprint(name: "pepper", from: old, to: mine["pepper"]!, now: now) {
             logger.warning("The pepper was rotated: hashes made with the previous one are made again at their next check.")
             recorded["pepper"] = mine["pepper"]
         }
         for (name, value) in mine.sorted(by: { $0.key < $1.key }) where recorded[name] != value {
-            let setting = name == "pepper" ? "LATCHKEY_PEPPER or secrets.pepperFile" : "secrets.caKeyFile and secrets.caCertificateFile"
+            let setting = switch name {
+            case "pepper": "LATCHKEY_PEPPER or secrets.pepperFile"
+            case "seal-key": "secrets.sealKeyFile"
+            default: "secrets.caKeyFile and secrets.caCertificateFile"
+            }
             throw ConfigurationError(key: "secrets", message: """
                 This server's \(name) (fingerprint \(value.prefix(12))) is not the one this database was first used with \
                 (\(recorded[name]?.prefix(12) ?? "none")). Every server of one database needs the same secrets: copy them \
@@ -69,7 +79,14 @@ public enum SecretFiles {
     /// Throws `ConfigurationError` naming the setting when a file cannot be written.
     @discardableResult
     public static func generate(settings: SecretSettings, issuerName: String) throws -> [String] {
-        try generatePepper(settings) + generateAuthority(settings, issuerName: issuerName)
+        try generatePepper(settings) + generateAuthority(settings, issuerName: issuerName) + generateSealKey(settings)
+    }
+
+    /// Writes the HPKE seal key unless it exists; answers the paths written.
+    package static func generateSealKey(_ settings: SecretSettings) throws -> [String] {
+        guard !FileManager.default.fileExists(atPath: settings.sealKeyFile) else { return [] }
+        return try publish(settings.sealKeyFile, Data(SealKeyring.newKeyPEM().utf8), key: "secrets.sealKeyFile")
+            ? [settings.sealKeyFile] : []
     }
 
     /// Writes the pepper file unless it exists; answers the paths written.

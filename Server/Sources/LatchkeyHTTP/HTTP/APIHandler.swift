@@ -16,9 +16,12 @@ package struct APIHandler: APIProtocol {
     private let passwordConfiguration: Components.Schemas.UserPasswordConfigurations
     private let passcodeConfiguration: Components.Schemas.UserPasscodeConfigurations
     private let profileMetadata: Components.Schemas.ProfileMetadataResponse
+    /// The seal keys and the issuer's encryption settings (`retrieveEncryptionSettings`).
+    let sealing: CredentialUnsealer
 
     package init(enrollment: EnrollmentService, authentication: AuthenticationService, profile: ProfileService,
-         signup: SignupService, federation: FederationService) throws {
+         signup: SignupService, federation: FederationService, sealing: CredentialUnsealer) throws {
+        self.sealing = sealing
         self.signup = signup
         self.federation = federation
         self.enrollment = enrollment

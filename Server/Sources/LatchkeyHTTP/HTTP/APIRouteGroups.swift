@@ -24,10 +24,14 @@ package struct APIRouteGroups: ServerTransport {
         package let dpop: DPoPVerifier
         package let deviceBinding: DeviceBindingMode
         package let proofs: any ProofStore
+        /// Opens sealed credentials (`x-latchkey-sealed`).
+        package let unsealer: CredentialUnsealer
+        package let maxBodyBytes: Int
 
         package func middleware<Context: APIRequestContext>(_ policy: OperationPolicy) -> EdgeMiddleware<Context> {
             EdgeMiddleware(throttle: throttle, proxies: proxies, authentication: authentication, dpop: dpop,
-                           deviceBinding: deviceBinding, proofs: proofs, policy: policy)
+                           deviceBinding: deviceBinding, proofs: proofs, policy: policy,
+                           unsealer: SealedField.all[policy.operationID] == nil ? nil : unsealer, maxBodyBytes: maxBodyBytes)
         }
     }
 

@@ -5,7 +5,7 @@ public enum ApplicationRoutes {
     public static let table: RouteTable = {
         var table = RouteTable()
         for path in ["/health", "/ready", "/metrics", "/v1/enrollment/mfa-questions", "/v1/enrollment/password-configuration",
-                     "/v1/enrollment/passcode-configuration", "/v1/enrollment/profile-metadata"] {
+                     "/v1/enrollment/passcode-configuration", "/v1/enrollment/profile-metadata", "/v1/enrollment/encryption-settings"] {
             table.add(.get, path)
         }
         table.add(.post, "/v1/enrollment/users")

@@ -50,13 +50,16 @@ extension EdgeMiddleware {
                                              requireNonce: policy.nonce)
         // The in-memory replay cache is per process; a credential call's proof is recorded in the
         // database too, so another replica refuses it as well.
-        if policy.recordProof {
-            let time = dpop.now()
-            guard try await proofs.recordProof(digest: SecureRandom.digest(verified.thumbprint + "." + verified.jti),
-                                               expiresAt: time.addingTimeInterval(2 * DPoPVerifier.window), now: time)
-            else { throw DPoPVerifier.invalid("The DPoP proof was used before.") }
-        }
+        if policy.recordProof { try await record(verified) }
         return verified
+    }
+
+    /// Records a proof in the database for twice its window; one recorded before is refused.
+    package func record(_ proof: DPoPProof) async throws {
+        let time = dpop.now()
+        guard try await proofs.recordProof(digest: SecureRandom.digest(proof.thumbprint + "." + proof.jti),
+                                           expiresAt: time.addingTimeInterval(2 * DPoPVerifier.window), now: time)
+        else { throw DPoPVerifier.invalid("The DPoP proof was used before.") }
     }
 
     /// Holds a bound session to its key (RFC 9449 §7): it works only as `Authorization: DPoP` (or

@@ -64,6 +64,9 @@ package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
     package let proofs: any ProofStore
     /// The rules of the operation this edge guards.
     package let policy: OperationPolicy
+    /// For an operation with sealable fields: opens them before the handler reads the body.
+    package let unsealer: CredentialUnsealer?
+    package let maxBodyBytes: Int
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
@@ -115,6 +118,16 @@ package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
         }
         // The request's audit events name the device the edge resolved.
         caller.audit.identify(device: caller.client.deviceID, clientIP: caller.client.clientIP)
+        // Sealed credentials are opened here, once the proof they are bound to is verified and
+        // before any handler or service sees the body.
+        var request = request
+        if let unsealer {
+            let unsealed = try await unsealer.open(request, operationID: policy.operationID, proof: proof, maxBytes: maxBodyBytes)
+            request = unsealed.request
+            // A seal opens once: its proof is recorded across replicas even where the operation's
+            // policy would not record it.
+            if unsealed.opened, !policy.recordProof, let proof { try await record(proof) }
+        }
         context.caller = caller
         var response = try await RequestCaller.$current.withValue(caller) { try await next(request, context) }
         // A client that proves its key learns its current nonce with every answer (RFC 9449 §8.2).

@@ -11,7 +11,7 @@ import OpenAPIRuntime
 /// the web pages (limited per client IP, forms CSRF-protected), and the contract's operations on
 /// the wallet and Kratos-compatible groups, each behind the edge of its own policy.
 package func buildRouter(_ services: Services, configuration: ServerConfiguration, store: any LatchkeyStore, pepper: SymmetricKey,
-                 publicURL: PublicBaseURL, now: @escaping @Sendable () -> Date) throws -> Router<AppRequestContext> {
+                 sealKeys: SealKeyring, publicURL: PublicBaseURL, now: @escaping @Sendable () -> Date) throws -> Router<AppRequestContext> {
     guard let proxies = TrustedProxies(configuration.http.trustedProxies) else {
         throw ConfigurationError(key: "http.trustedProxies", message: "Each entry must be an IP address or a CIDR block.")
     }
@@ -32,15 +32,18 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
     PortalRoutes(profile: services.profile, issuer: issuer, csrf: csrf, maxBodyBytes: maxBody).add(to: pages)
 
     let dpop = DPoPVerifier(publicURL: publicURL, nonces: DPoPNonces(pepper: pepper), now: now)
+    let unsealer = CredentialUnsealer(keys: sealKeys, settings: issuer.encryptionSettings, now: now)
     let groups = APIRouteGroups(
         wallet: router.group(context: WalletRequestContext.self)
             .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet)),
         kratos: router.group(context: KratosRequestContext.self)
             .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .kratos)),
         edge: .init(throttle: throttle, proxies: proxies, authentication: services.authentication, dpop: dpop,
-                    deviceBinding: issuer.deviceBinding, proofs: store))
+                    deviceBinding: issuer.deviceBinding, proofs: store,
+                    unsealer: unsealer,
+                    maxBodyBytes: maxBody))
     try APIHandler(enrollment: services.enrollment, authentication: services.authentication, profile: services.profile,
-                   signup: services.signup, federation: services.federation).registerHandlers(
+                   signup: services.signup, federation: services.federation, sealing: unsealer).registerHandlers(
         on: groups, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))
     return router
 }

@@ -1,0 +1,86 @@
+import Foundation
+import Hummingbird
+import LatchkeyAPI
+import LatchkeyCore
+import LatchkeyDomain
+
+/// Opens the sealed credentials of a request before anything else reads its body (issue 23.1): for
+/// the operation's sealable fields (`x-latchkey-sealed`, `SealedField.all`), a sealed value is
+/// opened with the server's keys and replaced by the plain value; a plain value of a kind the
+/// issuer requires sealed is refused. The seal must be bound to its field's pointer, the operation
+/// and the request's DPoP proof (its key's thumbprint and `jti`), so it cannot be moved to another
+/// field or call, nor sent under another proof; the edge records the proof of a request whose seal
+/// opened, so no replica accepts it twice. Every refusal is 400 naming the field
+/// (`seal_required` for a plain value the issuer requires sealed, `seal_key_unknown` for a key the
+/// server does not hold, else `invalid_field`), and never echoes the value.
+package struct CredentialUnsealer: Sendable {
+    package let keys: SealKeyring
+    package let settings: EncryptionSettings
+    package let now: @Sendable () -> Date
+
+    package init(keys: SealKeyring, settings: EncryptionSettings, now: @escaping @Sendable () -> Date) {
+        self.keys = keys
+        self.settings = settings
+        self.now = now
+    }
+
+    /// The request with its sealed fields opened, and whether one was. For an operation with
+    /// sealable fields the body the handler decodes is always the one inspected here, written
+    /// again after one parse (so a key given twice cannot show this check one value and the
+    /// handler another); a body that is not a JSON object is refused.
+    /// - Throws: `DomainError` 400 naming the field (`seal_required`, `seal_key_unknown`,
+    ///   `invalid_field`; `body` for a body that is not a JSON object).
+    package func open(_ request: Request, operationID: String, proof: DPoPProof?, maxBytes: Int) async throws
+        -> (request: Request, opened: Bool) {
+        guard let fields = SealedField.all[operationID] else { return (request, false) }
+        var request = request
+        let buffer = try await request.collectBody(upTo: maxBytes)
+        guard buffer.readableBytes > 0 else { return (request, false) }
+        let time = now()
+        var opened = 0
+        let rewritten: (body: Data, changed: Bool)
+        do {
+            rewritten = try SealedField.rewrite(Data(buffer: buffer), fields: fields) { pointer, kind, value in
+                guard SealedCredential.isSealed(value) else {
+                    if settings.requiresSealing(kind) { throw DomainError(.sealRequired, field: Self.name(pointer)) }
+                    return value
+                }
+                guard let proof else {
+                    throw DomainError.invalidField(Self.name(pointer), "A sealed value needs the request's DPoP proof it is bound to.")
+                }
+                opened += 1
+                guard opened <= SealedCredential.maximumPerRequest else {
+                    throw DomainError.invalidField(Self.name(pointer),
+                                                   "At most \(SealedCredential.maximumPerRequest) sealed values in one request.")
+                }
+                do throws(SealKeyring.Refusal) {
+                    return try keys.open(value, field: pointer, operation: operationID, keyThumbprint: proof.thumbprint,
+                                         proofID: proof.jti, now: time)
+                } catch {
+                    if error == .unknownKey { throw DomainError(.sealKeyUnknown, field: Self.name(pointer)) }
+                    throw DomainError.invalidField(Self.name(pointer), Self.message(error))
+                }
+            }
+        } catch SealedFieldError.notJSON {
+            // Refused here rather than left to the handler's decoder, which might read differently.
+            throw DomainError.invalidField("body", "The body must be a JSON object.")
+        }
+        request.body = RequestBody(buffer: ByteBuffer(data: rewritten.body))
+        return (request, opened > 0)
+    }
+
+    /// The field as error envelopes name fields: the pointer without its leading slash, dotted.
+    static func name(_ pointer: String) -> String {
+        pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~") }
+            .joined(separator: ".")
+    }
+
+    static func message(_ refusal: SealKeyring.Refusal) -> String {
+        switch refusal {
+        case .malformed: "The sealed value is not in the form hpke1.<key id>.<enc>.<ciphertext>."
+        case .unknownKey: "The sealed value names a key this server does not hold (retired or unknown): fetch the encryption settings again."
+        case .doesNotOpen: "The sealed value does not open for this field, call and DPoP proof."
+        }
+    }
+}
