@@ -9,7 +9,8 @@ AES-256-GCM), bound in `info` to the field's JSON pointer, the operation id, the
 thumbprint and the proof's `jti`:
 registration and a password login succeed; a plain password, a seal moved to another field and a
 seal sent again with another proof are refused 400 naming the field; neither the request log nor
-the database holds the password or a seal.
+the database holds the password or a seal. The device's type, app and SDK versions (the app
+context's headers) are kept and `latchkey users show` prints them.
 """
 import base64, json, os, subprocess, sys, time, urllib.error, urllib.request, uuid
 
@@ -58,6 +59,7 @@ def call(key, method, path, build, fixed_jti=None):
         jti = fixed_jti or str(uuid.uuid4())
         body = build(jti)
         headers = {"X-Application-Signature": APP, "X-Device-ID": "sealed-test", "Content-Type": "application/json",
+                   "X-Device-Type": "python", "X-App-Version": "26.11.0.0p", "X-SDK-Version": "sealed-test/1",
                    "DPoP": key.proof_with(method, BASE + path, jti)}
         request = urllib.request.Request(BASE + path, data=json.dumps(body).encode(), method=method, headers=headers)
         try:
@@ -137,6 +139,12 @@ try:
     check(status == 200, "the captured seal logs in once, with its own proof")
     status, answer = call(key, "POST", "/v1/auth/login/password", once)
     check(status == 400 and answer["error"].get("field") == "password", f"sent again with another proof it is refused ({answer})")
+
+    # The app context's deviceTypeId, applicationVersion and paydiantSDKVersion, kept with the device.
+    shown = subprocess.run([binary, "users", "show", "sealed@example.com", "--database", f"sqlite:{database}", "--config", config],
+                           capture_output=True, text=True).stdout
+    check("python\t" in shown and "app=26.11.0.0p" in shown and "sdk=sealed-test/1" in shown,
+          f"`latchkey users show` names what the device runs ({shown.splitlines()[-1:]})")
 finally:
     server.terminate()
     server.wait()

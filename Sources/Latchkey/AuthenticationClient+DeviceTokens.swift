@@ -32,7 +32,7 @@ extension AuthenticationClient {
         let domain = ErrorDomain.loginWithDeviceAuthenticationToken
         guard let token = await vault.deviceToken()?.token else { throw noToken(domain) }
         do {
-            return try await login(domain) {
+            return try await login(domain, method: .deviceToken) {
                 try await api.loginWithDeviceAuthenticationToken(body: .json(.init(deviceToken: token))).ok.body.json
             }
         } catch {

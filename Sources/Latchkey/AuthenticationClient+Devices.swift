@@ -7,7 +7,11 @@ public struct LinkedDevice: Sendable, Equatable, Identifiable {
     public let id: String
     /// The app's name for the device (its `deviceID` when it was linked).
     public let label: String?
+    /// The app's `deviceTypeId` at the device's latest login.
     public let deviceType: String?
+    /// The app's `applicationVersion` and the SDK's `paydiantSDKVersion` at the device's latest login.
+    public let applicationVersion: String?
+    public let sdkVersion: String?
     /// The RFC 7638 thumbprint of the device key (compare with `LatchkeyClient.deviceThumbprint()`).
     public let thumbprint: String?
     /// Whether the device can log in.
@@ -29,6 +33,7 @@ public struct LinkedDevice: Sendable, Equatable, Identifiable {
 
     init(_ wire: Components.Schemas.LinkedDevice) {
         (id, label, deviceType, thumbprint) = (wire.id, wire.label, wire.deviceType, wire.thumbprint)
+        (applicationVersion, sdkVersion) = (wire.applicationVersion, wire.sdkVersion)
         status = switch wire.status {
         case .active: .active
         case .deactivated: .deactivated

@@ -12,6 +12,8 @@ public struct AuthenticationClient: Sendable {
     /// Holds the device key (to tell this device in the device list).
     let signer: DPoPSigner
     let now: @Sendable () -> Date
+    /// Counts and logs each login (`collectStatistics`).
+    let observer: LoginObserver
 
     /// The current state: `.unknown` until the stored session has been read (and while it cannot
     /// be: a Keychain before the phone's first unlock), then every change as it happens.
@@ -34,24 +36,24 @@ public struct AuthenticationClient: Sendable {
 
     /// `loginByUsernamePassword`: the username is the registered email.
     public func loginByUsernamePassword(username: String, password: String) async throws(LatchkeyError) -> LoginResult {
-        try await login(.loginWithUsernamePassword) {
+        try await login(.loginWithUsernamePassword, method: .password) {
             try await api.loginByUsernamePassword(body: .json(.init(username: username, password: password))).ok.body.json
         }
     }
 
     /// `loginByPIN`: logs in the user this device is linked to.
     public func loginByPIN(_ pin: String) async throws(LatchkeyError) -> LoginResult {
-        try await login(.loginWithPin) { try await api.loginByPIN(body: .json(.init(pin: pin))).ok.body.json }
+        try await login(.loginWithPin, method: .pin) { try await api.loginByPIN(body: .json(.init(pin: pin))).ok.body.json }
     }
 
     /// `loginByNonce`: the nonce of `registerNewUser`, once, within the issuer's window.
     public func loginByNonce(_ nonce: String) async throws(LatchkeyError) -> LoginResult {
-        try await login(.loginWithNonce) { try await api.loginByNonce(body: .json(.init(nonce: nonce))).ok.body.json }
+        try await login(.loginWithNonce, method: .nonce) { try await api.loginByNonce(body: .json(.init(nonce: nonce))).ok.body.json }
     }
 
     /// `registerWithMFA`: the answered prompt links this device and logs in.
     public func registerWithMFA(_ token: MFAToken) async throws(LatchkeyError) -> LoginResult {
-        try await login(token.domain) {
+        try await login(token.domain, method: .mfaAnswer) {
             try await api.registerWithMFA(body: .json(.init(challengeToken: token.challengeToken,
                                                             mfaSecretAnswer: token.mfaSecretAnswer))).ok.body.json
         }
@@ -96,7 +98,25 @@ public struct AuthenticationClient: Sendable {
         try await context.call(.session) { SessionInfo(try await api.currentSession().ok.body.json) }
     }
 
-    func login(_ domain: ErrorDomain, _ body: () async throws -> Components.Schemas.LoginResponse)
+    /// A login by `method`, counted and logged.
+    func login(_ domain: ErrorDomain, method: LoginStatisticsMethod,
+               _ body: () async throws -> Components.Schemas.LoginResponse) async throws(LatchkeyError) -> LoginResult {
+        let started = ContinuousClock.now
+        do {
+            let result = try await login(domain, body)
+            switch result {
+            case .authenticated: await observer.observe(method, .success, since: started)
+            case .mfaRequired: await observer.observe(method, .mfaRequired, since: started)
+            }
+            return result
+        } catch {
+            await observer.observe(method, .failure(code: error.kind == .transport ? "network" : "\(error.code.rawValue)"),
+                                   since: started)
+            throw error
+        }
+    }
+
+    private func login(_ domain: ErrorDomain, _ body: () async throws -> Components.Schemas.LoginResponse)
         async throws(LatchkeyError) -> LoginResult {
         await revoke(vault.pendingRevocation())
         let response: Components.Schemas.LoginResponse = try await context.call(domain, body)

@@ -40,7 +40,7 @@ extension AuthenticationClient {
     /// linked to that identity; on a device not linked yet the answer is the MFA prompt. Errors of
     /// `kUserErrorLoginWithFederatedIdentityDomain`: 401, 418, 421, 423, 500, 503, 511.
     public func loginByFederatedIdentity(_ request: LoginByFederatedIdentityRequest) async throws(LatchkeyError) -> LoginResult {
-        try await login(.loginWithFederatedIdentity) {
+        try await login(.loginWithFederatedIdentity, method: .federated) {
             try await api.loginByFederatedIdentity(body: .json(request)).ok.body.json
         }
     }

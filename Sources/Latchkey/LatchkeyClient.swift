@@ -24,6 +24,8 @@ public final class LatchkeyClient: Sendable {
     let api: Client
     let signer: DPoPSigner
     let vault: SessionVault
+    let statistics: LoginStatisticsRecorder
+    let logger: SDKLogger
 
     /// Builds the client; make one for the app's lifetime.
     /// - Parameters:
@@ -38,10 +40,16 @@ public final class LatchkeyClient: Sendable {
     ///     dropped (`ReinstallDetection`): by default a marker file in the app's container on
     ///     Apple platforms; pass `.markerFile(in:)` with a directory of the App Group's container
     ///     when extensions share the Keychain, `.off` for storages that do not outlive the app.
+    ///   - logHandler: where the SDK's log entries go (calls' answers, logins' outcomes); none by
+    ///     default.
+    ///   - locationProvider: the coordinates for log entries when `context.locationLoggingEnabled`.
     public init(context: LatchkeyContext, transport: any ClientTransport = URLSessionTransport(),
                 storage: any CredentialStorage = defaultCredentialStorage(), now: @escaping @Sendable () -> Date = Date.init,
-                reinstall: ReinstallDetection = .automatic) {
+                reinstall: ReinstallDetection = .automatic, logHandler: (any LatchkeyLogHandler)? = nil,
+                locationProvider: (any LatchkeyLocationProvider)? = nil) {
         self.context = context
+        let logger = SDKLogger(handler: logHandler, locationProvider: locationProvider,
+                               locationEnabled: context.locationLoggingEnabled, now: now)
         let vault = SessionVault(storage: storage, reinstall: reinstall)
         self.vault = vault
         let signer = DPoPSigner(storage: storage, now: now)
@@ -54,12 +62,18 @@ public final class LatchkeyClient: Sendable {
         }
         // Outermost first: the session middleware sets the token the DPoP middleware then proves.
         let api = Client(serverURL: context.serverURL, transport: transport,
-                         middlewares: [AppContextMiddleware(context: context), ErrorEnvelopeMiddleware(),
+                         middlewares: [LoggingMiddleware(logger: logger), AppContextMiddleware(context: context), ErrorEnvelopeMiddleware(),
                                        SessionMiddleware(vault: vault), DPoPMiddleware(signer: signer, sealer: sealer)])
         self.api = api
         client.set(api)
+        let recorder = LoginStatisticsRecorder(enabled: context.collectStatistics, batchSize: context.statisticsBatchSize,
+                                               storage: storage)
+        self.statistics = recorder
+        self.logger = logger
+        let observer = LoginObserver(recorder: recorder, logger: logger, api: api, context: context)
         self.enrollment = EnrollmentClient(context: context, api: api)
-        self.authentication = AuthenticationClient(context: context, api: api, vault: vault, signer: signer, now: now)
+        self.authentication = AuthenticationClient(context: context, api: api, vault: vault, signer: signer, now: now,
+                                                   observer: observer)
         self.signup = SignupClient(context: context, api: api, vault: vault, signer: signer, storage: storage)
     }
 }
@@ -104,6 +118,7 @@ struct AppContextMiddleware: ClientMiddleware {
         request.headerFields[HTTPField.Name("X-Device-ID")!] = context.deviceID
         request.headerFields[HTTPField.Name("X-Device-Type")!] = context.deviceTypeID
         request.headerFields[HTTPField.Name("X-App-Version")!] = context.applicationVersion
+        request.headerFields[HTTPField.Name("X-SDK-Version")!] = context.paydiantSDKVersion
         return try await next(request, body, baseURL)
     }
 }

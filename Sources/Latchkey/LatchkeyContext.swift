@@ -29,10 +29,30 @@ public struct LatchkeyContext: Sendable {
     /// `latchkey secrets generate` prints it): when given, the SDK seals only to a key among them,
     /// so a proxy that could rewrite the server's answers cannot hand it a key of its own.
     public var sealKeyPins: [String]
+    /// The spec's `collectStatistics`: when on, the SDK counts every login by method (attempts,
+    /// successes, MFA prompts, failures by code, latency) and sends the counts to the server in
+    /// batches (`LatchkeyClient.sendLoginStatistics()`); off by default, and then nothing is
+    /// counted or sent.
+    public var collectStatistics: Bool
+    /// How many counted logins make a batch, sent after the next login (default 20).
+    public var statisticsBatchSize: Int
+    /// The spec's `locationLoggingEnabled`: when on, the SDK's log entries carry the coordinates
+    /// the app's `LatchkeyLocationProvider` hands it (the SDK never asks for permission or reads
+    /// the location itself). Off by default.
+    public var locationLoggingEnabled: Bool
+    /// The spec's `paydiantSDKVersion`: this SDK's release, sent to the server as `X-SDK-Version`
+    /// and shown in device lists.
+    public var paydiantSDKVersion: String { Self.sdkVersion }
+    /// The SDK's release.
+    public static let sdkVersion = "1.23.0"
 
     public init(serverURL: URL, applicationSignature: String, applicationVersion: String = "1.0.0",
                 deviceID: String, deviceTypeID: String = "iPhone", userErrorMessages: [String: String] = [:],
-                encryptionSettings: [String: Bool] = [:], sealKeyPins: [String] = []) {
+                encryptionSettings: [String: Bool] = [:], sealKeyPins: [String] = [], collectStatistics: Bool = false,
+                statisticsBatchSize: Int = 20, locationLoggingEnabled: Bool = false) {
+        self.collectStatistics = collectStatistics
+        self.statisticsBatchSize = statisticsBatchSize
+        self.locationLoggingEnabled = locationLoggingEnabled
         self.encryptionSettings = encryptionSettings
         self.sealKeyPins = sealKeyPins
         self.serverURL = serverURL

@@ -46,11 +46,19 @@ struct Users: AsyncParsableCommand {
                     created:          \(user.createdAt.formatted(.iso8601))
                     last login:       \(user.lastLoginAt?.formatted(.iso8601) ?? "never")
                     """)
+                let statistics = try await service.loginStatistics(of: user, days: 30)
                 for device in try await service.devices(of: user) {
                     // A device key shows its thumbprint; the label is the app's name for it.
                     print("device \(device.keyThumbprint.map { "key \($0)" } ?? device.deviceID)\t"
                         + "label=\(device.label ?? "-")\t\(device.deviceType ?? "-")\t\(device.status.rawValue)\t"
+                        + "app=\(device.applicationVersion ?? "-")\tsdk=\(device.sdkVersion ?? "-")\t"
                         + "failures=\(device.failedAttempts)\tlinked=\(device.linkedAt.formatted(.iso8601))")
+                    for entry in statistics[device.deviceID] ?? [] {
+                        let failures = entry.failures.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
+                        print("  logins (30 days) \(entry.method.rawValue)\tattempts=\(entry.attempts)\tsuccesses=\(entry.successes)\t"
+                            + "mfa=\(entry.mfaPrompts)\tfailures=\(failures.isEmpty ? "-" : failures)\t"
+                            + "mean=\(entry.totalLatencyMilliseconds / max(entry.attempts, 1)) ms\tmax=\(entry.maximumLatencyMilliseconds) ms")
+                    }
                 }
             }
         }

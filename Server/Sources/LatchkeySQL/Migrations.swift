@@ -161,6 +161,28 @@ package enum Migrations {
             // a session is privileged for a while (NULL for older sessions: not privileged).
             "ALTER TABLE sessions ADD COLUMN factor_checked_at BIGINT",
         ]),
+        (11, [
+            // What a device runs at its latest login (the app's applicationVersion, the SDK's version).
+            "ALTER TABLE devices ADD COLUMN app_version TEXT",
+            "ALTER TABLE devices ADD COLUMN sdk_version TEXT",
+            // The apps' login statistics: one row per device, method and day of receipt (so a device
+            // holds at most six rows a day, however often it reports), failures one row per code.
+            """
+            CREATE TABLE login_statistics (
+                user_id TEXT NOT NULL, device_id TEXT NOT NULL, method TEXT NOT NULL, day BIGINT NOT NULL,
+                successes BIGINT NOT NULL, mfa_prompts BIGINT NOT NULL,
+                latency_total_ms BIGINT NOT NULL, latency_max_ms BIGINT NOT NULL,
+                PRIMARY KEY (user_id, device_id, method, day))
+            """,
+            "CREATE INDEX login_statistics_day ON login_statistics (day)",
+            """
+            CREATE TABLE login_statistics_failures (
+                user_id TEXT NOT NULL, device_id TEXT NOT NULL, method TEXT NOT NULL, day BIGINT NOT NULL,
+                code TEXT NOT NULL, count BIGINT NOT NULL,
+                PRIMARY KEY (user_id, device_id, method, day, code))
+            """,
+            "CREATE INDEX login_statistics_failures_day ON login_statistics_failures (day)",
+        ]),
     ]
 
     /// Statements of a version in one engine's own dialect, run after the common ones.

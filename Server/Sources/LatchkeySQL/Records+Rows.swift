@@ -108,7 +108,8 @@ extension DeviceRecord {
         self.init(userID: try row.string("user_id"), deviceID: try row.string("device_id"),
                   deviceType: try row.optionalString("device_type"), status: try row.value("status"),
                   failedAttempts: try row.integer("failed_attempts"), linkedAt: try row.date("linked_at"),
-                  lastLoginAt: try row.optionalDate("last_login_at"), label: try row.optionalString("label"))
+                  lastLoginAt: try row.optionalDate("last_login_at"), label: try row.optionalString("label"),
+                  applicationVersion: try row.optionalString("app_version"), sdkVersion: try row.optionalString("sdk_version"))
     }
 }
 

@@ -79,14 +79,17 @@ extension SQLStore {
         }
     }
 
-    public func recordSuccess(userID: String, deviceID: String?, loginAt: Date?) async throws {
+    public func recordSuccess(userID: String, deviceID: String?, loginAt: Date?, software: DeviceSoftware) async throws {
         let login = loginAt?.epochSeconds ?? .null
         try await engine.transaction { db in
             if let deviceID {
                 try await db.execute("""
-                    UPDATE devices SET failed_attempts = 0, last_login_at = COALESCE($3, last_login_at)
+                    UPDATE devices SET failed_attempts = 0, last_login_at = COALESCE($3, last_login_at),
+                        device_type = COALESCE($4, device_type), app_version = COALESCE($5, app_version),
+                        sdk_version = COALESCE($6, sdk_version)
                     WHERE user_id = $1 AND device_id = $2
-                    """, [.text(userID), .text(deviceID), login])
+                    """, [.text(userID), .text(deviceID), login, software.deviceType.sql, software.applicationVersion.sql,
+                          software.sdkVersion.sql])
             }
             try await db.execute("UPDATE users SET failed_attempts = 0, last_login_at = COALESCE($2, last_login_at) WHERE id = $1",
                                  [.text(userID), login])

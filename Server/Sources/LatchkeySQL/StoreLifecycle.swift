@@ -14,12 +14,15 @@ public struct StoreService: Service {
     package let logger: Logger
     /// How long audit events are kept (0: forever); older ones are deleted hourly.
     package let auditRetentionDays: Int
+    /// How long login statistics are kept (0: forever).
+    package let statisticsRetentionDays: Int
     package let now: @Sendable () -> Date
     /// Opens once the schema is current; fails if migrating failed.
     public let ready = ReadinessGate()
 
-    public init(store: any LatchkeyStore, logger: Logger, auditRetentionDays: Int = 0,
+    public init(store: any LatchkeyStore, logger: Logger, auditRetentionDays: Int = 0, statisticsRetentionDays: Int = 0,
                 now: @escaping @Sendable () -> Date = Date.init) {
+        self.statisticsRetentionDays = statisticsRetentionDays
         self.store = store
         self.logger = logger
         self.auditRetentionDays = auditRetentionDays
@@ -39,6 +42,7 @@ public struct StoreService: Service {
             }
             if auditRetentionDays > 0 { group.addTask { await purgeAuditEvents() } }
             group.addTask { await purgeExpiredRegistrations() }
+            if statisticsRetentionDays > 0 { group.addTask { await purgeLoginStatistics() } }
             try await group.waitForAll()
         }
     }
@@ -68,6 +72,19 @@ public struct StoreService: Service {
                 purged += batch
             } while batch == SQLStore.purgeBatch
             if purged > 0 { logger.info("Deleted \(purged) unverified registrations that expired") }
+        }
+    }
+
+    /// Applies the statistics' retention, in bounded batches.
+    private func purgeLoginStatistics() async {
+        await hourly("Deleting old login statistics") {
+            let cutoff = LoginStatisticsService.day(of: now()) - statisticsRetentionDays
+            var purged = 0, batch = 0
+            repeat {
+                batch = try await store.purgeLoginStatistics(beforeDay: cutoff)
+                purged += batch
+            } while batch >= SQLStore.purgeBatch
+            if purged > 0 { logger.info("Deleted \(purged) rows of login statistics older than \(statisticsRetentionDays) days") }
         }
     }
 

@@ -85,6 +85,7 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let store = try await StoreFactory.open(database, logger: logger,
                                             timeout: .milliseconds(configuration.databaseTimeoutMilliseconds))
     let storeService = StoreService(store: store, logger: logger, auditRetentionDays: configuration.audit.retentionDays,
+                                    statisticsRetentionDays: configuration.issuer.statistics.retentionDays,
                                     now: options.now)
 
     // A single server on SQLite creates missing secrets on first start; PostgreSQL, which replicas

@@ -67,9 +67,13 @@ import Testing
             try await store.releaseAttempt(userID: user.id, deviceID: "d")
             #expect(try await store.user(id: user.id)?.failedAttempts == 1, "only the released attempt is given back")
             #expect(try await store.device(userID: user.id, deviceID: "d")?.failedAttempts == 0)
-            try await store.recordSuccess(userID: user.id, deviceID: "d", loginAt: nil)
+            try await store.recordSuccess(userID: user.id, deviceID: "d", loginAt: nil,
+                                          software: DeviceSoftware(deviceType: "iPad", applicationVersion: "26.11.0.3i", sdkVersion: "2.4.0"))
             #expect(try await store.user(id: user.id)?.lastLoginAt == nil)
-            try await store.recordSuccess(userID: user.id, deviceID: "d", loginAt: now)
+            try await store.recordSuccess(userID: user.id, deviceID: "d", loginAt: now, software: DeviceSoftware(applicationVersion: "26.12.0.1i"))
+            let upgraded = try #require(try await store.device(userID: user.id, deviceID: "d"))
+            #expect(upgraded.applicationVersion == "26.12.0.1i" && upgraded.sdkVersion == "2.4.0" && upgraded.deviceType == "iPad",
+                    "a login records what the device runs; what it does not say stays")
             #expect(try await store.user(id: user.id)?.failedAttempts == 0)
             #expect(try await store.user(id: user.id)?.lastLoginAt == now)
             try await store.setDeviceStatus(userID: user.id, deviceID: "d", status: .suspended, now: Date())

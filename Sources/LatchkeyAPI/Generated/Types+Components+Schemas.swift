@@ -1295,8 +1295,18 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/LinkedDevice/label`.
             public var label: Swift.String?
+            /// The app's `deviceTypeId` (`X-Device-Type`) at the device's last login.
+            ///
             /// - Remark: Generated from `#/components/schemas/LinkedDevice/deviceType`.
             public var deviceType: Swift.String?
+            /// The app's `applicationVersion` (`X-App-Version`) at the device's last login.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LinkedDevice/applicationVersion`.
+            public var applicationVersion: Swift.String?
+            /// The SDK's `paydiantSDKVersion` (`X-SDK-Version`) at the device's last login.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LinkedDevice/sdkVersion`.
+            public var sdkVersion: Swift.String?
             /// RFC 7638 thumbprint of the device key, for a device key.
             ///
             /// - Remark: Generated from `#/components/schemas/LinkedDevice/thumbprint`.
@@ -1322,7 +1332,9 @@ extension Components {
             /// - Parameters:
             ///   - id: How the server names the device: `jkt:<thumbprint>` for a device key.
             ///   - label: The app's name for the device (`X-Device-ID` when it was linked).
-            ///   - deviceType:
+            ///   - deviceType: The app's `deviceTypeId` (`X-Device-Type`) at the device's last login.
+            ///   - applicationVersion: The app's `applicationVersion` (`X-App-Version`) at the device's last login.
+            ///   - sdkVersion: The SDK's `paydiantSDKVersion` (`X-SDK-Version`) at the device's last login.
             ///   - thumbprint: RFC 7638 thumbprint of the device key, for a device key.
             ///   - status:
             ///   - linkedAt:
@@ -1332,6 +1344,8 @@ extension Components {
                 id: Swift.String,
                 label: Swift.String? = nil,
                 deviceType: Swift.String? = nil,
+                applicationVersion: Swift.String? = nil,
+                sdkVersion: Swift.String? = nil,
                 thumbprint: Swift.String? = nil,
                 status: Components.Schemas.LinkedDevice.StatusPayload,
                 linkedAt: Foundation.Date,
@@ -1341,6 +1355,8 @@ extension Components {
                 self.id = id
                 self.label = label
                 self.deviceType = deviceType
+                self.applicationVersion = applicationVersion
+                self.sdkVersion = sdkVersion
                 self.thumbprint = thumbprint
                 self.status = status
                 self.linkedAt = linkedAt
@@ -1351,11 +1367,110 @@ extension Components {
                 case id
                 case label
                 case deviceType
+                case applicationVersion
+                case sdkVersion
                 case thumbprint
                 case status
                 case linkedAt
                 case lastUsedAt
                 case current
+            }
+        }
+        /// One login method's counts; its logins are the successes, the MFA prompts and the failures.
+        ///
+        /// - Remark: Generated from `#/components/schemas/LoginStatistics`.
+        public struct LoginStatistics: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LoginStatistics/method`.
+            @frozen public enum MethodPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case password = "password"
+                case pin = "pin"
+                case nonce = "nonce"
+                case deviceToken = "deviceToken"
+                case mfaAnswer = "mfaAnswer"
+                case federated = "federated"
+            }
+            /// - Remark: Generated from `#/components/schemas/LoginStatistics/method`.
+            public var method: Components.Schemas.LoginStatistics.MethodPayload
+            /// - Remark: Generated from `#/components/schemas/LoginStatistics/successes`.
+            public var successes: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/LoginStatistics/mfaPrompts`.
+            public var mfaPrompts: Swift.Int
+            /// Failures by the spec's status code (`"401"`, `"423"` …), `network` (no answer) or `other`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LoginStatistics/failures`.
+            public struct FailuresPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Swift.Int]
+                /// Creates a new `FailuresPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Swift.Int] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// Failures by the spec's status code (`"401"`, `"423"` …), `network` (no answer) or `other`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LoginStatistics/failures`.
+            public var failures: Components.Schemas.LoginStatistics.FailuresPayload
+            /// The sum of the logins' latencies.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LoginStatistics/totalLatencyMilliseconds`.
+            public var totalLatencyMilliseconds: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/LoginStatistics/maximumLatencyMilliseconds`.
+            public var maximumLatencyMilliseconds: Swift.Int
+            /// Creates a new `LoginStatistics`.
+            ///
+            /// - Parameters:
+            ///   - method:
+            ///   - successes:
+            ///   - mfaPrompts:
+            ///   - failures: Failures by the spec's status code (`"401"`, `"423"` …), `network` (no answer) or `other`.
+            ///   - totalLatencyMilliseconds: The sum of the logins' latencies.
+            ///   - maximumLatencyMilliseconds:
+            public init(
+                method: Components.Schemas.LoginStatistics.MethodPayload,
+                successes: Swift.Int,
+                mfaPrompts: Swift.Int,
+                failures: Components.Schemas.LoginStatistics.FailuresPayload,
+                totalLatencyMilliseconds: Swift.Int,
+                maximumLatencyMilliseconds: Swift.Int
+            ) {
+                self.method = method
+                self.successes = successes
+                self.mfaPrompts = mfaPrompts
+                self.failures = failures
+                self.totalLatencyMilliseconds = totalLatencyMilliseconds
+                self.maximumLatencyMilliseconds = maximumLatencyMilliseconds
+            }
+            public enum CodingKeys: String, CodingKey {
+                case method
+                case successes
+                case mfaPrompts
+                case failures
+                case totalLatencyMilliseconds
+                case maximumLatencyMilliseconds
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/LoginStatisticsBatch`.
+        public struct LoginStatisticsBatch: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LoginStatisticsBatch/statistics`.
+            public var statistics: [Components.Schemas.LoginStatistics]
+            /// Creates a new `LoginStatisticsBatch`.
+            ///
+            /// - Parameters:
+            ///   - statistics:
+            public init(statistics: [Components.Schemas.LoginStatistics]) {
+                self.statistics = statistics
+            }
+            public enum CodingKeys: String, CodingKey {
+                case statistics
             }
         }
         /// - Remark: Generated from `#/components/schemas/DeviceList`.

@@ -5844,6 +5844,243 @@ public enum Operations {
             }
         }
     }
+    /// The app's login statistics (the spec's `collectStatistics`), added to this device's counts of the day.
+    ///
+    /// Sent by the SDK in batches when the app's context enables `collectStatistics`. The server adds each method's counts to those of the calling device for the day of receipt (one row per device, method and day), keeps them `issuer.statistics.retentionDays`, and exposes the sums in `/metrics` (`latchkey_app_logins_total`, `latchkey_app_login_latency_milliseconds_total`). 404 when the issuer turned statistics off.
+    ///
+    /// - Remark: HTTP `POST /v1/devices/statistics`.
+    /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)`.
+    public enum SubmitLoginStatistics {
+        public static let id: Swift.String = "submitLoginStatistics"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/devices/statistics/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SubmitLoginStatistics.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SubmitLoginStatistics.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SubmitLoginStatistics.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/devices/statistics/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/devices/statistics/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.LoginStatisticsBatch)
+            }
+            public var body: Operations.SubmitLoginStatistics.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.SubmitLoginStatistics.Input.Headers = .init(),
+                body: Operations.SubmitLoginStatistics.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Added.
+            ///
+            /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.SubmitLoginStatistics.Output.NoContent)
+            /// Added.
+            ///
+            /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.SubmitLoginStatistics.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Unlinks a device of the wallet; its sessions, device tokens and certificates end.
     ///
     /// - Remark: HTTP `DELETE /v1/devices/{deviceId}`.

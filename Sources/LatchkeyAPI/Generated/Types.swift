@@ -166,6 +166,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/devices`.
     /// - Remark: Generated from `#/paths//v1/devices/get(listDevices)`.
     func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output
+    /// The app's login statistics (the spec's `collectStatistics`), added to this device's counts of the day.
+    ///
+    /// Sent by the SDK in batches when the app's context enables `collectStatistics`. The server adds each method's counts to those of the calling device for the day of receipt (one row per device, method and day), keeps them `issuer.statistics.retentionDays`, and exposes the sums in `/metrics` (`latchkey_app_logins_total`, `latchkey_app_login_latency_milliseconds_total`). 404 when the issuer turned statistics off.
+    ///
+    /// - Remark: HTTP `POST /v1/devices/statistics`.
+    /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)`.
+    func submitLoginStatistics(_ input: Operations.SubmitLoginStatistics.Input) async throws -> Operations.SubmitLoginStatistics.Output
     /// Unlinks a device of the wallet; its sessions, device tokens and certificates end.
     ///
     /// - Remark: HTTP `DELETE /v1/devices/{deviceId}`.
@@ -561,6 +568,21 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//v1/devices/get(listDevices)`.
     public func listDevices(headers: Operations.ListDevices.Input.Headers = .init()) async throws -> Operations.ListDevices.Output {
         try await listDevices(Operations.ListDevices.Input(headers: headers))
+    }
+    /// The app's login statistics (the spec's `collectStatistics`), added to this device's counts of the day.
+    ///
+    /// Sent by the SDK in batches when the app's context enables `collectStatistics`. The server adds each method's counts to those of the calling device for the day of receipt (one row per device, method and day), keeps them `issuer.statistics.retentionDays`, and exposes the sums in `/metrics` (`latchkey_app_logins_total`, `latchkey_app_login_latency_milliseconds_total`). 404 when the issuer turned statistics off.
+    ///
+    /// - Remark: HTTP `POST /v1/devices/statistics`.
+    /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)`.
+    public func submitLoginStatistics(
+        headers: Operations.SubmitLoginStatistics.Input.Headers = .init(),
+        body: Operations.SubmitLoginStatistics.Input.Body
+    ) async throws -> Operations.SubmitLoginStatistics.Output {
+        try await submitLoginStatistics(Operations.SubmitLoginStatistics.Input(
+            headers: headers,
+            body: body
+        ))
     }
     /// Unlinks a device of the wallet; its sessions, device tokens and certificates end.
     ///

@@ -10,11 +10,28 @@ public struct DeviceContext: Sendable, Equatable {
     /// The RFC 7638 thumbprint of the device key the request proved: every session opened for
     /// it is bound to that key (`SessionIssuer`), so no login path can open an unbound one.
     public var provenKey: String?
-    public init(deviceID: String?, deviceType: String? = nil, label: String? = nil, provenKey: String? = nil) {
+    /// What the app says it runs, recorded with the device at each login.
+    public var software: DeviceSoftware
+    public init(deviceID: String?, deviceType: String? = nil, label: String? = nil, provenKey: String? = nil,
+                software: DeviceSoftware = DeviceSoftware()) {
+        self.software = software
         self.deviceID = deviceID
         self.deviceType = deviceType
         self.label = label
         self.provenKey = provenKey
+    }
+}
+
+/// The app's `deviceTypeId`, `applicationVersion` and `paydiantSDKVersion` as its headers said
+/// them: kept with the device (the latest login's) and shown in device lists.
+public struct DeviceSoftware: Sendable, Equatable {
+    public var deviceType: String?
+    public var applicationVersion: String?
+    public var sdkVersion: String?
+    public init(deviceType: String? = nil, applicationVersion: String? = nil, sdkVersion: String? = nil) {
+        self.deviceType = deviceType
+        self.applicationVersion = applicationVersion
+        self.sdkVersion = sdkVersion
     }
 }
 

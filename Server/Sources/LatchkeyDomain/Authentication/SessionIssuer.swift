@@ -36,7 +36,7 @@ public struct SessionIssuer: Sendable {
         let opened = newSession(userID: user.id, deviceID: deviceID, provenKey: device.provenKey, at: time,
                                 knowledgeFactor: method.checksKnowledgeFactor)
         audit(.loginSucceeded, user: user.id, deviceID: deviceID, details: ["method": method.rawValue], for: caller)
-        try await store.recordSuccess(userID: user.id, deviceID: deviceID, loginAt: time)
+        try await store.recordSuccess(userID: user.id, deviceID: deviceID, loginAt: time, software: device.software)
         try await store.createSession(opened.session)
         return opened
     }

@@ -157,6 +157,8 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
     /// answers compare, `kCaseInsensitiveMFASecretAnswer`, is `mfa.caseInsensitiveAnswers`, and is
     /// published with these.)
     public var encryption = SealingSettings()
+    /// The apps' login statistics (the spec's `collectStatistics`).
+    public var statistics = StatisticsSettings()
     public init() {}
 
     /// The settings an app reads (`kEncryptPin`, `kEncryptPassword`, `kEncryptMFASecretAnswer`,
@@ -173,6 +175,14 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
     public var enrollmentRules: EnrollmentRules {
         EnrollmentRules(password: password, passcode: passcode, mfa: mfa.questionsResponse)
     }
+}
+
+/// Whether the server takes the apps' login statistics, and how long it keeps them.
+public struct StatisticsSettings: Codable, Sendable, Equatable {
+    public var enabled = true
+    /// Days of counts kept; older days are deleted hourly.
+    public var retentionDays = 90
+    public init() {}
 }
 
 /// Which credential values the issuer requires sealed (`issuer.encryption`); all off by default.

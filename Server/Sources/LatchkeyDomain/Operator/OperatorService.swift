@@ -6,7 +6,7 @@ import LatchkeyCore
 /// terminal; refuses with `OperatorError`.
 public struct OperatorService: Sendable {
     /// Users, their devices and statuses.
-    public typealias Store = UserStore & DeviceStore & CredentialStore & AuditStore
+    public typealias Store = UserStore & DeviceStore & CredentialStore & AuditStore & StatisticsStore
     package let store: any Store
     package let issuer: IssuerSettings
     package let now: @Sendable () -> Date
@@ -33,6 +33,18 @@ public struct OperatorService: Sendable {
     /// The devices linked to a user.
     public func devices(of user: UserRecord) async throws -> [DeviceRecord] {
         try await store.devices(userID: user.id)
+    }
+
+    /// The login statistics of a user's devices over the last `days` days, each device's counts
+    /// added up per method.
+    public func loginStatistics(of user: UserRecord, days: Int) async throws -> [String: [LoginStatistics]] {
+        let since = LoginStatisticsService.day(of: now()) - days
+        var byDevice: [String: [LoginStatisticsMethod: LoginStatistics]] = [:]
+        for daily in try await store.loginStatistics(userID: user.id, deviceID: nil) where daily.day > since {
+            byDevice[daily.deviceID, default: [:]][daily.statistics.method, default: LoginStatistics(method: daily.statistics.method)]
+                .add(daily.statistics)
+        }
+        return byDevice.mapValues { methods in LoginStatisticsMethod.allCases.compactMap { methods[$0] } }
     }
 
     /// Sets the standing of a wallet; anything but `active` ends its sessions, `active` clears its

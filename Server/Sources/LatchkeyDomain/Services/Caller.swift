@@ -33,7 +33,9 @@ public struct Caller: Sendable {
     /// header's where binding is optional), its type and label, and the proven key itself.
     public var device: DeviceContext {
         DeviceContext(deviceID: client.deviceID, deviceType: client.deviceType, label: client.deviceLabel,
-                      provenKey: client.keyThumbprint)
+                      provenKey: client.keyThumbprint, software: DeviceSoftware(deviceType: client.deviceType,
+                                                                                 applicationVersion: client.appVersion,
+                                                                                 sdkVersion: client.sdkVersion))
     }
 
     /// The RFC 7638 thumbprint of the device key the request's DPoP proof proved, if it sent one.
@@ -49,15 +51,20 @@ public struct ClientContext: Sendable {
     public var deviceID: String?
     /// The app's own name for the device (`X-Device-ID`), which decides nothing.
     public var deviceLabel: String?
+    /// The app's `deviceTypeId`, `applicationVersion` and `paydiantSDKVersion` (`X-Device-Type`,
+    /// `X-App-Version`, `X-SDK-Version`), recorded with the device at each login.
     public var deviceType: String?
     public var appVersion: String?
+    public var sdkVersion: String?
     /// The client's IP address (the peer, or the first `X-Forwarded-For` entry when trusted).
     public var clientIP = ClientContext.unknownAddress
     /// The RFC 7638 thumbprint of the device key the request's DPoP proof proved, if it sent one.
     public var keyThumbprint: String?
 
     public init(applicationSignature: String? = nil, deviceID: String? = nil, deviceLabel: String? = nil, deviceType: String? = nil,
-                appVersion: String? = nil, clientIP: String = ClientContext.unknownAddress, keyThumbprint: String? = nil) {
+                appVersion: String? = nil, sdkVersion: String? = nil, clientIP: String = ClientContext.unknownAddress,
+                keyThumbprint: String? = nil) {
+        self.sdkVersion = sdkVersion
         self.applicationSignature = applicationSignature
         self.deviceID = deviceID
         self.deviceLabel = deviceLabel

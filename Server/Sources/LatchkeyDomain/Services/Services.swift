@@ -40,6 +40,7 @@ public struct Services: Sendable {
     public let profile: ProfileService
     public let signup: SignupService
     public let federation: FederationService
+    public let statistics: LoginStatisticsService
     /// The per-minute limits the edge and the pages count with too.
     public let throttle: Throttle
 }
@@ -78,5 +79,6 @@ public func buildServices(_ foundation: ServiceFoundation) -> Services {
                                           OIDCProvider(settings: $0, now: now)
                                       }),
                                       audit: audit, admitted: admitted, now: now),
+        statistics: LoginStatisticsService(store: store, settings: issuer.statistics, now: now),
         throttle: throttle)
 }

@@ -11,6 +11,9 @@ public struct DeviceRecord: Sendable, Equatable {
     public var lastLoginAt: Date?
     /// The app's name for the device (`X-Device-ID` when it was linked).
     public var label: String?
+    /// The app's and the SDK's versions at the device's latest login.
+    public var applicationVersion: String?
+    public var sdkVersion: String?
 
     /// The thumbprint of the device's key, when the device is a key (`jkt:` + thumbprint).
     public var keyThumbprint: String? {
@@ -18,8 +21,11 @@ public struct DeviceRecord: Sendable, Equatable {
     }
 
     public init(userID: String, deviceID: String, deviceType: String?, status: DeviceStatus = .active, failedAttempts: Int = 0,
-                linkedAt: Date, lastLoginAt: Date? = nil, label: String? = nil) {
+                linkedAt: Date, lastLoginAt: Date? = nil, label: String? = nil, applicationVersion: String? = nil,
+                sdkVersion: String? = nil) {
         self.label = label
+        self.applicationVersion = applicationVersion
+        self.sdkVersion = sdkVersion
         self.userID = userID
         self.deviceID = deviceID
         self.deviceType = deviceType

@@ -1,3 +1,4 @@
+import LatchkeyCore
 import Foundation
 
 /// Users and their single-use tokens.
@@ -57,8 +58,9 @@ public protocol AttemptStore: AuditingStore {
     /// After a right credential: gives the reserved attempt back, leaving earlier failures counted
     /// (a right password that only leads to an MFA prompt must not wipe wrong answers).
     func releaseAttempt(userID: String, deviceID: String?) async throws
-    /// After a completed login: resets the consecutive counts and, when given, records the login time.
-    func recordSuccess(userID: String, deviceID: String?, loginAt: Date?) async throws
+    /// After a completed login: resets the consecutive counts and, when given, records the login
+    /// time and what the device runs (`software`; a nil value keeps the one recorded).
+    func recordSuccess(userID: String, deviceID: String?, loginAt: Date?, software: DeviceSoftware) async throws
 
     /// Counts an attempt from a device not linked to the wallet before the credential is checked,
     /// atomically; false while unlinked devices are locked out or `limit` attempts are counted.
@@ -209,4 +211,15 @@ extension UserStore {
                            messages: [OutboxMessage]) async throws {
         try await createUser(user, answers: answers, tokens: tokens, messages: messages, replacingPending: false)
     }
+}
+
+/// The apps' login statistics (`collectStatistics`), added up per device, method and day.
+public protocol StatisticsStore: AuditingStore {
+    /// Adds `statistics` to the device's counts of `day` (days since 1970, UTC), atomically: two
+    /// replicas adding to the same day add up.
+    func addLoginStatistics(userID: String, deviceID: String, day: Int, _ statistics: [LoginStatistics]) async throws
+    /// A wallet's counts (one device's when given), newest day first, then by device and method.
+    func loginStatistics(userID: String, deviceID: String?) async throws -> [DailyLoginStatistics]
+    /// Deletes the counts of days before `day`; answers how many rows went.
+    func purgeLoginStatistics(beforeDay day: Int) async throws -> Int
 }

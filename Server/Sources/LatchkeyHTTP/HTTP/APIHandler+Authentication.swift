@@ -83,7 +83,8 @@ extension APIHandler {
         let principal = try caller.identity.require()
         let devices = try await authentication.devices(of: principal).map { device in
             Components.Schemas.LinkedDevice(
-                id: device.deviceID, label: device.label, deviceType: device.deviceType, thumbprint: device.keyThumbprint,
+                id: device.deviceID, label: device.label, deviceType: device.deviceType,
+                applicationVersion: device.applicationVersion, sdkVersion: device.sdkVersion, thumbprint: device.keyThumbprint,
                 status: .init(rawValue: device.status.rawValue) ?? .active, linkedAt: device.linkedAt,
                 lastUsedAt: device.lastLoginAt, current: device.deviceID == principal.deviceID)
         }

@@ -12,6 +12,7 @@ package struct APIHandler: APIProtocol {
     package let profile: ProfileService
     package let signup: SignupService
     package let federation: FederationService
+    package let statistics: LoginStatisticsService
     private let mfaQuestions: Components.Schemas.RetrieveMFAQuestionsWithMetadataResponse
     private let passwordConfiguration: Components.Schemas.UserPasswordConfigurations
     private let passcodeConfiguration: Components.Schemas.UserPasscodeConfigurations
@@ -20,7 +21,9 @@ package struct APIHandler: APIProtocol {
     let sealing: CredentialUnsealer
 
     package init(enrollment: EnrollmentService, authentication: AuthenticationService, profile: ProfileService,
-         signup: SignupService, federation: FederationService, sealing: CredentialUnsealer) throws {
+         signup: SignupService, federation: FederationService, statistics: LoginStatisticsService,
+         sealing: CredentialUnsealer) throws {
+        self.statistics = statistics
         self.sealing = sealing
         self.signup = signup
         self.federation = federation

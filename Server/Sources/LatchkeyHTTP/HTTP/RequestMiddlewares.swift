@@ -74,6 +74,7 @@ package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
         let headers = request.headers
         caller.client = ClientContext(applicationSignature: headers[.applicationSignature], deviceID: headers[.deviceID],
                                       deviceLabel: headers[.deviceID], deviceType: headers[.deviceType], appVersion: headers[.appVersion],
+                                      sdkVersion: headers[.sdkVersion],
                                       clientIP: request.clientIP(peer: context.remoteAddress, proxies: proxies))
         caller.requestID = request.requestID(context)
         caller.policy = policy
@@ -90,6 +91,12 @@ package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
             }
             if let device = caller.client.deviceID, device.isEmpty || device.count > 128 {
                 throw DomainError.invalidField("X-Device-ID", "X-Device-ID must have 1 to 128 characters.")
+            }
+        }
+        // Kept with the device and shown in device lists and consoles: short and printable.
+        for name in [HTTPField.Name.deviceType, .appVersion, .sdkVersion] {
+            if let value = headers[name], value.isEmpty || value.utf8.count > 64 || !value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
+                throw DomainError.invalidField(name.rawName, "\(name.rawName) must have 1 to 64 printable ASCII characters.")
             }
         }
         if caller.client.deviceID?.hasPrefix(DeviceKeyID.prefix) == true {
@@ -174,6 +181,7 @@ extension HTTPField.Name {
     package static let deviceID = Self("X-Device-ID")!
     package static let deviceType = Self("X-Device-Type")!
     package static let appVersion = Self("X-App-Version")!
+    package static let sdkVersion = Self("X-SDK-Version")!
     package static let xForwardedFor = Self("X-Forwarded-For")!
     package static let sessionToken = Self("X-Session-Token")!
     package static let dpop = Self("DPoP")!

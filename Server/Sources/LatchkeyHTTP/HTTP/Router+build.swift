@@ -43,7 +43,8 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
                     unsealer: unsealer,
                     maxBodyBytes: maxBody))
     try APIHandler(enrollment: services.enrollment, authentication: services.authentication, profile: services.profile,
-                   signup: services.signup, federation: services.federation, sealing: unsealer).registerHandlers(
+                   signup: services.signup, federation: services.federation, statistics: services.statistics,
+                   sealing: unsealer).registerHandlers(
         on: groups, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))
     return router
 }

@@ -77,6 +77,11 @@ extension Operations.ChangeExpiredPassword.Input.Body {
     public var json: Components.Schemas.ExpiredPasswordRequest { switch self { case .json(let payload): payload } }
 }
 
+extension Operations.SubmitLoginStatistics.Input.Body {
+    /// The JSON payload, the one content type the operation accepts.
+    public var json: Components.Schemas.LoginStatisticsBatch { switch self { case .json(let payload): payload } }
+}
+
 extension Operations.UpdateUserProfile.Input.Body {
     /// The JSON payload, the one content type the operation accepts.
     public var json: Components.Schemas.UserProfileUpdate { switch self { case .json(let payload): payload } }
