@@ -104,14 +104,14 @@ public struct AuthenticationClient: Sendable {
         let started = ContinuousClock.now
         do {
             let result = try await login(domain, body)
+            let milliseconds = SDKLogger.milliseconds(since: started)
             switch result {
-            case .authenticated: await observer.observe(method, .success, since: started)
-            case .mfaRequired: await observer.observe(method, .mfaRequired, since: started)
+            case .authenticated: await observer.observe(method, .success, milliseconds: milliseconds)
+            case .mfaRequired: await observer.observe(method, .mfaRequired, milliseconds: milliseconds)
             }
             return result
         } catch {
-            await observer.observe(method, .failure(code: error.kind == .transport ? "network" : "\(error.code.rawValue)"),
-                                   since: started)
+            await observer.observe(method, nil, error: error, milliseconds: SDKLogger.milliseconds(since: started))
             throw error
         }
     }

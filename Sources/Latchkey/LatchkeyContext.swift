@@ -68,8 +68,15 @@ public struct LatchkeyContext: Sendable {
         if applicationSignature.count != 36 || UUID(uuidString: applicationSignature) == nil {
             throw LatchkeyError.configuration("applicationSignature must be a 36-character UUID.")
         }
-        if deviceID.isEmpty || deviceID.count > 128 {
-            throw LatchkeyError.configuration("deviceID must have 1 to 128 characters.")
+        if !AppContextHeader.isValidDeviceLabel(deviceID) {
+            throw LatchkeyError.configuration("deviceID must have 1 to 128 characters, none a control character.")
+        }
+        // Sent on every call and kept with the device: the server refuses anything else.
+        if !AppContextHeader.isValid(deviceTypeID) {
+            throw LatchkeyError.configuration("deviceTypeID must have 1 to 64 printable ASCII characters.")
+        }
+        if !AppContextHeader.isValid(applicationVersion) {
+            throw LatchkeyError.configuration("applicationVersion must have 1 to 64 printable ASCII characters.")
         }
         if serverURL.scheme != "http" && serverURL.scheme != "https" {
             throw LatchkeyError.configuration("serverURL must be an http or https URL.")

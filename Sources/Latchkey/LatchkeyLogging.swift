@@ -33,6 +33,16 @@ public struct LatchkeyLogEntry: Sendable {
     /// Where the device was, when the context's `locationLoggingEnabled` is on and the app's
     /// location provider knew.
     public var location: LatchkeyLocation?
+
+    /// An entry, e.g. to test an app's handler.
+    public init(level: LatchkeyLogLevel, message: String, operation: String? = nil, date: Date = Date(),
+                location: LatchkeyLocation? = nil) {
+        self.level = level
+        self.message = message
+        self.operation = operation
+        self.date = date
+        self.location = location
+    }
 }
 
 /// Where the SDK's log entries go: the app's own logger (`os.Logger`, a file, a crash reporter).
@@ -49,18 +59,40 @@ public protocol LatchkeyLocationProvider: Sendable {
     func currentLocation() async -> LatchkeyLocation?
 }
 
-/// The SDK's logger: entries go to the app's handler, with the location when the context enables it.
+/// The SDK's logger: entries go to the app's handler, in order, from one task of their own, so
+/// neither the handler nor the location provider holds up a call (or counts in its latency); with
+/// the context's `locationLoggingEnabled` each carries the provider's coordinates.
 struct SDKLogger: Sendable {
     let handler: (any LatchkeyLogHandler)?
-    let locationProvider: (any LatchkeyLocationProvider)?
-    let locationEnabled: Bool
+    private let entries: AsyncStream<LatchkeyLogEntry>.Continuation?
     let now: @Sendable () -> Date
 
-    func log(_ level: LatchkeyLogLevel, _ message: String, operation: String? = nil) async {
-        guard let handler else { return }
-        var location: LatchkeyLocation?
-        if locationEnabled, let locationProvider { location = await locationProvider.currentLocation() }
-        handler.log(LatchkeyLogEntry(level: level, message: message, operation: operation, date: now(), location: location))
+    init(handler: (any LatchkeyLogHandler)?, locationProvider: (any LatchkeyLocationProvider)?, locationEnabled: Bool,
+         now: @escaping @Sendable () -> Date) {
+        self.handler = handler
+        self.now = now
+        guard let handler else {
+            entries = nil
+            return
+        }
+        let (stream, continuation) = AsyncStream<LatchkeyLogEntry>.makeStream(bufferingPolicy: .bufferingNewest(1000))
+        entries = continuation
+        let provider = locationEnabled ? locationProvider : nil
+        Task.detached {
+            for await var entry in stream {
+                if let provider { entry.location = await provider.currentLocation() }
+                handler.log(entry)
+            }
+        }
+    }
+
+    func log(_ level: LatchkeyLogLevel, _ message: String, operation: String? = nil) {
+        entries?.yield(LatchkeyLogEntry(level: level, message: message, operation: operation, date: now()))
+    }
+
+    static func milliseconds(since started: ContinuousClock.Instant) -> Int {
+        let elapsed = ContinuousClock.now - started
+        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
     }
 }
 
@@ -76,25 +108,20 @@ struct LoggingMiddleware: ClientMiddleware {
         let started = ContinuousClock.now
         do {
             let answer = try await next(request, body, baseURL)
-            await logger.log(.debug, "\(operationID) answered \(answer.0.status.code) in \(Self.milliseconds(since: started)) ms.",
+            logger.log(.debug, "\(operationID) answered \(answer.0.status.code) in \(SDKLogger.milliseconds(since: started)) ms.",
                              operation: operationID)
             return answer
         } catch {
             var underlying: any Error = error
             if let clientError = error as? ClientError { underlying = clientError.underlyingError }
             if let refusal = underlying as? ServerRefusal {
-                await logger.log(.info, "\(operationID) refused: HTTP \(refusal.httpStatus), code \(refusal.body.code) "
-                                 + "(\(refusal.body.id)) in \(Self.milliseconds(since: started)) ms.", operation: operationID)
+                logger.log(.info, "\(operationID) refused: HTTP \(refusal.httpStatus), code \(refusal.body.code) "
+                                 + "(\(refusal.body.id)) in \(SDKLogger.milliseconds(since: started)) ms.", operation: operationID)
             } else {
-                await logger.log(.warning, "\(operationID) got no answer in \(Self.milliseconds(since: started)) ms.",
+                logger.log(.warning, "\(operationID) got no answer in \(SDKLogger.milliseconds(since: started)) ms.",
                                  operation: operationID)
             }
             throw error
         }
-    }
-
-    static func milliseconds(since started: ContinuousClock.Instant) -> Int {
-        let elapsed = ContinuousClock.now - started
-        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
     }
 }

@@ -2,18 +2,34 @@ import Foundation
 import LatchkeyAPI
 import LatchkeyCore
 
-/// The spec's `collectStatistics`: counts each login by method — attempts, successes, MFA prompts,
-/// failures by code, latency — and sends them to the server in batches. The counts wait in the
-/// SDK's storage (they survive a relaunch) until a batch is sent: after a login once
-/// `LatchkeyContext.statisticsBatchSize` logins are waiting, or when the app calls
-/// `LatchkeyClient.sendLoginStatistics()`.
+/// The spec's `collectStatistics`: counts each login by method — successes, MFA prompts, failures
+/// by code, latency — and sends them to the server in batches. The counts wait in the SDK's
+/// storage (they survive a relaunch) until a batch is sent: after a login once
+/// `LatchkeyContext.statisticsBatchSize` logins wait, or when the app calls
+/// `LatchkeyClient.sendLoginStatistics()`. A batch keeps its id until the server took it, so a
+/// batch whose answer was lost (or whose app was suspended) is sent again and counted once.
 actor LoginStatisticsRecorder {
     static let key = "latchkey.statistics"
+
+    /// What the storage keeps: the counts waiting, and the batch sent but not confirmed.
+    struct Stored: Codable, Equatable {
+        var waiting: [LoginStatistics] = []
+        var inFlight: Batch?
+    }
+
+    struct Batch: Codable, Equatable {
+        var id: String
+        var statistics: [LoginStatistics]
+        var logins: Int { statistics.reduce(0) { LoginStatistics.sumCapped($0, $1.attempts) } }
+    }
+
     private let enabled: Bool
     private let batchSize: Int
     private let storage: any CredentialStorage
-    private var pending: [LoginStatisticsMethod: LoginStatistics]?
-    private var sending: Task<Int, any Error>?
+    private var state: Stored?
+    /// The send under way and its number, so a send only clears its own.
+    private var sending: (number: Int, task: Task<Int, any Error>)?
+    private var sends = 0
 
     init(enabled: Bool, batchSize: Int, storage: any CredentialStorage) {
         self.enabled = enabled
@@ -24,59 +40,89 @@ actor LoginStatisticsRecorder {
     /// Counts one login; answers whether a batch is due.
     func record(_ method: LoginStatisticsMethod, _ outcome: LoginStatisticsOutcome, latencyMilliseconds: Int) async -> Bool {
         guard enabled else { return false }
-        var counts = await load()
+        var stored = await load()
+        var counts = Dictionary(stored.waiting.map { ($0.method, $0) }, uniquingKeysWith: { first, _ in first })
         counts[method, default: LoginStatistics(method: method)].record(outcome, latencyMilliseconds: latencyMilliseconds)
-        await save(counts)
-        return counts.values.reduce(0) { $0 + $1.attempts } >= batchSize
+        stored.waiting = LoginStatisticsMethod.allCases.compactMap { counts[$0] }
+        await save(stored)
+        return stored.waiting.reduce(0) { LoginStatistics.sumCapped($0, $1.attempts) } >= batchSize
     }
 
-    /// The counts waiting to be sent, one per method.
+    /// The counts waiting to be sent (with a batch sent but not confirmed), one per method.
     func waiting() async -> [LoginStatistics] {
-        let counts = await load()
+        guard enabled else { return await forget() }
+        let stored = await load()
+        var counts = Dictionary(stored.waiting.map { ($0.method, $0) }, uniquingKeysWith: { first, _ in first })
+        for entry in stored.inFlight?.statistics ?? [] { counts[entry.method, default: LoginStatistics(method: entry.method)].add(entry) }
         return LoginStatisticsMethod.allCases.compactMap { counts[$0] }
     }
 
-    /// Sends what is waiting with `submit` (one at a time: a second call waits for the first).
-    /// What the server did not take stays waiting; a server that does not collect statistics
-    /// (404) drops it. Answers how many logins the batch counted.
-    func send(_ submit: @escaping @Sendable ([LoginStatistics]) async throws -> Void) async throws -> Int {
-        if let sending { _ = try? await sending.value }
+    /// Sends what waits with `submit(batch, id)`, one send at a time (a second call waits for the
+    /// first, then sends what is left). A refusal of the batch itself (400, or 404: the server
+    /// does not collect statistics) drops it; any other failure keeps it, with its id, for the
+    /// next send. Answers how many logins the batch counted.
+    func send(_ submit: @escaping @Sendable ([LoginStatistics], String) async throws -> Void) async throws -> Int {
+        guard enabled else {
+            _ = await forget()
+            return 0
+        }
+        if let sending { _ = try? await sending.task.value }
+        sends += 1
+        let number = sends
         let task = Task { try await self.sendWaiting(submit) }
-        sending = task
-        defer { sending = nil }
+        sending = (number, task)
+        defer { if sending?.number == number { sending = nil } }
         return try await task.value
     }
 
-    private func sendWaiting(_ submit: @Sendable ([LoginStatistics]) async throws -> Void) async throws -> Int {
-        let batch = await waiting()
-        guard !batch.isEmpty else { return 0 }
-        await save([:])
-        do {
-            try await submit(batch)
-        } catch let error as LatchkeyError where error.id == .notFound {
-            return 0
-        } catch {
-            // Logins counted meanwhile are kept with the batch that did not go.
-            var counts = await load()
-            for entry in batch { counts[entry.method, default: LoginStatistics(method: entry.method)].add(entry) }
-            await save(counts)
-            throw error
+    private func sendWaiting(_ submit: @Sendable ([LoginStatistics], String) async throws -> Void) async throws -> Int {
+        var stored = await load()
+        if stored.inFlight == nil, !stored.waiting.isEmpty {
+            // What goes keeps the schema's bounds, so the server takes it.
+            stored.inFlight = Batch(id: UUID().uuidString, statistics: stored.waiting.map(\.clamped))
+            stored.waiting = []
+            await save(stored)
         }
-        return batch.reduce(0) { $0 + $1.attempts }
+        guard let batch = stored.inFlight else { return 0 }
+        do {
+            try await submit(batch.statistics, batch.id)
+        } catch let error as LatchkeyError where error.kind == .server && (error.code == 400 || error.id == .notFound) {
+            await confirm(batch)
+            return 0
+        }
+        await confirm(batch)
+        return batch.logins
     }
 
-    private func load() async -> [LoginStatisticsMethod: LoginStatistics] {
-        if let pending { return pending }
-        let stored = (try? await storage.data(for: Self.key)).flatMap { try? JSONDecoder().decode([LoginStatistics].self, from: $0) } ?? []
-        let counts = Dictionary(stored.map { ($0.method, $0) }, uniquingKeysWith: { first, _ in first })
-        pending = counts
-        return counts
+    /// The server took (or refused for good) `batch`: it is no longer in flight.
+    private func confirm(_ batch: Batch) async {
+        var stored = await load()
+        if stored.inFlight?.id == batch.id { stored.inFlight = nil }
+        await save(stored)
+    }
+
+    /// With `collectStatistics` off nothing is kept: counts of an earlier launch are dropped.
+    private func forget() async -> [LoginStatistics] {
+        if state != Stored() {
+            state = Stored()
+            try? await storage.set(nil, for: Self.key)
+        }
+        return []
+    }
+
+    private func load() async -> Stored {
+        if let state { return state }
+        let read = (try? await storage.data(for: Self.key)).flatMap { try? JSONDecoder().decode(Stored.self, from: $0) } ?? Stored()
+        // Another call may have loaded (and changed) the state while this one read the storage.
+        if let state { return state }
+        state = read
+        return read
     }
 
     /// Statistics are not worth failing a login for: a write that fails keeps them in memory.
-    private func save(_ counts: [LoginStatisticsMethod: LoginStatistics]) async {
-        pending = counts
-        let data = counts.isEmpty ? nil : try? JSONEncoder().encode(LoginStatisticsMethod.allCases.compactMap { counts[$0] })
+    private func save(_ stored: Stored) async {
+        state = stored
+        let data = stored == Stored() ? nil : try? JSONEncoder().encode(stored)
         try? await storage.set(data, for: Self.key)
     }
 }

@@ -104,14 +104,70 @@ extension EnrollmentRules {
         try check(address.zipCode, K.zipCode, group, field + ".zipCode", operation)
     }
 
-    /// Validates additional customer information: at most 50 keys of 1–64 characters, values up to 256.
+    /// Validates additional customer information at creation: its shape
+    /// (`validateAdditionalInformationShape`) and the keys the issuer defined
+    /// (`metadata.additionalCustomerInformation`) by their metadata, every required one present.
     public func validateAdditionalInformation(_ info: [String: String]?, field: String) throws(DomainError) {
-        guard let info else { return }
+        let info = info ?? [:]
+        try validateAdditionalInformationShape(info, field: field)
+        for rule in metadata.additionalCustomerInformation.sorted(by: { $0.order < $1.order }) {
+            try rule.validate(info[rule.key], field: field + "." + rule.key, operation: .create)
+        }
+    }
+
+    /// Validates the additional information of an update (a value replaces, `nil` removes): the
+    /// defined keys it sets by their metadata; a required key or one that cannot be changed is
+    /// not removed.
+    public func validateAdditionalInformationUpdate(_ changes: [String: String?], field: String) throws(DomainError) {
+        try validateAdditionalInformationShape(changes.compactMapValues { $0 }, field: field)
+        for rule in metadata.additionalCustomerInformation.sorted(by: { $0.order < $1.order }) {
+            guard let change = changes[rule.key] else { continue }
+            guard let value = change else {
+                if rule.required { throw .invalidField(field + "." + rule.key, "\(rule.name) is required and cannot be removed.") }
+                if !rule.updatesAllowed { throw .invalidField(field + "." + rule.key, "\(rule.name) cannot be changed.") }
+                continue
+            }
+            try rule.validate(value, field: field + "." + rule.key, operation: .update)
+        }
+    }
+
+    /// At most 50 keys of 1–64 characters, values up to 256.
+    public func validateAdditionalInformationShape(_ info: [String: String], field: String) throws(DomainError) {
         if info.count > 50 { throw .invalidField(field, "At most 50 additional properties are allowed.") }
         for (key, value) in info.sorted(by: { $0.key < $1.key }) {
             if key.isEmpty || key.count > 64 { throw .invalidField(field, "Property names must have 1 to 64 characters.") }
             if value.count > 256 { throw .invalidField(field + "." + key, "Values must have at most 256 characters.") }
         }
+    }
+
+    /// `profile` with the issuer's default values where it has none (`defaultValue`).
+    public func applyingDefaults(_ profile: UserProfile) -> UserProfile {
+        var profile = profile
+        func fill(_ value: inout String?, _ key: String, _ group: [FieldMetadata]) {
+            if (value ?? "").isEmpty, let rule = ProfileMetadata.field(key, in: group), rule.canBeUsedToCreate,
+               let fallback = rule.defaultValue { value = fallback }
+        }
+        let K = ProfileMetadata.Key.self
+        fill(&profile.firstName, K.firstName, metadata.userProfile)
+        fill(&profile.lastName, K.lastName, metadata.userProfile)
+        fill(&profile.externalId, K.externalId, metadata.userProfile)
+        if profile.addressInformation != nil || metadata.addressInformation.contains(where: { $0.defaultValue != nil }) {
+            var address = profile.addressInformation ?? AddressInformation()
+            fill(&address.state, K.state, metadata.addressInformation)
+            fill(&address.country, K.country, metadata.addressInformation)
+            fill(&address.addressLine1, K.addressLine1, metadata.addressInformation)
+            fill(&address.addressLine2, K.addressLine2, metadata.addressInformation)
+            fill(&address.city, K.city, metadata.addressInformation)
+            fill(&address.zipCode, K.zipCode, metadata.addressInformation)
+            profile.addressInformation = address
+        }
+        let defaults = metadata.additionalCustomerInformation.filter { $0.canBeUsedToCreate && $0.defaultValue != nil }
+        if !defaults.isEmpty {
+            var info = profile.additionalCustomerInformation ?? [:]
+            for rule in defaults where (info[rule.key] ?? "").isEmpty { info[rule.key] = rule.defaultValue }
+            profile.additionalCustomerInformation = info
+        }
+        return profile
     }
 
     private func check(_ value: String?, _ key: String, _ group: [FieldMetadata], _ field: String,

@@ -25,14 +25,26 @@ public struct FieldMetadata: Codable, Sendable, Hashable {
     public var additionalDataValidations: [AdditionalDataValidation]?
     public var canBeUsedToCreate: Bool
     public var updatesAllowed: Bool
+    /// The app never writes the value to disk or a cache.
     public var storageRestricted: Bool?
+    /// A change needs verification, as the email's does.
     public var reverificationRequired: Bool?
+    /// The value travels sealed (as a credential does) and is stored encrypted.
+    public var pciEncryptionRequired: Bool?
+    /// The whole value must match this regular expression (Swift `Regex` syntax, as ICU and
+    /// ECMAScript write the common cases: classes, quantifiers, alternation, anchors implied).
+    public var regex: String?
     public var order: Int
 
     public init(key: String, name: String, required: Bool = false, minLength: Int = 0, maxLength: Int = 50,
                 additionalDataValidations: [AdditionalDataValidation]? = nil, canBeUsedToCreate: Bool = true,
                 updatesAllowed: Bool = true, reverificationRequired: Bool? = nil, order: Int,
-                dataType: String = "NSString", value: String? = nil) {
+                dataType: String = "NSString", value: String? = nil, defaultValue: String? = nil, regex: String? = nil,
+                storageRestricted: Bool? = nil, pciEncryptionRequired: Bool? = nil) {
+        self.defaultValue = defaultValue
+        self.regex = regex
+        self.storageRestricted = storageRestricted
+        self.pciEncryptionRequired = pciEncryptionRequired
         self.key = key
         self.value = value
         self.name = name
@@ -57,6 +69,8 @@ public enum FieldOperation: Sendable {
 extension FieldMetadata {
     /// Checks one value against this metadata; `field` names it in the error (e.g. `userProfile.email`).
     public func validate(_ value: String?, field: String, operation: FieldOperation) throws(DomainError) {
+        // At creation a missing value takes the default, as the server stores it.
+        let value = operation == .create && (value ?? "").isEmpty && defaultValue != nil ? defaultValue : value
         guard let value, !value.isEmpty else {
             if required, operation == .create { throw .invalidField(field, "\(name) is required.") }
             if required, operation == .update, value != nil { throw .invalidField(field, "\(name) must not be empty.") }
@@ -70,6 +84,7 @@ extension FieldMetadata {
         default: break
         }
         let length = value.count
+        if let regex, !Self.matches(value, regex) { throw .invalidField(field, "\(name) is not in the expected format.") }
         if length < minLength { throw .invalidField(field, "\(name) must have at least \(minLength) characters.") }
         if length > maxLength { throw .invalidField(field, "\(name) must have at most \(maxLength) characters.") }
         for rule in additionalDataValidations ?? [] {
@@ -83,6 +98,29 @@ extension FieldMetadata {
                 throw .invalidField(field, "\(name) is not in the expected format.")
             }
         }
+    }
+
+    /// What makes this metadata unusable: each problem's property and why (`latchkey config check`).
+    public var problems: [(property: String, message: String)] {
+        var found: [(String, String)] = []
+        if name.isEmpty { found.append(("name", "Must not be empty.")) }
+        if minLength < 0 { found.append(("minLength", "Must not be negative.")) }
+        if maxLength < 1 || maxLength > 256 { found.append(("maxLength", "Must be between 1 and 256.")) }
+        if minLength > maxLength { found.append(("minLength", "Must not be above maxLength (\(maxLength)).")) }
+        if let regex, (try? Regex(regex)) == nil { found.append(("regex", "\"\(regex)\" is not a regular expression.")) }
+        if let value = defaultValue {
+            do { try validate(value, field: "defaultValue", operation: .create) } catch {
+                if canBeUsedToCreate { found.append(("defaultValue", "Breaks the field's own rules: \(error.message)")) }
+            }
+        }
+        for (index, rule) in (additionalDataValidations ?? []).enumerated() {
+            let path = "additionalDataValidations[\(index)]"
+            if let min = rule.minLength, let max = rule.maxLength, min > max {
+                found.append((path + ".minLength", "Must not be above maxLength (\(max)).")) }
+            if let regex = rule.regex, (try? Regex(regex)) == nil {
+                found.append((path + ".regex", "\"\(regex)\" is not a regular expression.")) }
+        }
+        return found
     }
 
     private static func matches(_ value: String, _ pattern: String) -> Bool {

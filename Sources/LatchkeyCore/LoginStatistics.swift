@@ -28,7 +28,7 @@ public struct LoginStatistics: Sendable, Equatable, Codable {
     public var maximumLatencyMilliseconds: Int
 
     /// Every login counted: successes, MFA prompts and failures.
-    public var attempts: Int { successes + mfaPrompts + failures.values.reduce(0, +) }
+    public var attempts: Int { failures.values.reduce(Self.sum(successes, mfaPrompts), Self.sum) }
 
     public init(method: LoginStatisticsMethod, successes: Int = 0, mfaPrompts: Int = 0, failures: [String: Int] = [:],
                 totalLatencyMilliseconds: Int = 0, maximumLatencyMilliseconds: Int = 0) {
@@ -52,13 +52,36 @@ public struct LoginStatistics: Sendable, Equatable, Codable {
         }
     }
 
-    /// Adds another period's counts of the same method.
+    /// Adds another period's counts of the same method, each sum held at `sumCap` (a device's
+    /// counts can never overflow, however often it reports).
     public mutating func add(_ other: LoginStatistics) {
-        successes += other.successes
-        mfaPrompts += other.mfaPrompts
-        failures.merge(other.failures, uniquingKeysWith: +)
-        totalLatencyMilliseconds += other.totalLatencyMilliseconds
+        successes = Self.sum(successes, other.successes)
+        mfaPrompts = Self.sum(mfaPrompts, other.mfaPrompts)
+        failures.merge(other.failures, uniquingKeysWith: Self.sum)
+        totalLatencyMilliseconds = Self.sum(totalLatencyMilliseconds, other.totalLatencyMilliseconds)
         maximumLatencyMilliseconds = max(maximumLatencyMilliseconds, other.maximumLatencyMilliseconds)
+    }
+
+    /// The largest sum kept (10^15): counts and latencies stop there rather than overflow.
+    public static let sumCap = 1_000_000_000_000_000
+
+    /// `a + b`, held at `sumCap`.
+    public static func sumCapped(_ a: Int, _ b: Int) -> Int { sum(a, b) }
+
+    static func sum(_ a: Int, _ b: Int) -> Int {
+        let (a, b) = (min(max(a, 0), sumCap), min(max(b, 0), sumCap))
+        return min(a + b, sumCap)
+    }
+
+    /// The counts within one entry's bounds (`validate`), so a batch of them is accepted.
+    public var clamped: LoginStatistics {
+        var entry = self
+        entry.successes = min(successes, Self.maximumCount)
+        entry.mfaPrompts = min(mfaPrompts, Self.maximumCount)
+        entry.failures = failures.mapValues { min($0, Self.maximumCount) }
+        entry.totalLatencyMilliseconds = min(totalLatencyMilliseconds, Self.maximumTotalLatency)
+        entry.maximumLatencyMilliseconds = min(maximumLatencyMilliseconds, Self.maximumLatency)
+        return entry
     }
 
     /// A failure is counted under one of these; any other code under `other`.
@@ -90,9 +113,14 @@ public struct LoginStatistics: Sendable, Equatable, Codable {
         }
     }
 
-    /// Checks a batch: 1 to `maximumBatch` entries, each valid.
-    /// - Throws: `LoginStatisticsError` naming `statistics` or `statistics[i].<property>`.
-    public static func validate(batch: [LoginStatistics]) throws(LoginStatisticsError) {
+    /// Checks a batch: its id (1–64 letters, digits or `-`: the server takes a batch once), 1 to
+    /// `maximumBatch` entries, each valid.
+    /// - Throws: `LoginStatisticsError` naming `batchId`, `statistics` or `statistics[i].<property>`.
+    public static func validate(batch: [LoginStatistics], id: String) throws(LoginStatisticsError) {
+        guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy({ $0 == 0x2D || (0x30...0x39).contains($0)
+                                                                     || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
+            throw LoginStatisticsError(field: "batchId", message: "batchId has 1 to 64 letters, digits or '-'.")
+        }
         guard (1...maximumBatch).contains(batch.count) else {
             throw LoginStatisticsError(field: "statistics", message: "A batch has 1 to \(maximumBatch) entries.")
         }
@@ -111,5 +139,20 @@ public struct LoginStatisticsError: Error, Sendable, Equatable {
     public init(field: String, message: String) {
         self.field = field
         self.message = message
+    }
+}
+
+/// The app context's headers the server records (`X-Device-Type`, `X-App-Version`,
+/// `X-SDK-Version`): 1–64 printable ASCII characters, as the SDK checks before it sends them and
+/// the server before it stores them.
+public enum AppContextHeader {
+    public static func isValid(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.count <= 64 && value.utf8.allSatisfy { (0x20...0x7E).contains($0) }
+    }
+
+    /// The device label (`X-Device-ID`): 1–128 characters, none a control character (it is shown
+    /// in device lists and an operator's terminal).
+    public static func isValidDeviceLabel(_ value: String) -> Bool {
+        (1...128).contains(value.count) && !value.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 }

@@ -4,11 +4,52 @@ public struct ProfileMetadata: Codable, Sendable, Hashable {
     public var userProfile: [FieldMetadata]
     public var contactInformation: [FieldMetadata]
     public var addressInformation: [FieldMetadata]
+    /// The issuer's own additional customer information keys (`additionalCustomerInformation`);
+    /// keys without metadata are accepted as before (1–64 characters, values up to 256).
+    public var additionalCustomerInformation: [FieldMetadata]
 
-    public init(userProfile: [FieldMetadata], contactInformation: [FieldMetadata], addressInformation: [FieldMetadata]) {
+    public init(userProfile: [FieldMetadata], contactInformation: [FieldMetadata], addressInformation: [FieldMetadata],
+                additionalCustomerInformation: [FieldMetadata] = []) {
         self.userProfile = userProfile
         self.contactInformation = contactInformation
         self.addressInformation = addressInformation
+        self.additionalCustomerInformation = additionalCustomerInformation
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case userProfile, contactInformation, addressInformation, additionalCustomerInformation
+    }
+
+    /// Reads a server's metadata; one from before additional keys had metadata has none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        userProfile = try container.decode([FieldMetadata].self, forKey: .userProfile)
+        contactInformation = try container.decode([FieldMetadata].self, forKey: .contactInformation)
+        addressInformation = try container.decode([FieldMetadata].self, forKey: .addressInformation)
+        additionalCustomerInformation = try container.decodeIfPresent([FieldMetadata].self, forKey: .additionalCustomerInformation) ?? []
+    }
+
+    /// The groups by their name in the configuration (`issuer.fields.<group>`).
+    public static let groupNames = ["userProfile", "contactInformation", "addressInformation", "additionalCustomerInformation"]
+
+    /// A group by its name in the configuration.
+    public subscript(group name: String) -> [FieldMetadata] {
+        get {
+            switch name {
+            case "userProfile": userProfile
+            case "contactInformation": contactInformation
+            case "addressInformation": addressInformation
+            default: additionalCustomerInformation
+            }
+        }
+        set {
+            switch name {
+            case "userProfile": userProfile = newValue
+            case "contactInformation": contactInformation = newValue
+            case "addressInformation": addressInformation = newValue
+            default: additionalCustomerInformation = newValue
+            }
+        }
     }
 
     /// Keys of the spec's `PDMetaData` defaults.

@@ -50,7 +50,7 @@ extension EnrollmentRules {
         }
         if let address = update.addressInformation { try validate(address, field: "addressInformation", operation: .update) }
         if let info = update.additionalCustomerInformation {
-            try validateAdditionalInformation(info.compactMapValues { $0 }, field: "additionalCustomerInformation")
+            try validateAdditionalInformationUpdate(info, field: "additionalCustomerInformation")
         }
         if let answers = update.mfaAnswers { try validateMFAAnswers(answers, field: "mfaAnswers") }
     }

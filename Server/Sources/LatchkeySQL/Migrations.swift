@@ -166,10 +166,12 @@ package enum Migrations {
             "ALTER TABLE devices ADD COLUMN app_version TEXT",
             "ALTER TABLE devices ADD COLUMN sdk_version TEXT",
             // The apps' login statistics: one row per device, method and day of receipt (so a device
-            // holds at most six rows a day, however often it reports), failures one row per code.
+            // holds at most six rows a day, and one more per failure code, however often it reports);
+            // the ids of the batches taken, so a batch sent again is not counted twice.
             """
             CREATE TABLE login_statistics (
-                user_id TEXT NOT NULL, device_id TEXT NOT NULL, method TEXT NOT NULL, day BIGINT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, device_id TEXT NOT NULL,
+                method TEXT NOT NULL, day BIGINT NOT NULL,
                 successes BIGINT NOT NULL, mfa_prompts BIGINT NOT NULL,
                 latency_total_ms BIGINT NOT NULL, latency_max_ms BIGINT NOT NULL,
                 PRIMARY KEY (user_id, device_id, method, day))
@@ -177,11 +179,17 @@ package enum Migrations {
             "CREATE INDEX login_statistics_day ON login_statistics (day)",
             """
             CREATE TABLE login_statistics_failures (
-                user_id TEXT NOT NULL, device_id TEXT NOT NULL, method TEXT NOT NULL, day BIGINT NOT NULL,
-                code TEXT NOT NULL, count BIGINT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, device_id TEXT NOT NULL,
+                method TEXT NOT NULL, day BIGINT NOT NULL, code TEXT NOT NULL, count BIGINT NOT NULL,
                 PRIMARY KEY (user_id, device_id, method, day, code))
             """,
             "CREATE INDEX login_statistics_failures_day ON login_statistics_failures (day)",
+            """
+            CREATE TABLE login_statistics_batches (
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, device_id TEXT NOT NULL,
+                batch_id TEXT NOT NULL, day BIGINT NOT NULL, PRIMARY KEY (user_id, device_id, batch_id))
+            """,
+            "CREATE INDEX login_statistics_batches_day ON login_statistics_batches (day)",
         ]),
     ]
 

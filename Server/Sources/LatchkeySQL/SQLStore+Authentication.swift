@@ -149,6 +149,7 @@ extension SQLStore {
                 UPDATE device_tokens SET revoked_at = $3 WHERE user_id = $1 AND device_id = $2 AND revoked_at IS NULL
                 """, [.text(userID), .text(deviceID), now.epochSeconds])
             try await Self.revokeCertificates(userID: userID, deviceID: deviceID, now: now, in: db)
+            try await Self.deleteLoginStatistics(userID: userID, deviceID: deviceID, in: db)
             for message in messages { try await Self.insert(message, into: db) }
             return true
         }

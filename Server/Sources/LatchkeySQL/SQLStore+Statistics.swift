@@ -3,10 +3,23 @@ import LatchkeyCore
 import LatchkeyDomain
 
 extension SQLStore {
-    public func addLoginStatistics(userID: String, deviceID: String, day: Int, _ statistics: [LoginStatistics]) async throws {
-        guard !statistics.isEmpty else { return }
+    /// `column = column + excluded.column`, stopped at `LoginStatistics.sumCap`: both terms are at
+    /// most the cap, so no engine overflows.
+    private static func capped(_ column: String, in table: String) -> String {
+        "\(column) = CASE WHEN \(table).\(column) + excluded.\(column) > \(LoginStatistics.sumCap) THEN \(LoginStatistics.sumCap) "
+            + "ELSE \(table).\(column) + excluded.\(column) END"
+    }
+
+    public func addLoginStatistics(userID: String, deviceID: String, day: Int, batchID: String,
+                                   _ statistics: [LoginStatistics]) async throws -> Bool {
         let key: [SQLValue] = [.text(userID), .text(deviceID)]
-        try await engine.transaction { db in
+        return try await engine.transaction { db in
+            // A batch sent again (its answer was lost) is taken once.
+            let taken = try await db.query("""
+                INSERT INTO login_statistics_batches (user_id, device_id, batch_id, day) VALUES ($1, $2, $3, $4)
+                ON CONFLICT (user_id, device_id, batch_id) DO NOTHING RETURNING batch_id
+                """, key + [.text(batchID), .integer(Int64(day))])
+            guard !taken.isEmpty else { return false }
             // Upserts that add: two replicas taking batches of one device on one day add up.
             for entry in statistics {
                 let method = SQLValue.text(entry.method.rawValue), dayValue = SQLValue.integer(Int64(day))
@@ -15,32 +28,34 @@ extension SQLStore {
                                                   latency_total_ms, latency_max_ms)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
                     ON CONFLICT (user_id, device_id, method, day) DO UPDATE SET
-                        successes = login_statistics.successes + excluded.successes,
-                        mfa_prompts = login_statistics.mfa_prompts + excluded.mfa_prompts,
-                        latency_total_ms = login_statistics.latency_total_ms + excluded.latency_total_ms,
+                        \(Self.capped("successes", in: "login_statistics")), \(Self.capped("mfa_prompts", in: "login_statistics")),
+                        \(Self.capped("latency_total_ms", in: "login_statistics")),
                         latency_max_ms = CASE WHEN excluded.latency_max_ms > login_statistics.latency_max_ms
                                               THEN excluded.latency_max_ms ELSE login_statistics.latency_max_ms END
-                    """, key + [method, dayValue, .integer(Int64(entry.successes)),
-                                .integer(Int64(entry.mfaPrompts)), .integer(Int64(entry.totalLatencyMilliseconds)),
-                                .integer(Int64(entry.maximumLatencyMilliseconds))])
+                    """, key + [method, dayValue, .integer(Int64(entry.successes)), .integer(Int64(entry.mfaPrompts)),
+                                .integer(Int64(entry.totalLatencyMilliseconds)), .integer(Int64(entry.maximumLatencyMilliseconds))])
                 for (code, count) in entry.failures.sorted(by: { $0.key < $1.key }) where count > 0 {
                     try await db.execute("""
                         INSERT INTO login_statistics_failures (user_id, device_id, method, day, code, count)
                         VALUES ($1, $2, $3, $4, $5, $6)
                         ON CONFLICT (user_id, device_id, method, day, code) DO UPDATE SET
-                            count = login_statistics_failures.count + excluded.count
+                            \(Self.capped("count", in: "login_statistics_failures"))
                         """, key + [method, dayValue, .text(code), .integer(Int64(count))])
                 }
             }
+            return true
         }
     }
 
-    public func loginStatistics(userID: String, deviceID: String?) async throws -> [DailyLoginStatistics] {
-        let filter = deviceID == nil ? "" : " AND device_id = $2"
-        let binds: [SQLValue] = [.text(userID)] + (deviceID.map { [.text($0)] } ?? [])
-        let rows = try await engine.read("SELECT * FROM login_statistics WHERE user_id = $1\(filter) ORDER BY day DESC, device_id, method",
-                                         binds)
-        let failures = try await engine.read("SELECT * FROM login_statistics_failures WHERE user_id = $1\(filter)", binds)
+    public func loginStatistics(userID: String, deviceID: String?, sinceDay: Int) async throws -> [DailyLoginStatistics] {
+        let filter = deviceID == nil ? "" : " AND device_id = $3"
+        let binds: [SQLValue] = [.text(userID), .integer(Int64(sinceDay))] + (deviceID.map { [.text($0)] } ?? [])
+        // Both tables in one transaction: one snapshot.
+        let (rows, failures) = try await engine.transaction { db in
+            (try await db.query("SELECT * FROM login_statistics WHERE user_id = $1 AND day >= $2\(filter) ORDER BY day DESC, device_id, method",
+                                binds),
+             try await db.query("SELECT * FROM login_statistics_failures WHERE user_id = $1 AND day >= $2\(filter)", binds))
+        }
         var byRow: [String: [String: Int]] = [:]
         for row in failures {
             let id = "\(try row.string("device_id"))\u{0}\(try row.string("method"))\u{0}\(try row.integer("day"))"
@@ -57,18 +72,25 @@ extension SQLStore {
     }
 
     public func purgeLoginStatistics(beforeDay day: Int) async throws -> Int {
-        // Bounded statements (at most `purgeBatch` rows each), like the other purges.
+        // Bounded statements (at most `purgeBatch` rows each), like the other purges; the answer is
+        // the largest count of the three tables, so the caller goes on while any had a full batch.
         let bound: [SQLValue] = [.integer(Int64(day)), .integer(Int64(Self.purgeBatch))]
-        let counts = try await engine.query("""
-            DELETE FROM login_statistics WHERE (user_id, device_id, method, day) IN (
-                SELECT user_id, device_id, method, day FROM login_statistics WHERE day < $1 LIMIT $2)
-            RETURNING day
-            """, bound).count
-        let failures = try await engine.query("""
-            DELETE FROM login_statistics_failures WHERE (user_id, device_id, method, day, code) IN (
-                SELECT user_id, device_id, method, day, code FROM login_statistics_failures WHERE day < $1 LIMIT $2)
-            RETURNING day
-            """, bound).count
-        return max(counts, failures)
+        var most = 0
+        for (table, key) in [("login_statistics", "user_id, device_id, method, day"),
+                             ("login_statistics_failures", "user_id, device_id, method, day, code"),
+                             ("login_statistics_batches", "user_id, device_id, batch_id")] {
+            let deleted = try await engine.query("""
+                DELETE FROM \(table) WHERE (\(key)) IN (SELECT \(key) FROM \(table) WHERE day < $1 LIMIT $2) RETURNING day
+                """, bound).count
+            most = max(most, deleted)
+        }
+        return most
+    }
+
+    /// Deletes a device's statistics with `db` (the device was unlinked).
+    package static func deleteLoginStatistics(userID: String, deviceID: String, in db: any SQLExecutor) async throws {
+        for table in ["login_statistics", "login_statistics_failures", "login_statistics_batches"] {
+            try await db.execute("DELETE FROM \(table) WHERE user_id = $1 AND device_id = $2", [.text(userID), .text(deviceID)])
+        }
     }
 }

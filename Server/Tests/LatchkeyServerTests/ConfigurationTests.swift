@@ -79,6 +79,17 @@ import Testing
         ("issuer:\n  reset: { linkLifetimeMinutes: 0 }", "issuer.reset.linkLifetimeMinutes"),
         ("issuer:\n  otp: { maxSendsPerFlow: 0 }", "issuer.otp.maxSendsPerFlow"),
         ("issuer: 3", "issuer"),
+        // Issue 23.3: the issuer's field metadata, each problem by its path.
+        ("issuer:\n  fields: { addressInformation: { ZIP_CODE: { regex: \"[0-9\" } } }", "issuer.fields.addressInformation.ZIP_CODE.regex"),
+        ("issuer:\n  fields: { userProfile: { FIRST_NAME: { minLength: 9, maxLength: 4 } } }", "issuer.fields.userProfile.FIRST_NAME.minLength"),
+        ("issuer:\n  fields: { userProfile: { NICKNAME: { required: true } } }", "issuer.fields.userProfile.NICKNAME"),
+        ("issuer:\n  fields: { userProfile: { FIRST_NAME: { maxLenght: 9 } } }", "issuer.fields.userProfile.FIRST_NAME.maxLenght"),
+        ("issuer:\n  fields: { billing: { CITY: { required: true } } }", "issuer.fields.billing"),
+        ("issuer:\n  fields: { additionalCustomerInformation: { loyalty: { regex: \"[0-9]+\", defaultValue: abc } } }",
+         "issuer.fields.additionalCustomerInformation.loyalty.defaultValue"),
+        ("issuer:\n  fields: { additionalCustomerInformation: { loyalty: { additionalDataValidations: [ { regex: \"(\" } ] } } }",
+         "issuer.fields.additionalCustomerInformation.loyalty.additionalDataValidations[0].regex"),
+        ("issuer:\n  fields: { userProfile: { FIRST_NAME: { required: maybe } } }", "issuer.fields.userProfile.FIRST_NAME.required"),
     ])
     func badKeysAreNamed(_ yaml: String, _ key: String) {
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.parse(yaml: yaml) }

@@ -52,7 +52,8 @@ final class FixedLocation: LatchkeyLocationProvider {
             #expect(try await relaunched.sendLoginStatistics() == 0)
 
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "grace@example.com"))
-            let stored = try await app.store.loginStatistics(userID: user.id, deviceID: "jkt:" + (try await relaunched.deviceThumbprint()))
+            let stored = try await app.store.loginStatistics(userID: user.id, deviceID: "jkt:" + (try await relaunched.deviceThumbprint()),
+                                                            sinceDay: 0)
             #expect(stored.first { $0.statistics.method == .pin }?.statistics.failures == ["401": 1], "\(stored)")
 
             // The device list shows what this device runs.
@@ -72,21 +73,24 @@ final class FixedLocation: LatchkeyLocationProvider {
             _ = try await sdk.authentication.loginByPIN("314159")
             #expect(await sdk.waitingLoginStatistics().isEmpty, "collectStatistics is off by default")
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "grace@example.com"))
-            #expect(try await app.store.loginStatistics(userID: user.id, deviceID: nil).isEmpty)
+            #expect(try await app.store.loginStatistics(userID: user.id, deviceID: nil, sinceDay: 0).isEmpty)
 
             var context = sdk.context
             context.collectStatistics = true
             context.statisticsBatchSize = 2
-            let counting = testClient(context: context, storage: storage)
+            let network = RecordingTransport()
+            let counting = testClient(context: context, transport: network, storage: storage)
             _ = try await counting.authentication.loginByUsernamePassword(username: "grace@example.com", password: "cobol-rules-1959")
-            #expect(try await app.store.loginStatistics(userID: user.id, deviceID: nil).isEmpty, "one login is not a batch")
+            #expect(await counting.waitingLoginStatistics().map(\.attempts) == [1], "one login is not a batch")
             _ = try await counting.authentication.loginByUsernamePassword(username: "grace@example.com", password: "cobol-rules-1959")
             var stored: [DailyLoginStatistics] = []
             for _ in 0..<50 where stored.isEmpty {
                 try await Task.sleep(for: .milliseconds(100))
-                stored = try await app.store.loginStatistics(userID: user.id, deviceID: nil)
+                stored = try await app.store.loginStatistics(userID: user.id, deviceID: nil, sinceDay: 0)
             }
             #expect(stored.map(\.statistics.attempts) == [2], "\(stored)")
+            #expect(network.all.components(separatedBy: "batchId").count - 1 == 1, "one batch was sent, after the second login")
+            #expect(await counting.waitingLoginStatistics().isEmpty)
         }
     }
 
@@ -103,6 +107,7 @@ final class FixedLocation: LatchkeyLocationProvider {
             let unlocated = LatchkeyClient(context: sdk.context, storage: MemoryCredentialStorage(), reinstall: .off,
                                            logHandler: quiet, locationProvider: quietPlace)
             _ = try? await unlocated.authentication.loginByPIN("314159")
+            try await Self.waitFor { quiet.all.contains { $0.operation == "login" } }
             #expect(!quiet.all.isEmpty && quiet.all.allSatisfy { $0.location == nil })
             #expect(quietPlace.asked.withLock { $0 } == 0, "the provider is not asked when location logging is off")
 
@@ -112,6 +117,7 @@ final class FixedLocation: LatchkeyLocationProvider {
             let located = LatchkeyClient(context: context, storage: MemoryCredentialStorage(), reinstall: .off,
                                          logHandler: handler, locationProvider: place)
             _ = try? await located.authentication.loginByUsernamePassword(username: "grace@example.com", password: "cobol-rules-1959")
+            try await Self.waitFor { handler.all.contains { $0.operation == "login" } }
             let entries = handler.all
             #expect(entries.contains { $0.operation == "loginByUsernamePassword" && $0.message.contains("200") }, "\(entries.map(\.message))")
             #expect(entries.contains { $0.operation == "login" && $0.message.contains("password") })
@@ -120,5 +126,11 @@ final class FixedLocation: LatchkeyLocationProvider {
                 #expect(!entry.message.contains("cobol-rules-1959") && !entry.message.contains("314159"))
             }
         }
+    }
+
+    /// Log entries reach the handler from the SDK's own task: waits (up to 5 s) until `condition`.
+    static func waitFor(_ condition: () -> Bool) async throws {
+        for _ in 0..<100 where !condition() { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(condition(), "the handler got the entries")
     }
 }

@@ -23,7 +23,7 @@ public import LatchkeyCore
 /// The wire contract of Latchkey, the mobile gateway and identity provider of a wallet.
 /// Every `/v1/…` request carries the app context of the SDK's `PDPaydiantContext` as headers:
 /// `X-Application-Signature` (36-character UUID, required), `X-Device-ID`, `X-Device-Type`,
-/// `X-App-Version`, `X-SDK-Version` (the last three at most 64 printable characters). Errors use
+/// `X-App-Version`, `X-SDK-Version` (the last three 1–64 printable ASCII characters). Errors use
 /// the envelope `{"error": {"code", "id", "message", "field"}}` where
 /// `code` is the status code the spec documents for the call and condition.
 ///
@@ -4049,15 +4049,15 @@ public struct Client: APIProtocol {
     ///
     /// Sent by the SDK in batches when the app's context enables `collectStatistics`. The server adds each method's counts to those of the calling device for the day of receipt (one row per device, method and day), keeps them `issuer.statistics.retentionDays`, and exposes the sums in `/metrics` (`latchkey_app_logins_total`, `latchkey_app_login_latency_milliseconds_total`). 404 when the issuer turned statistics off.
     ///
-    /// - Remark: HTTP `POST /v1/devices/statistics`.
-    /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)`.
+    /// - Remark: HTTP `POST /v1/login-statistics`.
+    /// - Remark: Generated from `#/paths//v1/login-statistics/post(submitLoginStatistics)`.
     public func submitLoginStatistics(_ input: Operations.SubmitLoginStatistics.Input) async throws -> Operations.SubmitLoginStatistics.Output {
         try await client.send(
             input: input,
             forOperation: Operations.SubmitLoginStatistics.id,
             serializer: { input in
                 let path = try converter.renderedPath(
-                    template: "/v1/devices/statistics",
+                    template: "/v1/login-statistics",
                     parameters: []
                 )
                 var request: HTTPTypes.HTTPRequest = .init(

@@ -1460,16 +1460,26 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/LoginStatisticsBatch`.
         public struct LoginStatisticsBatch: Codable, Hashable, Sendable {
+            /// The batch's id (a UUID); a batch sent again with the same id is counted once.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LoginStatisticsBatch/batchId`.
+            public var batchId: Swift.String
             /// - Remark: Generated from `#/components/schemas/LoginStatisticsBatch/statistics`.
             public var statistics: [Components.Schemas.LoginStatistics]
             /// Creates a new `LoginStatisticsBatch`.
             ///
             /// - Parameters:
+            ///   - batchId: The batch's id (a UUID); a batch sent again with the same id is counted once.
             ///   - statistics:
-            public init(statistics: [Components.Schemas.LoginStatistics]) {
+            public init(
+                batchId: Swift.String,
+                statistics: [Components.Schemas.LoginStatistics]
+            ) {
+                self.batchId = batchId
                 self.statistics = statistics
             }
             public enum CodingKeys: String, CodingKey {
+                case batchId
                 case statistics
             }
         }

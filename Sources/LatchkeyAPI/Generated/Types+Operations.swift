@@ -5848,12 +5848,12 @@ public enum Operations {
     ///
     /// Sent by the SDK in batches when the app's context enables `collectStatistics`. The server adds each method's counts to those of the calling device for the day of receipt (one row per device, method and day), keeps them `issuer.statistics.retentionDays`, and exposes the sums in `/metrics` (`latchkey_app_logins_total`, `latchkey_app_login_latency_milliseconds_total`). 404 when the issuer turned statistics off.
     ///
-    /// - Remark: HTTP `POST /v1/devices/statistics`.
-    /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)`.
+    /// - Remark: HTTP `POST /v1/login-statistics`.
+    /// - Remark: Generated from `#/paths//v1/login-statistics/post(submitLoginStatistics)`.
     public enum SubmitLoginStatistics {
         public static let id: Swift.String = "submitLoginStatistics"
         public struct Input: Sendable, Hashable {
-            /// - Remark: Generated from `#/paths/v1/devices/statistics/POST/header`.
+            /// - Remark: Generated from `#/paths/v1/login-statistics/POST/header`.
             public struct Headers: Sendable, Hashable {
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SubmitLoginStatistics.AcceptableContentType>]
                 /// Creates a new `Headers`.
@@ -5865,9 +5865,9 @@ public enum Operations {
                 }
             }
             public var headers: Operations.SubmitLoginStatistics.Input.Headers
-            /// - Remark: Generated from `#/paths/v1/devices/statistics/POST/requestBody`.
+            /// - Remark: Generated from `#/paths/v1/login-statistics/POST/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/v1/devices/statistics/POST/requestBody/content/application\/json`.
+                /// - Remark: Generated from `#/paths/v1/login-statistics/POST/requestBody/content/application\/json`.
                 case json(Components.Schemas.LoginStatisticsBatch)
             }
             public var body: Operations.SubmitLoginStatistics.Input.Body
@@ -5892,7 +5892,7 @@ public enum Operations {
             /// it, which includes the per-client rate limit counted in a PostgreSQL database).
             ///
             ///
-            /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)/responses/503`.
+            /// - Remark: Generated from `#/paths//v1/login-statistics/post(submitLoginStatistics)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
             case serviceUnavailable(Components.Responses.Unavailable)
@@ -5919,13 +5919,13 @@ public enum Operations {
             }
             /// Added.
             ///
-            /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)/responses/204`.
+            /// - Remark: Generated from `#/paths//v1/login-statistics/post(submitLoginStatistics)/responses/204`.
             ///
             /// HTTP response code: `204 noContent`.
             case noContent(Operations.SubmitLoginStatistics.Output.NoContent)
             /// Added.
             ///
-            /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)/responses/204`.
+            /// - Remark: Generated from `#/paths//v1/login-statistics/post(submitLoginStatistics)/responses/204`.
             ///
             /// HTTP response code: `204 noContent`.
             public static var noContent: Self {
@@ -5961,7 +5961,7 @@ public enum Operations {
             /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
             ///
             ///
-            /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)/responses/400`.
+            /// - Remark: Generated from `#/paths//v1/login-statistics/post(submitLoginStatistics)/responses/400`.
             ///
             /// HTTP response code: `400 badRequest`.
             case badRequest(Components.Responses._Error)
@@ -5995,7 +5995,7 @@ public enum Operations {
             /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
             ///
             ///
-            /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)/responses/401`.
+            /// - Remark: Generated from `#/paths//v1/login-statistics/post(submitLoginStatistics)/responses/401`.
             ///
             /// HTTP response code: `401 unauthorized`.
             case unauthorized(Components.Responses._Error)
@@ -6029,7 +6029,7 @@ public enum Operations {
             /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
             ///
             ///
-            /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)/responses/404`.
+            /// - Remark: Generated from `#/paths//v1/login-statistics/post(submitLoginStatistics)/responses/404`.
             ///
             /// HTTP response code: `404 notFound`.
             case notFound(Components.Responses._Error)

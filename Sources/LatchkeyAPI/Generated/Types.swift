@@ -170,8 +170,8 @@ public protocol APIProtocol: Sendable {
     ///
     /// Sent by the SDK in batches when the app's context enables `collectStatistics`. The server adds each method's counts to those of the calling device for the day of receipt (one row per device, method and day), keeps them `issuer.statistics.retentionDays`, and exposes the sums in `/metrics` (`latchkey_app_logins_total`, `latchkey_app_login_latency_milliseconds_total`). 404 when the issuer turned statistics off.
     ///
-    /// - Remark: HTTP `POST /v1/devices/statistics`.
-    /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)`.
+    /// - Remark: HTTP `POST /v1/login-statistics`.
+    /// - Remark: Generated from `#/paths//v1/login-statistics/post(submitLoginStatistics)`.
     func submitLoginStatistics(_ input: Operations.SubmitLoginStatistics.Input) async throws -> Operations.SubmitLoginStatistics.Output
     /// Unlinks a device of the wallet; its sessions, device tokens and certificates end.
     ///
@@ -573,8 +573,8 @@ extension APIProtocol {
     ///
     /// Sent by the SDK in batches when the app's context enables `collectStatistics`. The server adds each method's counts to those of the calling device for the day of receipt (one row per device, method and day), keeps them `issuer.statistics.retentionDays`, and exposes the sums in `/metrics` (`latchkey_app_logins_total`, `latchkey_app_login_latency_milliseconds_total`). 404 when the issuer turned statistics off.
     ///
-    /// - Remark: HTTP `POST /v1/devices/statistics`.
-    /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)`.
+    /// - Remark: HTTP `POST /v1/login-statistics`.
+    /// - Remark: Generated from `#/paths//v1/login-statistics/post(submitLoginStatistics)`.
     public func submitLoginStatistics(
         headers: Operations.SubmitLoginStatistics.Input.Headers = .init(),
         body: Operations.SubmitLoginStatistics.Input.Body

@@ -64,7 +64,10 @@ extension ServerConfiguration {
                 throw ConfigurationError(key: path, message: "Setting names must be strings.")
             }
             let keyPath = path.isEmpty ? key : "\(path).\(key)"
-            if let template = listTemplates[keyPath], let list = value.sequence {
+            if keyPath == "issuer.fields" {
+                try checkFieldOverrides(value, path: keyPath)
+                result[key] = value
+            } else if let template = listTemplates[keyPath], let list = value.sequence {
                 for (index, element) in list.enumerated() {
                     guard let object = element.mapping else { continue }
                     let names = object.keys.compactMap(\.string)
@@ -85,6 +88,25 @@ extension ServerConfiguration {
             }
         }
         return result
+    }
+
+    /// `issuer.fields` is a mapping of groups to keys to overrides, taken whole; each override may
+    /// name only `FieldOverride.properties`.
+    private static func checkFieldOverrides(_ value: Node, path: String) throws {
+        guard let groups = value.mapping else { throw ConfigurationError(key: path, message: "This setting must be a mapping.") }
+        for (groupNode, fields) in groups {
+            let group = "\(path).\(groupNode.string ?? "?")"
+            guard let fields = fields.mapping else { throw ConfigurationError(key: group, message: "This setting must be a mapping.") }
+            for (keyNode, override) in fields {
+                let field = "\(group).\(keyNode.string ?? "?")"
+                guard let override = override.mapping else {
+                    throw ConfigurationError(key: field, message: "This setting must be a mapping.")
+                }
+                if let unknown = override.keys.compactMap(\.string).sorted().first(where: { !FieldOverride.properties.contains($0) }) {
+                    throw ConfigurationError(key: "\(field).\(unknown)", message: "Unknown setting.")
+                }
+            }
+        }
     }
 
     /// Checks values that decode but cannot work.
@@ -160,6 +182,8 @@ extension ServerConfiguration {
             try require((1...60).contains(provider.timeoutSeconds ?? 5), key + ".timeoutSeconds", "Must be between 1 and 60.")
         }
         try require(issuer.deviceAuthentication.lifetimeDays >= 1, "issuer.deviceAuthentication.lifetimeDays", "Must be at least 1.")
+        try require(issuer.statistics.retentionDays >= 0, "issuer.statistics.retentionDays", "Must not be negative (0 keeps them).")
+        _ = try issuer.fieldMetadata()
     }
 }
 

@@ -159,6 +159,10 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
     public var encryption = SealingSettings()
     /// The apps' login statistics (the spec's `collectStatistics`).
     public var statistics = StatisticsSettings()
+    /// The issuer's field metadata over the spec's defaults (`PDMetaData`): per group
+    /// (`userProfile`, `contactInformation`, `addressInformation`, `additionalCustomerInformation`)
+    /// and key, the properties to change (`fieldMetadata()`).
+    public var fields: [String: [String: FieldOverride]] = [:]
     public init() {}
 
     /// The settings an app reads (`kEncryptPin`, `kEncryptPassword`, `kEncryptMFASecretAnswer`,
@@ -173,7 +177,9 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
 
     /// The rules registration is checked against.
     public var enrollmentRules: EnrollmentRules {
-        EnrollmentRules(password: password, passcode: passcode, mfa: mfa.questionsResponse)
+        // `fields` were checked when the configuration was loaded (`validate`).
+        EnrollmentRules(password: password, passcode: passcode, mfa: mfa.questionsResponse,
+                        metadata: (try? fieldMetadata()) ?? .default)
     }
 }
 

@@ -25,7 +25,7 @@ extension OperationPolicy {
         .init(operationID: "resetForgottenPasscode", method: "POST", path: "/v1/enrollment/passcode-reset", proof: .optional, nonce: false, recordProof: false, session: .full, privileged: false),
         .init(operationID: "changeExpiredPassword", method: "POST", path: "/v1/enrollment/expired-password", proof: .optional, nonce: true, recordProof: true, session: .full, privileged: false),
         .init(operationID: "listDevices", method: "GET", path: "/v1/devices", proof: .optional, nonce: false, recordProof: false, session: .full, privileged: false),
-        .init(operationID: "submitLoginStatistics", method: "POST", path: "/v1/devices/statistics", proof: .optional, nonce: false, recordProof: false, session: .full, privileged: false),
+        .init(operationID: "submitLoginStatistics", method: "POST", path: "/v1/login-statistics", proof: .optional, nonce: false, recordProof: false, session: .full, privileged: false),
         .init(operationID: "unlinkDevice", method: "DELETE", path: "/v1/devices/{deviceId}", proof: .optional, nonce: false, recordProof: false, session: .full, privileged: true),
         .init(operationID: "retrieveCustomer", method: "GET", path: "/v1/profile", proof: .optional, nonce: false, recordProof: false, session: .full, privileged: false),
         .init(operationID: "updateUserProfile", method: "PATCH", path: "/v1/profile", proof: .optional, nonce: false, recordProof: false, session: .full, privileged: false),

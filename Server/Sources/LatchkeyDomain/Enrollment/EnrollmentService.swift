@@ -43,6 +43,7 @@ public struct EnrollmentService: Sendable {
     ///   416 `email_in_use` for a held address, 503 `overloaded` past the hash gate.
     public func register(_ profile: UserProfile, caller: Caller) async throws -> RegisterUserResponse {
         let store = self.store.recording(into: caller.audit)
+        let profile = issuer.enrollmentRules.applyingDefaults(profile)
         let deviceID = caller.device.deviceID
         return try await admitted(2 + (profile.mfaAnswers?.count ?? 0), for: caller) { hasher in
             try issuer.enrollmentRules.validateRegistration(profile)

@@ -72,7 +72,7 @@ public struct FederationService: Sendable {
         let store = self.store.recording(into: caller.audit)
         return try await admitted(1 + (request.profile.mfaAnswers?.count ?? 0), for: caller) { hasher in
             if request.nonce.isEmpty { throw DomainError.invalidField("nonce", "nonce is required.") }
-            var profile = request.profile
+            var profile = issuer.enrollmentRules.applyingDefaults(request.profile)
             if profile.email.map({ $0.trimmingCharacters(in: .whitespaces) }) == nil || profile.email?.isEmpty == true {
                 throw DomainError.invalidField("email", "email is required.")
             }

@@ -38,9 +38,9 @@ public struct OperatorService: Sendable {
     /// The login statistics of a user's devices over the last `days` days, each device's counts
     /// added up per method.
     public func loginStatistics(of user: UserRecord, days: Int) async throws -> [String: [LoginStatistics]] {
-        let since = LoginStatisticsService.day(of: now()) - days
+        let since = LoginStatisticsService.day(of: now()) - days + 1
         var byDevice: [String: [LoginStatisticsMethod: LoginStatistics]] = [:]
-        for daily in try await store.loginStatistics(userID: user.id, deviceID: nil) where daily.day > since {
+        for daily in try await store.loginStatistics(userID: user.id, deviceID: nil, sinceDay: since) {
             byDevice[daily.deviceID, default: [:]][daily.statistics.method, default: LoginStatistics(method: daily.statistics.method)]
                 .add(daily.statistics)
         }

@@ -26,7 +26,7 @@ extension ProfileService {
             if let changes = update.additionalCustomerInformation {
                 var info = document.additionalCustomerInformation ?? [:]
                 for (key, value) in changes { info[key] = value }
-                try issuer.enrollmentRules.validateAdditionalInformation(info, field: "additionalCustomerInformation")
+                try issuer.enrollmentRules.validateAdditionalInformationShape(info, field: "additionalCustomerInformation")
                 document.additionalCustomerInformation = info.isEmpty ? nil : info
             }
             user.profileJSON = String(decoding: try JSONEncoder().encode(document), as: UTF8.self)

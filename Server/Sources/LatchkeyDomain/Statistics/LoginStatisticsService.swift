@@ -16,28 +16,33 @@ public struct LoginStatisticsService: Sendable {
         self.now = now
     }
 
-    /// Adds a batch to the counts of the caller's device (the one its session was opened on) for
-    /// the day of receipt: the server's day, since the phone's clock decides nothing.
+    /// Adds a batch to the counts of the caller's device (the one its session was opened on, never
+    /// one the body or a header names) for the day of receipt: the server's day, since the phone's
+    /// clock decides nothing. A batch sent again (its id taken before) adds nothing.
     /// - Throws: `not_found` (404) when the issuer turned statistics off; `invalid_field` naming
-    ///   `statistics` or `statistics[i].<property>` for a batch or counts out of their bounds;
-    ///   `not_logged_in` without a session.
-    public func submit(_ batch: [LoginStatistics], caller: Caller) async throws {
+    ///   `batchId`, `statistics` or `statistics[i].<property>` for a batch or counts out of their
+    ///   bounds, or `X-Device-ID` for a session opened on no device; `not_logged_in` without a session.
+    public func submit(_ batch: [LoginStatistics], id: String, caller: Caller) async throws {
         guard settings.enabled else {
             throw DomainError(.notFound, message: "This issuer does not collect login statistics.")
         }
         let principal = try caller.identity.require()
-        do { try LoginStatistics.validate(batch: batch) } catch { throw DomainError.invalidField(error.field, error.message) }
-        guard let deviceID = principal.deviceID else { return }
+        do { try LoginStatistics.validate(batch: batch, id: id) } catch { throw DomainError.invalidField(error.field, error.message) }
+        guard let deviceID = principal.deviceID else {
+            throw DomainError.invalidField("X-Device-ID", "This session was opened on no device; statistics are kept per device.")
+        }
         var merged: [LoginStatisticsMethod: LoginStatistics] = [:]
         for entry in batch { merged[entry.method, default: LoginStatistics(method: entry.method)].add(entry) }
         let entries = LoginStatisticsMethod.allCases.compactMap { merged[$0] }
-        try await store.addLoginStatistics(userID: principal.userID, deviceID: deviceID, day: Self.day(of: now()), entries)
+        guard try await store.addLoginStatistics(userID: principal.userID, deviceID: deviceID, day: Self.day(of: now()),
+                                                 batchID: id, entries) else { return }
         for entry in entries { Self.count(entry) }
     }
 
-    /// The counts of a wallet's devices (one device's when given), newest day first.
-    public func statistics(userID: String, deviceID: String? = nil) async throws -> [DailyLoginStatistics] {
-        try await store.loginStatistics(userID: userID, deviceID: deviceID)
+    /// The counts of a wallet's devices (one device's when given) over the last `days` days,
+    /// newest day first.
+    public func statistics(userID: String, deviceID: String? = nil, days: Int) async throws -> [DailyLoginStatistics] {
+        try await store.loginStatistics(userID: userID, deviceID: deviceID, sinceDay: Self.day(of: now()) - days + 1)
     }
 
     /// Days since 1970 (UTC), the unit the counts are kept in.

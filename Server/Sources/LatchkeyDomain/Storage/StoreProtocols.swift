@@ -216,10 +216,13 @@ extension UserStore {
 /// The apps' login statistics (`collectStatistics`), added up per device, method and day.
 public protocol StatisticsStore: AuditingStore {
     /// Adds `statistics` to the device's counts of `day` (days since 1970, UTC), atomically: two
-    /// replicas adding to the same day add up.
-    func addLoginStatistics(userID: String, deviceID: String, day: Int, _ statistics: [LoginStatistics]) async throws
-    /// A wallet's counts (one device's when given), newest day first, then by device and method.
-    func loginStatistics(userID: String, deviceID: String?) async throws -> [DailyLoginStatistics]
+    /// replicas adding to the same day add up; each sum stops at `LoginStatistics.sumCap`. A
+    /// batch whose id was taken before adds nothing (answers false).
+    func addLoginStatistics(userID: String, deviceID: String, day: Int, batchID: String,
+                            _ statistics: [LoginStatistics]) async throws -> Bool
+    /// A wallet's counts (one device's when given) from `sinceDay` on, newest day first, then by
+    /// device and method.
+    func loginStatistics(userID: String, deviceID: String?, sinceDay: Int) async throws -> [DailyLoginStatistics]
     /// Deletes the counts of days before `day`; answers how many rows went.
     func purgeLoginStatistics(beforeDay day: Int) async throws -> Int
 }

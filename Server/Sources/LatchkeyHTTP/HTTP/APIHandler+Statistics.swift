@@ -6,13 +6,16 @@ import LatchkeyServerAPI
 extension APIHandler {
     package func submitLoginStatistics(_ input: Operations.SubmitLoginStatistics.Input) async throws
         -> Operations.SubmitLoginStatistics.Output {
-        let batch = input.body.json.statistics.map { entry in
-            LoginStatistics(method: LoginStatisticsMethod(rawValue: entry.method.rawValue) ?? .password,
-                            successes: entry.successes, mfaPrompts: entry.mfaPrompts,
-                            failures: entry.failures.additionalProperties, totalLatencyMilliseconds: entry.totalLatencyMilliseconds,
-                            maximumLatencyMilliseconds: entry.maximumLatencyMilliseconds)
+        let body = input.body.json
+        let batch = try body.statistics.enumerated().map { index, entry in
+            guard let method = LoginStatisticsMethod(rawValue: entry.method.rawValue) else {
+                throw DomainError.invalidField("statistics[\(index)].method", "Not a login method counted.")
+            }
+            return LoginStatistics(method: method, successes: entry.successes, mfaPrompts: entry.mfaPrompts,
+                                   failures: entry.failures.additionalProperties, totalLatencyMilliseconds: entry.totalLatencyMilliseconds,
+                                   maximumLatencyMilliseconds: entry.maximumLatencyMilliseconds)
         }
-        try await statistics.submit(batch, caller: caller)
+        try await statistics.submit(batch, id: body.batchId, caller: caller)
         return .noContent(.init())
     }
 }

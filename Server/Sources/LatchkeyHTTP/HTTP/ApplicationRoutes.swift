@@ -27,7 +27,7 @@ public enum ApplicationRoutes {
         table.add(.get, "/v1/auth/session")
         table.add(.get, "/v1/devices")
         table.add(.delete, "/v1/devices/{deviceId}")
-        table.add(.post, "/v1/devices/statistics")
+        table.add(.post, "/v1/login-statistics")
         for path in ["/a/self-service/registration/api", "/a/self-service/login/api", "/a/sessions/whoami"] { table.add(.get, path) }
         for path in ["/a/self-service/registration", "/a/self-service/login", "/identity/verification/flow/phone"] {
             table.add(.post, path)

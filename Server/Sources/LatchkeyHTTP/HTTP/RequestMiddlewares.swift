@@ -89,13 +89,13 @@ package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
                 // security scheme): without a valid one the caller is unauthenticated.
                 throw DomainError(.invalidAppSignature, field: "X-Application-Signature")
             }
-            if let device = caller.client.deviceID, device.isEmpty || device.count > 128 {
-                throw DomainError.invalidField("X-Device-ID", "X-Device-ID must have 1 to 128 characters.")
+            if let device = caller.client.deviceID, !AppContextHeader.isValidDeviceLabel(device) {
+                throw DomainError.invalidField("X-Device-ID", "X-Device-ID must have 1 to 128 characters, none a control character.")
             }
         }
         // Kept with the device and shown in device lists and consoles: short and printable.
         for name in [HTTPField.Name.deviceType, .appVersion, .sdkVersion] {
-            if let value = headers[name], value.isEmpty || value.utf8.count > 64 || !value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
+            if let value = headers[name], !AppContextHeader.isValid(value) {
                 throw DomainError.invalidField(name.rawName, "\(name.rawName) must have 1 to 64 printable ASCII characters.")
             }
         }

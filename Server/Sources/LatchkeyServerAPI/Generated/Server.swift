@@ -306,7 +306,7 @@ extension APIProtocol {
                 )
             },
             method: .post,
-            path: server.apiPathComponentsWithServerPrefix("/v1/devices/statistics")
+            path: server.apiPathComponentsWithServerPrefix("/v1/login-statistics")
         )
         try transport.register(
             {
@@ -3909,8 +3909,8 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     ///
     /// Sent by the SDK in batches when the app's context enables `collectStatistics`. The server adds each method's counts to those of the calling device for the day of receipt (one row per device, method and day), keeps them `issuer.statistics.retentionDays`, and exposes the sums in `/metrics` (`latchkey_app_logins_total`, `latchkey_app_login_latency_milliseconds_total`). 404 when the issuer turned statistics off.
     ///
-    /// - Remark: HTTP `POST /v1/devices/statistics`.
-    /// - Remark: Generated from `#/paths//v1/devices/statistics/post(submitLoginStatistics)`.
+    /// - Remark: HTTP `POST /v1/login-statistics`.
+    /// - Remark: Generated from `#/paths//v1/login-statistics/post(submitLoginStatistics)`.
     func submitLoginStatistics(
         request: HTTPTypes.HTTPRequest,
         body: OpenAPIRuntime.HTTPBody?,

@@ -1,0 +1,85 @@
+import Foundation
+import LatchkeyCore
+
+/// The issuer's changes to one field's metadata (`issuer.fields.<group>.<KEY>`): each property
+/// given replaces the spec's default; a key of `additionalCustomerInformation` defines one of the
+/// issuer's own fields.
+public struct FieldOverride: Codable, Sendable, Equatable {
+    public var name: String?
+    public var required: Bool?
+    public var minLength: Int?
+    public var maxLength: Int?
+    public var defaultValue: String?
+    public var regex: String?
+    public var additionalDataValidations: [AdditionalDataValidation]?
+    public var order: Int?
+    public var canBeUsedToCreate: Bool?
+    public var updatesAllowed: Bool?
+    public var reverificationRequired: Bool?
+    public var storageRestricted: Bool?
+    public var pciEncryptionRequired: Bool?
+
+    public init() {}
+
+    /// The settings an override may name (`latchkey config check` refuses others by their path).
+    public static let properties: Set<String> = [
+        "name", "required", "minLength", "maxLength", "defaultValue", "regex", "additionalDataValidations", "order",
+        "canBeUsedToCreate", "updatesAllowed", "reverificationRequired", "storageRestricted", "pciEncryptionRequired",
+    ]
+
+    /// `base` with this override's properties.
+    func applied(to base: FieldMetadata) -> FieldMetadata {
+        var field = base
+        if let name { field.name = name }
+        if let required { field.required = required }
+        if let minLength { field.minLength = minLength }
+        if let maxLength { field.maxLength = maxLength }
+        if let defaultValue { field.defaultValue = defaultValue }
+        if let regex { field.regex = regex }
+        if let additionalDataValidations { field.additionalDataValidations = additionalDataValidations }
+        if let order { field.order = order }
+        if let canBeUsedToCreate { field.canBeUsedToCreate = canBeUsedToCreate }
+        if let updatesAllowed { field.updatesAllowed = updatesAllowed }
+        if let reverificationRequired { field.reverificationRequired = reverificationRequired }
+        if let storageRestricted { field.storageRestricted = storageRestricted }
+        if let pciEncryptionRequired { field.pciEncryptionRequired = pciEncryptionRequired }
+        return field
+    }
+}
+
+extension IssuerSettings {
+    /// The field metadata of this issuer: the spec's defaults with `fields` laid over them.
+    /// - Throws: `ConfigurationError` naming `issuer.fields.<group>.<KEY>[.<property>]` for a
+    ///   group or key the spec does not have, or metadata that cannot work (a bad expression, a
+    ///   minimum above the maximum, a default that breaks its own rules).
+    public func fieldMetadata() throws -> ProfileMetadata {
+        var metadata = ProfileMetadata.default
+        for (group, overrides) in fields.sorted(by: { $0.key < $1.key }) {
+            let path = "issuer.fields.\(group)"
+            guard ProfileMetadata.groupNames.contains(group) else {
+                throw ConfigurationError(key: path, message: "Unknown group: one of \(ProfileMetadata.groupNames.joined(separator: ", ")).")
+            }
+            var fields = metadata[group: group]
+            for (key, override) in overrides.sorted(by: { $0.key < $1.key }) {
+                if let index = fields.firstIndex(where: { $0.key == key }) {
+                    fields[index] = override.applied(to: fields[index])
+                } else if group == "additionalCustomerInformation" {
+                    guard (1...64).contains(key.count) else {
+                        throw ConfigurationError(key: "\(path).\(key)", message: "Keys have 1 to 64 characters.")
+                    }
+                    fields.append(override.applied(to: FieldMetadata(key: key, name: key, maxLength: 256, order: fields.count + 1)))
+                } else {
+                    throw ConfigurationError(key: "\(path).\(key)", message: "Unknown field: one of "
+                                             + fields.map(\.key).joined(separator: ", ") + ".")
+                }
+            }
+            for field in fields {
+                if let problem = field.problems.first {
+                    throw ConfigurationError(key: "\(path).\(field.key).\(problem.property)", message: problem.message)
+                }
+            }
+            metadata[group: group] = fields.sorted { ($0.order, $0.key) < ($1.order, $1.key) }
+        }
+        return metadata
+    }
+}
