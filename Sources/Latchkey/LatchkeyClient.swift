@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import HTTPTypes
 import LatchkeyAPI
 import LatchkeyCore
@@ -30,7 +33,7 @@ public final class LatchkeyClient: Sendable {
     /// Builds the client; make one for the app's lifetime.
     /// - Parameters:
     ///   - context: the app's identity towards the server (`PDPaydiantContext`).
-    ///   - transport: how requests reach the server (URLSession by default; inject any
+    ///   - transport: how requests reach the server (`defaultTransport()`: URLSession with no disk cache; inject any
     ///     `ClientTransport`, e.g. for tests).
     ///   - storage: where session, device token and device key are kept: by default the Keychain
     ///     where there is one (`defaultCredentialStorage()`), memory elsewhere.
@@ -43,7 +46,7 @@ public final class LatchkeyClient: Sendable {
     ///   - logHandler: where the SDK's log entries go (calls' answers, logins' outcomes); none by
     ///     default.
     ///   - locationProvider: the coordinates for log entries when `context.locationLoggingEnabled`.
-    public init(context: LatchkeyContext, transport: any ClientTransport = URLSessionTransport(),
+    public init(context: LatchkeyContext, transport: any ClientTransport = LatchkeyClient.defaultTransport(),
                 storage: any CredentialStorage = defaultCredentialStorage(), now: @escaping @Sendable () -> Date = Date.init,
                 reinstall: ReinstallDetection = .automatic, logHandler: (any LatchkeyLogHandler)? = nil,
                 locationProvider: (any LatchkeyLocationProvider)? = nil) {
@@ -79,6 +82,22 @@ public final class LatchkeyClient: Sendable {
 }
 
 extension LatchkeyClient {
+    /// How the SDK's default transport's `URLSession` is configured: ephemeral, with no URL cache
+    /// and no cache lookups, so no answer (a profile, a field the issuer marks
+    /// `storageRestricted`) is ever written to the disk's HTTP cache, whatever headers a proxy
+    /// leaves on it; cookies live in memory only.
+    public static var defaultSessionConfiguration: URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return configuration
+    }
+
+    /// The default transport: URLSession with `defaultSessionConfiguration`.
+    public static func defaultTransport() -> URLSessionTransport {
+        URLSessionTransport(configuration: .init(session: URLSession(configuration: defaultSessionConfiguration)))
+    }
+
     /// The RFC 7638 thumbprint of this installation's device key: how the server knows the device
     /// (device lists show it; the server names the device `jkt:<thumbprint>`). Creates the key on
     /// first use. Throws when the stored key cannot be read.

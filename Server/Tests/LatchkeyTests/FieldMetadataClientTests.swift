@@ -1,3 +1,6 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Foundation
 import Latchkey
 import LatchkeyCore
@@ -29,5 +32,40 @@ import Testing
             let registered = try await sdk.enrollment.registerNewUser(profile)
             #expect(!registered.nonce.isEmpty)
         }
+    }
+
+    /// A storage that keeps every value written, to look for what must not be written.
+    actor RecordingStorage: CredentialStorage {
+        var values: [String: Data] = [:]
+        var written: [Data] = []
+        func data(for key: String) -> Data? { values[key] }
+        func set(_ data: Data?, for key: String) {
+            values[key] = data
+            if let data { written.append(data) }
+        }
+    }
+
+    /// `storageRestricted`: the SDK writes no profile value to its storage, and its HTTP client
+    /// keeps no cache, so a restricted value is never on the disk.
+    @Test func aRestrictedValueIsNeverStored() async throws {
+        let storage = RecordingStorage()
+        try await withLiveServer(storage: storage, configure: { configuration in
+            var secret = FieldOverride()
+            secret.storageRestricted = true
+            configuration.issuer.fields = ["additionalCustomerInformation": ["national_id": secret]]
+        }) { sdk, app in
+            #expect(try await sdk.enrollment.retrieveProfileMetadata().additionalCustomerInformation.first?.storageRestricted == true)
+            var profile = sampleProfile()
+            profile.additionalCustomerInformation?["national_id"] = "RESTRICTED-4711"
+            let registered = try await sdk.enrollment.registerNewUser(profile)
+            try await AuthenticationClientTests.verifyEmail(app, server: sdk.context.serverURL)
+            _ = try await sdk.authentication.loginByNonce(registered.nonce)
+            #expect(try await sdk.enrollment.retrieveCustomer().additionalCustomerInformation?["national_id"] == "RESTRICTED-4711")
+            let written = await storage.written
+            #expect(!written.isEmpty, "the session and the key were stored")
+            #expect(!written.contains { String(decoding: $0, as: UTF8.self).contains("RESTRICTED-4711") })
+        }
+        let configuration = LatchkeyClient.defaultSessionConfiguration
+        #expect(configuration.urlCache == nil && configuration.requestCachePolicy == .reloadIgnoringLocalCacheData)
     }
 }
