@@ -20,7 +20,16 @@ actor CredentialSealer {
     private let app: EncryptionSettings
     /// `LatchkeyContext.sealKeyPins`: when not empty, the server's key must be one of these.
     private let pins: Set<String>
-    private var server: (settings: EncryptionSettings, keyID: String, publicKey: P256.KeyAgreement.PublicKey)?
+    private var server: Server?
+    /// What the server's settings say: its rules, its current key, its sealed profile fields.
+    struct Server: Sendable {
+        let settings: EncryptionSettings
+        let keyID: String
+        let publicKey: P256.KeyAgreement.PublicKey
+        let profileFields: [String: [SealedField]]
+    }
+    /// Operations whose body may hold profile fields the issuer marks `pciEncryptionRequired`.
+    static let profileOperations: Set<String> = ["registerNewUser", "updateUserProfile", "registerCustomer"]
     private let fetch: @Sendable () async throws -> Components.Schemas.EncryptionSettingsResponse
 
     init(app: EncryptionSettings, pins: [String],
@@ -37,14 +46,15 @@ actor CredentialSealer {
     /// - Throws: when the server's settings cannot be read or its key is not pinned (the call is
     ///   then not sent: a credential never goes plain because the settings were out of reach).
     func plan(for operationID: String) async throws -> Plan? {
-        guard let declared = SealedField.all[operationID] else { return nil }
+        let declared = SealedField.all[operationID]
+        guard declared != nil || Self.profileOperations.contains(operationID) else { return nil }
         let server = try await serverSettings()
         let wanted = server.settings.union(app)
-        let fields = declared.filter { wanted.requiresSealing($0.kind) }
+        let fields = (declared ?? []).filter { wanted.requiresSealing($0.kind) } + (server.profileFields[operationID] ?? [])
         return fields.isEmpty ? nil : Plan(fields: fields, keyID: server.keyID, publicKey: server.publicKey)
     }
 
-    private func serverSettings() async throws -> (settings: EncryptionSettings, keyID: String, publicKey: P256.KeyAgreement.PublicKey) {
+    private func serverSettings() async throws -> Server {
         if let server { return server }
         let answer = try await fetch()
         guard let current = answer.keys.first(where: \.current), let raw = Data(base64Encoded: current.publicKey) else {
@@ -56,7 +66,12 @@ actor CredentialSealer {
         let settings = EncryptionSettings(pin: answer.kEncryptPin, password: answer.kEncryptPassword,
                                           mfaAnswers: answer.kEncryptMFASecretAnswer,
                                           caseInsensitiveMFAAnswers: answer.kCaseInsensitiveMFASecretAnswer)
-        let fetched = (settings, current.keyId, try P256.KeyAgreement.PublicKey(x963Representation: raw))
+        var profileFields: [String: [SealedField]] = [:]
+        for field in answer.profileFields ?? [] {
+            profileFields[field.operationId, default: []].append(SealedField(pointer: field.pointer, kind: .profileField))
+        }
+        let fetched = Server(settings: settings, keyID: current.keyId, publicKey: try P256.KeyAgreement.PublicKey(x963Representation: raw),
+                             profileFields: profileFields)
         server = fetched
         return fetched
     }

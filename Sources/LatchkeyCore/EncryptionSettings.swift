@@ -38,6 +38,8 @@ public struct EncryptionSettings: Codable, Sendable, Equatable {
         case .pin: pin
         case .password: password
         case .mfaAnswer: mfaAnswers
+        // The issuer marked the field `pciEncryptionRequired`: always sealed.
+        case .profileField: true
         }
     }
 
@@ -51,4 +53,6 @@ public struct EncryptionSettings: Codable, Sendable, Equatable {
 /// What a sealable request field holds.
 public enum SealedValueKind: String, Codable, Sendable, CaseIterable {
     case pin, password, mfaAnswer
+    /// A profile field the issuer marks `pciEncryptionRequired` (field metadata).
+    case profileField
 }

@@ -93,3 +93,34 @@ public struct ProfileMetadata: Codable, Sendable, Hashable {
         group.first { $0.key == key }
     }
 }
+
+extension ProfileMetadata {
+    /// The address fields by their metadata key, as the request bodies name them.
+    public static let addressProperties = [Key.state: "state", Key.country: "country", Key.addressLine1: "addressLine1",
+                                           Key.addressLine2: "addressLine2", Key.city: "city", Key.zipCode: "zipCode"]
+
+    /// Fields the issuer marks `pciEncryptionRequired`: where they travel sealed, as JSON pointers
+    /// (RFC 6901) into each operation's request body. Only fields kept in the profile document
+    /// may be marked (additional customer information and the address; `latchkey config check`
+    /// refuses others). For SSO registration, whose additional information is a list, every value
+    /// of the list travels sealed when any additional key is marked.
+    public var pciFieldPointers: [String: [String]] {
+        let additional = additionalCustomerInformation.filter { $0.pciEncryptionRequired == true }.map { Self.escape($0.key) }
+        let address = addressInformation.filter { $0.pciEncryptionRequired == true }.compactMap { Self.addressProperties[$0.key] }
+        var pointers: [String: [String]] = [
+            "registerNewUser": additional.map { "/userProfile/additionalCustomerInformation/" + $0 }
+                + address.map { "/userProfile/addressInformation/" + $0 },
+            "updateUserProfile": additional.map { "/additionalCustomerInformation/" + $0 } + address.map { "/addressInformation/" + $0 },
+            "registerCustomer": (additional.isEmpty ? [] : ["/additionalCustomerInformation/*/additionalCustomerInformationValue"])
+                + address.map { "/address/" + $0 },
+        ]
+        pointers = pointers.filter { !$0.value.isEmpty }
+        return pointers
+    }
+
+    /// A key as one token of a JSON pointer (RFC 6901: `~` and `/` escaped).
+    public static func escape(_ key: String) -> String {
+        key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+    }
+}
+

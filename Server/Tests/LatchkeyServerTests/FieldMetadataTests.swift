@@ -93,4 +93,28 @@ import Testing
             #expect(served == ProfileMetadata.default)
         }
     }
+
+    /// A field the issuer marks `pciEncryptionRequired` must travel sealed: the encryption
+    /// settings name where, and a plain value is refused naming the field, before any rule runs.
+    @Test func aPCIFieldMustBeSealed() async throws {
+        try await withServer(configure: { configuration in
+            var pci = FieldOverride()
+            pci.pciEncryptionRequired = true
+            configuration.issuer.fields = ["additionalCustomerInformation": ["card_ref": pci]]
+        }) { _, client in
+            let settings = try #require(try await client.call(.get, "/v1/enrollment/encryption-settings")
+                .decoded(Components.Schemas.EncryptionSettingsResponse.self))
+            #expect(settings.profileFields?.contains { $0.operationId == "registerNewUser"
+                && $0.pointer == "/userProfile/additionalCustomerInformation/card_ref" } == true, "\(String(describing: settings.profileFields))")
+            let plain = try await client.call(.post, "/v1/enrollment/users", body: registrationBody { profile in
+                profile["additionalCustomerInformation"] = ["card_ref": "PAN-REF-1"]
+            })
+            #expect(plain.status == .badRequest && plain.failure?.id == "seal_required"
+                    && plain.errorField == "userProfile.additionalCustomerInformation.card_ref", "\(plain.json)")
+            #expect(!String(decoding: plain.data, as: UTF8.self).contains("PAN-REF-1"))
+        }
+        #expect(throws: ConfigurationError.self, "only fields of the profile document") {
+            try ServerConfiguration.parse(yaml: "issuer:\n  fields: { userProfile: { EXTERNAL_ID: { pciEncryptionRequired: true } } }")
+        }
+    }
 }

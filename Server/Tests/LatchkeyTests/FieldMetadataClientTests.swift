@@ -68,4 +68,29 @@ import Testing
         let configuration = LatchkeyClient.defaultSessionConfiguration
         #expect(configuration.urlCache == nil && configuration.requestCachePolicy == .reloadIgnoringLocalCacheData)
     }
+
+    /// `pciEncryptionRequired` in transit: the server publishes where the marked fields are in
+    /// each operation's body; the SDK seals them (registration, profile update) and the server
+    /// opens them; no request body holds the value.
+    @Test func aPCIFieldTravelsSealed() async throws {
+        let network = RecordingTransport()
+        try await withLiveServer(transport: network, configure: { configuration in
+            var pci = FieldOverride()
+            pci.pciEncryptionRequired = true
+            configuration.issuer.fields = ["additionalCustomerInformation": ["card_ref": pci], "addressInformation": ["ZIP_CODE": pci]]
+        }) { sdk, app in
+            var profile = sampleProfile()
+            profile.additionalCustomerInformation?["card_ref"] = "PAN-REF-9941"
+            let registered = try await sdk.enrollment.registerNewUser(profile)
+            try await AuthenticationClientTests.verifyEmail(app, server: sdk.context.serverURL)
+            _ = try await sdk.authentication.loginByNonce(registered.nonce)
+            _ = try await sdk.enrollment.updateUserProfile(ProfileUpdate(additionalCustomerInformation: ["card_ref": "PAN-REF-7720"]))
+            let customer = try await sdk.enrollment.retrieveCustomer()
+            #expect(customer.additionalCustomerInformation?["card_ref"] == "PAN-REF-7720"
+                    && customer.contactInformation.addressInformation?.zipCode == "10001", "the server opened them")
+            let sent = network.all
+            #expect(sent.contains("hpke1."))
+            for plain in ["PAN-REF-9941", "PAN-REF-7720", "10001"] { #expect(!sent.contains(plain), "\(plain) went plain") }
+        }
+    }
 }

@@ -46,6 +46,37 @@ extension Components {
             public var suite: Swift.String
             /// - Remark: Generated from `#/components/schemas/EncryptionSettingsResponse/keys`.
             public var keys: [Components.Schemas.SealKey]
+            /// - Remark: Generated from `#/components/schemas/EncryptionSettingsResponse/ProfileFieldsPayload`.
+            public struct ProfileFieldsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/EncryptionSettingsResponse/ProfileFieldsPayload/operationId`.
+                public var operationId: Swift.String
+                /// - Remark: Generated from `#/components/schemas/EncryptionSettingsResponse/ProfileFieldsPayload/pointer`.
+                public var pointer: Swift.String
+                /// Creates a new `ProfileFieldsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - operationId:
+                ///   - pointer:
+                public init(
+                    operationId: Swift.String,
+                    pointer: Swift.String
+                ) {
+                    self.operationId = operationId
+                    self.pointer = pointer
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case operationId
+                    case pointer
+                }
+            }
+            /// Profile fields the issuer marks `pciEncryptionRequired` (field metadata): each travels sealed (kind `profileField`) at this JSON pointer of the operation's request body.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EncryptionSettingsResponse/profileFields`.
+            public typealias ProfileFieldsPayload = [Components.Schemas.EncryptionSettingsResponse.ProfileFieldsPayloadPayload]
+            /// Profile fields the issuer marks `pciEncryptionRequired` (field metadata): each travels sealed (kind `profileField`) at this JSON pointer of the operation's request body.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EncryptionSettingsResponse/profileFields`.
+            public var profileFields: Components.Schemas.EncryptionSettingsResponse.ProfileFieldsPayload?
             /// Creates a new `EncryptionSettingsResponse`.
             ///
             /// - Parameters:
@@ -55,13 +86,15 @@ extension Components {
             ///   - kCaseInsensitiveMFASecretAnswer: MFA answers compare without regard to case.
             ///   - suite: The HPKE suite (RFC 9180, base mode).
             ///   - keys:
+            ///   - profileFields: Profile fields the issuer marks `pciEncryptionRequired` (field metadata): each travels sealed (kind `profileField`) at this JSON pointer of the operation's request body.
             public init(
                 kEncryptPin: Swift.Bool,
                 kEncryptPassword: Swift.Bool,
                 kEncryptMFASecretAnswer: Swift.Bool,
                 kCaseInsensitiveMFASecretAnswer: Swift.Bool,
                 suite: Swift.String,
-                keys: [Components.Schemas.SealKey]
+                keys: [Components.Schemas.SealKey],
+                profileFields: Components.Schemas.EncryptionSettingsResponse.ProfileFieldsPayload? = nil
             ) {
                 self.kEncryptPin = kEncryptPin
                 self.kEncryptPassword = kEncryptPassword
@@ -69,6 +102,7 @@ extension Components {
                 self.kCaseInsensitiveMFASecretAnswer = kCaseInsensitiveMFASecretAnswer
                 self.suite = suite
                 self.keys = keys
+                self.profileFields = profileFields
             }
             public enum CodingKeys: String, CodingKey {
                 case kEncryptPin
@@ -77,6 +111,7 @@ extension Components {
                 case kCaseInsensitiveMFASecretAnswer
                 case suite
                 case keys
+                case profileFields
             }
         }
         /// - Remark: Generated from `#/components/schemas/SealKey`.

@@ -61,6 +61,12 @@ extension IssuerSettings {
             }
             var fields = metadata[group: group]
             for (key, override) in overrides.sorted(by: { $0.key < $1.key }) {
+                // Only what the profile document holds is sealed in transit and encrypted at rest;
+                // names, email, phone and external id are what the server looks up and shows.
+                if override.pciEncryptionRequired == true, !["additionalCustomerInformation", "addressInformation"].contains(group) {
+                    throw ConfigurationError(key: "\(path).\(key).pciEncryptionRequired",
+                                             message: "Only additionalCustomerInformation and addressInformation fields can be.")
+                }
                 if let index = fields.firstIndex(where: { $0.key == key }) {
                     fields[index] = override.applied(to: fields[index])
                 } else if group == "additionalCustomerInformation" {

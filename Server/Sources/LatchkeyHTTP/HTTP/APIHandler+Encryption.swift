@@ -15,6 +15,9 @@ extension APIHandler {
         return .ok(.init(body: .json(.init(kEncryptPin: settings.pin, kEncryptPassword: settings.password,
                                            kEncryptMFASecretAnswer: settings.mfaAnswers,
                                            kCaseInsensitiveMFASecretAnswer: settings.caseInsensitiveMFAAnswers,
-                                           suite: SealedCredential.suite, keys: keys))))
+                                           suite: SealedCredential.suite, keys: keys,
+                                           profileFields: sealing.profileFields.sorted { $0.key < $1.key }.flatMap { operation, fields in
+                                               fields.map { .init(operationId: operation, pointer: $0.pointer) }
+                                           }))))
     }
 }

@@ -31,7 +31,7 @@ package struct APIRouteGroups: ServerTransport {
         package func middleware<Context: APIRequestContext>(_ policy: OperationPolicy) -> EdgeMiddleware<Context> {
             EdgeMiddleware(throttle: throttle, proxies: proxies, authentication: authentication, dpop: dpop,
                            deviceBinding: deviceBinding, proofs: proofs, policy: policy,
-                           unsealer: SealedField.all[policy.operationID] == nil ? nil : unsealer, maxBodyBytes: maxBodyBytes)
+                           unsealer: unsealer.fields(of: policy.operationID).isEmpty ? nil : unsealer, maxBodyBytes: maxBodyBytes)
         }
     }
 

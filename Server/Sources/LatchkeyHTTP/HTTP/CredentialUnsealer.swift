@@ -16,12 +16,22 @@ import LatchkeyDomain
 package struct CredentialUnsealer: Sendable {
     package let keys: SealKeyring
     package let settings: EncryptionSettings
+    /// The profile fields the issuer marks `pciEncryptionRequired`, by operation: always sealed.
+    package let profileFields: [String: [SealedField]]
     package let now: @Sendable () -> Date
 
-    package init(keys: SealKeyring, settings: EncryptionSettings, now: @escaping @Sendable () -> Date) {
+    package init(keys: SealKeyring, settings: EncryptionSettings, metadata: ProfileMetadata = .default,
+                 now: @escaping @Sendable () -> Date) {
         self.keys = keys
         self.settings = settings
+        self.profileFields = metadata.pciFieldPointers.mapValues { $0.map { SealedField(pointer: $0, kind: .profileField) } }
         self.now = now
+    }
+
+    /// The fields of `operationID` that may carry a sealed value: its credentials
+    /// (`x-latchkey-sealed`) and the issuer's sealed profile fields.
+    package func fields(of operationID: String) -> [SealedField] {
+        (SealedField.all[operationID] ?? []) + (profileFields[operationID] ?? [])
     }
 
     /// The request with its sealed fields opened, and whether one was. For an operation with
@@ -32,7 +42,8 @@ package struct CredentialUnsealer: Sendable {
     ///   `invalid_field`; `body` for a body that is not a JSON object).
     package func open(_ request: Request, operationID: String, proof: DPoPProof?, maxBytes: Int) async throws
         -> (request: Request, opened: Bool) {
-        guard let fields = SealedField.all[operationID] else { return (request, false) }
+        let fields = fields(of: operationID)
+        guard !fields.isEmpty else { return (request, false) }
         var request = request
         let buffer = try await request.collectBody(upTo: maxBytes)
         guard buffer.readableBytes > 0 else { return (request, false) }

@@ -32,7 +32,8 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
     PortalRoutes(profile: services.profile, issuer: issuer, csrf: csrf, maxBodyBytes: maxBody).add(to: pages)
 
     let dpop = DPoPVerifier(publicURL: publicURL, nonces: DPoPNonces(pepper: pepper), now: now)
-    let unsealer = CredentialUnsealer(keys: sealKeys, settings: issuer.encryptionSettings, now: now)
+    let unsealer = CredentialUnsealer(keys: sealKeys, settings: issuer.encryptionSettings,
+                                      metadata: issuer.enrollmentRules.metadata, now: now)
     let groups = APIRouteGroups(
         wallet: router.group(context: WalletRequestContext.self)
             .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet)),
