@@ -79,6 +79,8 @@ public final class LatchkeyClient: Sendable {
                                                    observer: observer)
         self.signup = SignupClient(context: context, api: api, vault: vault, signer: signer, storage: storage)
     }
+
+    deinit { logger.finish() }
 }
 
 extension LatchkeyClient {

@@ -66,7 +66,11 @@ actor LoginStatisticsRecorder {
             _ = await forget()
             return 0
         }
-        if let sending { _ = try? await sending.task.value }
+        // Every send under way (a third caller may find a second) ends before this one starts.
+        while let running = sending {
+            _ = try? await running.task.value
+            if sending?.number == running.number { sending = nil }
+        }
         sends += 1
         let number = sends
         let task = Task { try await self.sendWaiting(submit) }

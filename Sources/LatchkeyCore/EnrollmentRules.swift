@@ -32,7 +32,7 @@ extension EnrollmentRules {
         }
         try check(profile.phone, ProfileMetadata.Key.mobileNumber, fields, prefix + "phone")
         try check(profile.externalId, ProfileMetadata.Key.externalId, fields, prefix + "externalId")
-        if let address = profile.addressInformation { try validate(address, field: prefix + "addressInformation") }
+        if let address = addressToValidate(profile.addressInformation) { try validate(address, field: prefix + "addressInformation") }
         try validateAdditionalInformation(profile.additionalCustomerInformation, field: prefix + "additionalCustomerInformation")
 
         try password.validate(profile.password, field: prefix + "password")
@@ -88,14 +88,27 @@ extension EnrollmentRules {
         if let email = profile.email, !EmailAddress.isValid(email) { throw .invalidField("email", "The email address is not valid.") }
         try check(profile.phone, ProfileMetadata.Key.mobileNumber, fields, "phone")
         try check(profile.externalId, ProfileMetadata.Key.externalId, fields, "externalId")
-        if let address = profile.addressInformation { try validate(address, field: "address") }
+        if let address = addressToValidate(profile.addressInformation) { try validate(address, field: "address") }
         try validateAdditionalInformation(profile.additionalCustomerInformation, field: "additionalCustomerInformation")
     }
 
-    /// Validates an address against the address metadata.
+    /// The address a registration checks: the one given, or an empty one when the issuer requires
+    /// an address field (so its absence is refused).
+    func addressToValidate(_ address: AddressInformation?) -> AddressInformation? {
+        address ?? (metadata.addressInformation.contains(where: \.required) ? AddressInformation() : nil)
+    }
+
+    /// Validates an address against the address metadata. An address sent in an update replaces
+    /// the stored one, so its required fields must be in it too.
     public func validate(_ address: AddressInformation, field: String, operation: FieldOperation = .create) throws(DomainError) {
         let group = metadata.addressInformation
         let K = ProfileMetadata.Key.self
+        if operation == .update {
+            for rule in group where rule.required {
+                guard let name = ProfileMetadata.addressProperties[rule.key] else { continue }
+                if (address[name] ?? "").isEmpty { throw .invalidField(field + "." + name, "\(rule.name) is required.") }
+            }
+        }
         try check(address.state, K.state, group, field + ".state", operation)
         try check(address.country, K.country, group, field + ".country", operation)
         try check(address.addressLine1, K.addressLine1, group, field + ".addressLine1", operation)

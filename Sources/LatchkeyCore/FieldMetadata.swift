@@ -1,3 +1,5 @@
+import Foundation
+
 /// One extra rule of a field's metadata (`PDTenderTypeMetaDataAdditionalDataValidations`).
 public struct AdditionalDataValidation: Codable, Sendable, Hashable {
     public var minLength: Int?
@@ -31,8 +33,8 @@ public struct FieldMetadata: Codable, Sendable, Hashable {
     public var reverificationRequired: Bool?
     /// The value travels sealed (as a credential does) and is stored encrypted.
     public var pciEncryptionRequired: Bool?
-    /// The whole value must match this regular expression (Swift `Regex` syntax, as ICU and
-    /// ECMAScript write the common cases: classes, quantifiers, alternation, anchors implied).
+    /// The whole value must match this regular expression (ICU syntax, `NSRegularExpression`, the
+    /// same on the server and the phone).
     public var regex: String?
     public var order: Int
 
@@ -70,7 +72,9 @@ extension FieldMetadata {
     /// Checks one value against this metadata; `field` names it in the error (e.g. `userProfile.email`).
     public func validate(_ value: String?, field: String, operation: FieldOperation) throws(DomainError) {
         // At creation a missing value takes the default, as the server stores it.
-        let value = operation == .create && (value ?? "").isEmpty && defaultValue != nil ? defaultValue : value
+        let value = operation == .create && canBeUsedToCreate && (value ?? "").isEmpty && defaultValue != nil ? defaultValue : value
+        // An update that names the field changes it, an empty value too.
+        if operation == .update, value != nil, !updatesAllowed { throw .invalidField(field, "\(name) cannot be changed.") }
         guard let value, !value.isEmpty else {
             if required, operation == .create { throw .invalidField(field, "\(name) is required.") }
             if required, operation == .update, value != nil { throw .invalidField(field, "\(name) must not be empty.") }
@@ -84,9 +88,9 @@ extension FieldMetadata {
         default: break
         }
         let length = value.count
-        if let regex, !Self.matches(value, regex) { throw .invalidField(field, "\(name) is not in the expected format.") }
         if length < minLength { throw .invalidField(field, "\(name) must have at least \(minLength) characters.") }
         if length > maxLength { throw .invalidField(field, "\(name) must have at most \(maxLength) characters.") }
+        if let regex, !Self.matches(value, regex) { throw .invalidField(field, "\(name) is not in the expected format.") }
         for rule in additionalDataValidations ?? [] {
             if let min = rule.minLength, length < min {
                 throw .invalidField(field, "\(name) must have at least \(min) characters.")
@@ -107,24 +111,35 @@ extension FieldMetadata {
         if minLength < 0 { found.append(("minLength", "Must not be negative.")) }
         if maxLength < 1 || maxLength > 256 { found.append(("maxLength", "Must be between 1 and 256.")) }
         if minLength > maxLength { found.append(("minLength", "Must not be above maxLength (\(maxLength)).")) }
-        if let regex, (try? Regex(regex)) == nil { found.append(("regex", "\"\(regex)\" is not a regular expression.")) }
+        if let regex, Self.expression(regex) == nil { found.append(("regex", "\"\(regex)\" is not a regular expression.")) }
+        if required, !canBeUsedToCreate { found.append(("required", "A required field must be usable at creation.")) }
         if let value = defaultValue {
+            if !canBeUsedToCreate { found.append(("defaultValue", "A field not usable at creation has no default.")) }
             do { try validate(value, field: "defaultValue", operation: .create) } catch {
-                if canBeUsedToCreate { found.append(("defaultValue", "Breaks the field's own rules: \(error.message)")) }
+                found.append(("defaultValue", "Breaks the field's own rules: \(error.message)"))
             }
         }
         for (index, rule) in (additionalDataValidations ?? []).enumerated() {
             let path = "additionalDataValidations[\(index)]"
             if let min = rule.minLength, let max = rule.maxLength, min > max {
                 found.append((path + ".minLength", "Must not be above maxLength (\(max)).")) }
-            if let regex = rule.regex, (try? Regex(regex)) == nil {
+            if let regex = rule.regex, Self.expression(regex) == nil {
                 found.append((path + ".regex", "\"\(regex)\" is not a regular expression.")) }
         }
         return found
     }
 
+    /// Whether the whole of `value` matches `pattern`. ICU's syntax (`NSRegularExpression`) on
+    /// every platform, the server's and the phone's alike; a pattern that does not compile matches
+    /// nothing (`latchkey config check` refuses it first).
     private static func matches(_ value: String, _ pattern: String) -> Bool {
-        guard let regex = try? Regex(pattern) else { return false }
-        return (try? regex.wholeMatch(in: value)) != nil
+        guard let expression = expression(pattern) else { return false }
+        let range = NSRange(value.startIndex..., in: value)
+        return expression.firstMatch(in: value, options: [.anchored], range: range).map { $0.range == range } ?? false
+    }
+
+    /// `pattern` compiled, anchored at both ends, or nil when it does not compile.
+    static func expression(_ pattern: String) -> NSRegularExpression? {
+        try? NSRegularExpression(pattern: "^(?:" + pattern + ")$")
     }
 }

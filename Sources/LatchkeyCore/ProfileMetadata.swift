@@ -124,3 +124,30 @@ extension ProfileMetadata {
     }
 }
 
+extension AddressInformation {
+    /// A field by its property name (`zipCode`, …).
+    public subscript(name: String) -> String? {
+        get {
+            switch name {
+            case "state": state
+            case "country": country
+            case "addressLine1": addressLine1
+            case "addressLine2": addressLine2
+            case "city": city
+            case "zipCode": zipCode
+            default: nil
+            }
+        }
+        set {
+            switch name {
+            case "state": state = newValue
+            case "country": country = newValue
+            case "addressLine1": addressLine1 = newValue
+            case "addressLine2": addressLine2 = newValue
+            case "city": city = newValue
+            case "zipCode": zipCode = newValue
+            default: break
+            }
+        }
+    }
+}

@@ -45,6 +45,10 @@ extension EnrollmentRules {
             guard let value, let rule = ProfileMetadata.field(key, in: fields) else { continue }
             try rule.validate(value, field: field, operation: .update)
         }
+        // The external id is replaced by every update (the spec's reading): a required one must be sent.
+        if let rule = ProfileMetadata.field(K.externalId, in: fields), rule.required, (update.externalId ?? "").isEmpty {
+            throw .invalidField("externalId", "\(rule.name) is required: send it with every update.")
+        }
         if let email = update.email, !EmailAddress.isValid(email) {
             throw .invalidField("email", "The email address is not valid.")
         }

@@ -52,7 +52,7 @@ public struct SealedCredential: Sendable, Equatable {
     }
 
     /// At most this many sealed values in one request (a bound on the work a request can ask for).
-    public static let maximumPerRequest = 32
+    public static let maximumPerRequest = 64
 }
 
 extension Data {

@@ -77,14 +77,20 @@ extension SQLStore {
         let bound: [SQLValue] = [.integer(Int64(day)), .integer(Int64(Self.purgeBatch))]
         var most = 0
         for (table, key) in [("login_statistics", "user_id, device_id, method, day"),
-                             ("login_statistics_failures", "user_id, device_id, method, day, code"),
-                             ("login_statistics_batches", "user_id, device_id, batch_id")] {
+                             ("login_statistics_failures", "user_id, device_id, method, day, code")] {
             let deleted = try await engine.query("""
                 DELETE FROM \(table) WHERE (\(key)) IN (SELECT \(key) FROM \(table) WHERE day < $1 LIMIT $2) RETURNING day
                 """, bound).count
             most = max(most, deleted)
         }
         return most
+    }
+
+    public func purgeLoginStatisticsBatches(beforeDay day: Int) async throws -> Int {
+        try await engine.query("""
+            DELETE FROM login_statistics_batches WHERE (user_id, device_id, batch_id) IN (
+                SELECT user_id, device_id, batch_id FROM login_statistics_batches WHERE day < $1 LIMIT $2) RETURNING day
+            """, [.integer(Int64(day)), .integer(Int64(Self.purgeBatch))]).count
     }
 
     /// Deletes a device's statistics with `db` (the device was unlinked).

@@ -42,7 +42,7 @@ public struct StoreService: Service {
             }
             if auditRetentionDays > 0 { group.addTask { await purgeAuditEvents() } }
             group.addTask { await purgeExpiredRegistrations() }
-            if statisticsRetentionDays > 0 { group.addTask { await purgeLoginStatistics() } }
+            group.addTask { await purgeLoginStatistics() }
             try await group.waitForAll()
         }
     }
@@ -78,10 +78,13 @@ public struct StoreService: Service {
     /// Applies the statistics' retention, in bounded batches.
     private func purgeLoginStatistics() async {
         await hourly("Deleting old login statistics") {
-            let cutoff = LoginStatisticsService.day(of: now()) - statisticsRetentionDays
+            let today = LoginStatisticsService.day(of: now())
             var purged = 0, batch = 0
+            // Batch ids only guard against a batch sent twice: two days, whatever the retention.
+            repeat { batch = try await store.purgeLoginStatisticsBatches(beforeDay: today - 2) } while batch >= SQLStore.purgeBatch
+            guard statisticsRetentionDays > 0 else { return }
             repeat {
-                batch = try await store.purgeLoginStatistics(beforeDay: cutoff)
+                batch = try await store.purgeLoginStatistics(beforeDay: today - statisticsRetentionDays)
                 purged += batch
             } while batch >= SQLStore.purgeBatch
             if purged > 0 { logger.info("Deleted \(purged) rows of login statistics older than \(statisticsRetentionDays) days") }

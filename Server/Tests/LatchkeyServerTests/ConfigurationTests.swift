@@ -90,6 +90,15 @@ import Testing
         ("issuer:\n  fields: { additionalCustomerInformation: { loyalty: { additionalDataValidations: [ { regex: \"(\" } ] } } }",
          "issuer.fields.additionalCustomerInformation.loyalty.additionalDataValidations[0].regex"),
         ("issuer:\n  fields: { userProfile: { FIRST_NAME: { required: maybe } } }", "issuer.fields.userProfile.FIRST_NAME.required"),
+        ("issuer:\n  fields: { additionalCustomerInformation: { \"a/b\": { required: true } } }", "issuer.fields.additionalCustomerInformation.a/b"),
+        ("issuer:\n  fields: { userProfile: { MOBILE_NUMBER: { defaultValue: \"+15550100\" } } }",
+         "issuer.fields.userProfile.MOBILE_NUMBER.defaultValue"),
+        ("issuer:\n  fields: { userProfile: { MOBILE_NUMBER: { updatesAllowed: true } } }", "issuer.fields.userProfile.MOBILE_NUMBER"),
+        ("issuer:\n  fields: { userProfile: { EMAIL: { required: false } } }", "issuer.fields.userProfile.EMAIL"),
+        ("issuer:\n  fields: { addressInformation: { CITY: { required: true, canBeUsedToCreate: false } } }",
+         "issuer.fields.addressInformation.CITY.required"),
+        ("issuer:\n  fields: { addressInformation: { CITY: { additionalDataValidations: [ { regexp: \"x\" } ] } } }",
+         "issuer.fields.addressInformation.CITY.additionalDataValidations[0].regexp"),
     ])
     func badKeysAreNamed(_ yaml: String, _ key: String) {
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.parse(yaml: yaml) }

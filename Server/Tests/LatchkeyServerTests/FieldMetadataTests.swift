@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -21,6 +22,7 @@ import Testing
             addressInformation:
               ZIP_CODE: { maxLength: 10, regex: "[0-9]{5}(-[0-9]{4})?", additionalDataValidations: [] }
               COUNTRY: { defaultValue: PT }
+              CITY: { required: true }
             additionalCustomerInformation:
               loyalty_id: { name: Loyalty number, required: true, minLength: 6, maxLength: 8, regex: "[0-9]+", order: 1 }
               tier: { defaultValue: basic, updatesAllowed: false, order: 2 }
@@ -34,7 +36,7 @@ import Testing
     static func body(_ change: (inout [String: Any]) -> Void) -> [String: Any] {
         registrationBody { profile in
             profile["externalId"] = "EX-1234"
-            profile["addressInformation"] = ["zipCode": "10001-2345"]
+            profile["addressInformation"] = ["zipCode": "10001-2345", "city": "Lisbon"]
             profile["additionalCustomerInformation"] = ["loyalty_id": "123456"]
             change(&profile)
         }
@@ -57,7 +59,10 @@ import Testing
                 ({ (p: inout [String: Any]) in p["externalId"] = "1234" }, "userProfile.externalId"),
                 ({ (p: inout [String: Any]) in p.removeValue(forKey: "externalId") }, "userProfile.externalId"),
                 ({ (p: inout [String: Any]) in p["firstName"] = "Augusta Adaline" }, "userProfile.firstName"),
-                ({ (p: inout [String: Any]) in p["addressInformation"] = ["zipCode": "1000"] }, "userProfile.addressInformation.zipCode"),
+                ({ (p: inout [String: Any]) in p["addressInformation"] = ["zipCode": "1000", "city": "Lisbon"] },
+                 "userProfile.addressInformation.zipCode"),
+                ({ (p: inout [String: Any]) in p.removeValue(forKey: "addressInformation") }, "userProfile.addressInformation.city"),
+                ({ (p: inout [String: Any]) in p["lastName"] = "hpke1.k.AAAAAAAA.BBBBBBBB" }, "userProfile.lastName"),
             ] as [((inout [String: Any]) -> Void, String)] {
                 let refused = try await client.call(.post, "/v1/enrollment/users", body: Self.body(change))
                 #expect(refused.status == .badRequest && refused.errorField == field, "\(field): \(refused.json)")
@@ -75,14 +80,25 @@ import Testing
 
             // Updates: a required key is not removed, one that cannot be changed is not changed.
             let removed = try await client.call(.patch, "/v1/profile", headers: appHeaders(session: session),
-                                                raw: #"{"additionalCustomerInformation": {"loyalty_id": null}}"#)
+                                                raw: #"{"externalId": "EX-1234", "additionalCustomerInformation": {"loyalty_id": null}}"#)
             #expect(removed.status == .badRequest && removed.errorField == "additionalCustomerInformation.loyalty_id", "\(removed.json)")
-            let tier = try await client.call(.patch, "/v1/profile", headers: appHeaders(session: session),
-                                             body: ["additionalCustomerInformation": ["tier": "gold"]])
-            #expect(tier.status == .badRequest && tier.errorField == "additionalCustomerInformation.tier", "\(tier.json)")
+            for value in ["gold", ""] {
+                let tier = try await client.call(.patch, "/v1/profile", headers: appHeaders(session: session),
+                                                 body: ["externalId": "EX-1234", "additionalCustomerInformation": ["tier": value]])
+                #expect(tier.status == .badRequest && tier.errorField == "additionalCustomerInformation.tier", "\(value): \(tier.json)")
+            }
+            // A required external id is sent with every update (the update replaces it); an
+            // address sent replaces the stored one, so it keeps its required fields.
+            let withoutID = try await client.call(.patch, "/v1/profile", headers: appHeaders(session: session), body: ["firstName": "Ada"])
+            #expect(withoutID.status == .badRequest && withoutID.errorField == "externalId", "\(withoutID.json)")
+            let withoutCity = try await client.call(.patch, "/v1/profile", headers: appHeaders(session: session),
+                                                    body: ["externalId": "EX-1234", "addressInformation": ["zipCode": "10001"]])
+            #expect(withoutCity.status == .badRequest && withoutCity.errorField == "addressInformation.city", "\(withoutCity.json)")
             let loyalty = try await client.call(.patch, "/v1/profile", headers: appHeaders(session: session),
-                                                body: ["additionalCustomerInformation": ["loyalty_id": "7654321"]])
+                                                body: ["externalId": "EX-1234", "additionalCustomerInformation": ["loyalty_id": "7654321"]])
             #expect(loyalty.status == .ok, "\(loyalty.json)")
+            let after = try await client.call(.get, "/v1/profile", headers: appHeaders(session: session)).decoded(Customer.self)
+            #expect(after?.externalId == "EX-1234" && after?.additionalCustomerInformation?["tier"] == "basic", "\(String(describing: after))")
         }
     }
 
@@ -116,5 +132,42 @@ import Testing
         #expect(throws: ConfigurationError.self, "only fields of the profile document") {
             try ServerConfiguration.parse(yaml: "issuer:\n  fields: { userProfile: { EXTERNAL_ID: { pciEncryptionRequired: true } } }")
         }
+    }
+
+    /// `pciEncryptionRequired` at rest: an imported value (import lines carry plain values) is
+    /// stored encrypted and read back plain; a value stored before the field was marked still
+    /// reads; the cipher opens what an earlier pepper sealed, and nothing under another pepper.
+    @Test(arguments: TestEnvironment.engines)
+    func pciValuesAreStoredEncrypted(engine: String) async throws {
+        try await withServer(engine: engine, configure: { configuration in
+            var pci = FieldOverride()
+            pci.pciEncryptionRequired = true
+            var tier = FieldOverride()
+            tier.defaultValue = "basic"
+            configuration.issuer.fields = ["additionalCustomerInformation": ["card_ref": pci, "tier": tier]]
+        }) { app, client in
+            let line = ImportTests.json(["email": "imported@example.com", "firstName": "Ada", "lastName": "Lovelace",
+                                         "emailVerified": true, "password": ["value": "imported-pass-42"],
+                                         "additionalCustomerInformation": ["card_ref": "PAN-REF-5150"]])
+            let imported = try await ImportTests.importing(app, [line])
+            #expect(imported.failures == [] && imported.report.created == 1, "\(imported.failures)")
+            let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "imported@example.com"))
+            #expect(user.profileJSON.contains("enc1:") && !user.profileJSON.contains("PAN-REF-5150") && user.profileJSON.contains("basic"),
+                    "\(user.profileJSON)")
+            let login = try await AuthFixture.passwordLogin(client, email: "imported@example.com", password: "imported-pass-42")
+            if let session = login.login?.sessionToken {
+                let customer = try await client.call(.get, "/v1/profile", headers: appHeaders(session: session)).decoded(Customer.self)
+                #expect(customer?.additionalCustomerInformation?["card_ref"] == "PAN-REF-5150")
+            } else {
+                // An imported user logs in from a new device with an MFA answer; read the document directly.
+                let opened = try EnrollmentService.StoredProfile(of: user, opening: app.hasher.profileFieldCipher)
+                #expect(opened.additionalCustomerInformation?["card_ref"] == "PAN-REF-5150")
+            }
+        }
+        let (old, new) = (SymmetricKey(size: .bits256), SymmetricKey(size: .bits256))
+        let sealed = try ProfileFieldCipher(pepper: old).seal("PAN-REF-1")
+        #expect(try ProfileFieldCipher(pepper: new, previousPeppers: [old]).open(sealed) == "PAN-REF-1")
+        #expect(try ProfileFieldCipher(pepper: new).open("stored before it was marked") == "stored before it was marked")
+        #expect(throws: StoreError.self) { try ProfileFieldCipher(pepper: new).open(sealed) }
     }
 }

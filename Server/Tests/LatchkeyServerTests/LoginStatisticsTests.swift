@@ -74,15 +74,19 @@ import Testing
                 .first { $0.statistics.method == .federated })
             #expect(capped.statistics.successes == LoginStatistics.sumCap && capped.statistics.failures["500"] == LoginStatistics.sumCap)
 
-            // Days past the retention are deleted from every table; later ones stay.
+            // Days past the retention are deleted from both tables; later ones stay. Batch ids go
+            // on their own (two days): a batch id kept refuses the same batch, a purged one not.
             #expect(try await app.store.addLoginStatistics(userID: user.id, deviceID: "device-1", day: pin.day - 100, batchID: "old",
                                                            [LoginStatistics(method: .nonce, failures: ["410": 1])]))
             #expect(try await app.store.purgeLoginStatistics(beforeDay: pin.day - 90) == 1)
+            #expect(try await app.store.purgeLoginStatistics(beforeDay: pin.day - 90) == 0, "nothing old is left in either table")
             #expect(try await app.store.addLoginStatistics(userID: user.id, deviceID: "device-1", day: pin.day - 100, batchID: "old",
-                                                           [LoginStatistics(method: .nonce, failures: ["410": 1])]),
-                    "the batch id went with its day")
+                                                           [LoginStatistics(method: .nonce)]) == false, "the batch id is kept")
+            #expect(try await app.store.purgeLoginStatisticsBatches(beforeDay: pin.day - 2) == 1)
+            #expect(try await app.store.purgeLoginStatisticsBatches(beforeDay: pin.day - 2) == 0)
+            #expect(try await app.store.addLoginStatistics(userID: user.id, deviceID: "device-1", day: pin.day - 100, batchID: "old",
+                                                           [LoginStatistics(method: .nonce, failures: ["410": 1])]))
             #expect(try await app.store.purgeLoginStatistics(beforeDay: pin.day - 90) == 1)
-            #expect(try await app.store.purgeLoginStatistics(beforeDay: pin.day - 90) == 0, "nothing old is left in any table")
             #expect(try await app.store.loginStatistics(userID: user.id, deviceID: nil, sinceDay: 0).count == 3)
         }
     }

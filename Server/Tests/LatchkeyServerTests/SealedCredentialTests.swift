@@ -142,6 +142,9 @@ import Testing
                           device: key)
             }
             #expect(otherCall.status == .badRequest && otherCall.errorField == "password", "\(otherCall.json)")
+            // What a seal holds passes the NUL guard the edge ran on the sealed body.
+            let nul = try await attempt { try Self.seal("correct\u{0}horse", to: current, pointer: "/password", operation: login, jti: $0, device: key) }
+            #expect(nul.status == .badRequest && nul.errorField == "password" && nul.failure?.id == "invalid_field", "\(nul.json)")
 
             var captured: String?
             let first = try await attempt { jti in

@@ -91,6 +91,9 @@ import Testing
             let sent = network.all
             #expect(sent.contains("hpke1."))
             for plain in ["PAN-REF-9941", "PAN-REF-7720", "10001"] { #expect(!sent.contains(plain), "\(plain) went plain") }
+            // At rest: the stored document holds them encrypted.
+            let stored = try #require(try await app.store.user(issuer: "default", emailNormalized: "grace@example.com")).profileJSON
+            #expect(stored.contains("enc1:") && !stored.contains("PAN-REF") && !stored.contains("10001"), "\(stored)")
         }
     }
 }

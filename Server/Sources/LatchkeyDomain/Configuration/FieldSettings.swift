@@ -70,8 +70,11 @@ extension IssuerSettings {
                 if let index = fields.firstIndex(where: { $0.key == key }) {
                     fields[index] = override.applied(to: fields[index])
                 } else if group == "additionalCustomerInformation" {
-                    guard (1...64).contains(key.count) else {
-                        throw ConfigurationError(key: "\(path).\(key)", message: "Keys have 1 to 64 characters.")
+                    // A key is a token of the JSON pointers that seal it: no `/`, `~` or `*`.
+                    guard (1...64).contains(key.count), !key.contains(where: { "/~*".contains($0) }),
+                          !key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                        throw ConfigurationError(key: "\(path).\(key)",
+                                                 message: "Keys have 1 to 64 characters, none of / ~ * or a control character.")
                     }
                     fields.append(override.applied(to: FieldMetadata(key: key, name: key, maxLength: 256, order: fields.count + 1)))
                 } else {
@@ -79,6 +82,7 @@ extension IssuerSettings {
                                              + fields.map(\.key).joined(separator: ", ") + ".")
                 }
             }
+            try Self.requireWhatTheServerHonours(fields, group: group, path: path)
             for field in fields {
                 if let problem = field.problems.first {
                     throw ConfigurationError(key: "\(path).\(field.key).\(problem.property)", message: problem.message)
@@ -87,5 +91,21 @@ extension IssuerSettings {
             metadata[group: group] = fields.sorted { ($0.order, $0.key) < ($1.order, $1.key) }
         }
         return metadata
+    }
+
+    /// The email is the login and the profile phone is the verified phone of phone sign-up: the
+    /// rules that make them so cannot be changed.
+    private static func requireWhatTheServerHonours(_ fields: [FieldMetadata], group: String, path: String) throws {
+        guard group == "userProfile" else { return }
+        for field in fields {
+            switch field.key {
+            case ProfileMetadata.Key.email where !field.required || field.defaultValue != nil || !field.canBeUsedToCreate:
+                throw ConfigurationError(key: "\(path).EMAIL", message: "The email is the login: required, usable at creation, no default.")
+            case ProfileMetadata.Key.mobileNumber where field.canBeUsedToCreate || field.updatesAllowed || field.required:
+                throw ConfigurationError(key: "\(path).MOBILE_NUMBER",
+                                         message: "The profile phone is set by phone sign-up's verification: not at creation, not by updates.")
+            default: break
+            }
+        }
     }
 }

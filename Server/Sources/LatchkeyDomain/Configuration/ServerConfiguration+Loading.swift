@@ -105,6 +105,12 @@ extension ServerConfiguration {
                 if let unknown = override.keys.compactMap(\.string).sorted().first(where: { !FieldOverride.properties.contains($0) }) {
                     throw ConfigurationError(key: "\(field).\(unknown)", message: "Unknown setting.")
                 }
+                for (index, rule) in (override["additionalDataValidations"]?.sequence ?? []).enumerated() {
+                    let known: Set<String> = ["minLength", "maxLength", "regex"]
+                    if let unknown = rule.mapping?.keys.compactMap(\.string).sorted().first(where: { !known.contains($0) }) {
+                        throw ConfigurationError(key: "\(field).additionalDataValidations[\(index)].\(unknown)", message: "Unknown setting.")
+                    }
+                }
             }
         }
     }

@@ -10,6 +10,8 @@ public struct EnrollmentService: Sendable {
     package let issuer: IssuerSettings
     /// Builds the verification links.
     package let outbox: OutboxWriter
+    /// Encrypts the stored values of the fields the issuer marks `pciEncryptionRequired`.
+    package let fields: ProfileFieldCipher
     package let audit: AuditRecorder
     package let admitted: HashAdmission
     package let now: @Sendable () -> Date
@@ -70,7 +72,7 @@ public struct EnrollmentService: Sendable {
                 id: userID, issuer: issuer.id, email: email, emailNormalized: normalized, firstName: profile.firstName,
                 lastName: profile.lastName, phone: profile.phone, externalId: profile.externalId,
                 passwordHash: hashes.password, passcodeHash: hashes.passcode, emailVerified: !issuer.emailVerificationRequired,
-                profileJSON: String(decoding: try JSONEncoder().encode(document), as: UTF8.self), createdAt: time, updatedAt: time,
+                profileJSON: try document.encoded(sealing: issuer.enrollmentRules.metadata, with: fields), createdAt: time, updatedAt: time,
                 passwordUpdatedAt: time, pendingUntil: issuer.pendingRegistrationUntil(from: time))
             audit(.userRegistered, user: user.id, deviceID: deviceID, details: ["method": "enrollment"], for: caller)
             try await store.createReplacingPending(user, answers: hashes.answers, tokens: tokens, messages: messages)

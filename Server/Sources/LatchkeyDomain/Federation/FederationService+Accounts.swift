@@ -23,7 +23,7 @@ extension FederationService {
             id: userID, issuer: issuer.id, email: email, emailNormalized: normalized,
             firstName: profile.firstName, lastName: profile.lastName, phone: profile.phone, externalId: profile.externalId,
             passwordHash: nil, passcodeHash: try await passcode, emailVerified: pendingUntil == nil,
-            profileJSON: String(decoding: try JSONEncoder().encode(document), as: UTF8.self), createdAt: time, updatedAt: time,
+            profileJSON: try document.encoded(sealing: issuer.enrollmentRules.metadata, with: fields), createdAt: time, updatedAt: time,
             pendingUntil: pendingUntil)
         var tokens = [TokenRecord(digest: SecureRandom.digest(loginNonce), purpose: .registrationNonce, userID: userID,
                                   deviceID: deviceID, createdAt: time,

@@ -10,6 +10,8 @@ public struct FederationService: Sendable {
     package let issuer: IssuerSettings
     /// Builds the verification link of an address the provider did not verify.
     package let outbox: OutboxWriter
+    /// Encrypts the stored values of the fields the issuer marks `pciEncryptionRequired`.
+    package let fields: ProfileFieldCipher
     /// The device and wallet checks of a federated login.
     package let verifier: CredentialVerifier
     /// Links or prompts the device and opens the session of a federated login.

@@ -82,7 +82,9 @@ public struct UserImporter: Sendable {
                         failure(Failure(line: entry.line, field: error.field, message: error.message))
                     }
                 }
-                if hasher == nil, accepted.contains(where: { $0.content.hasValues }) { hasher = try await self.hasher() }
+                // Values to hash, or fields the issuer encrypts (the pepper's cipher), need the hasher.
+                let encrypts = issuer.enrollmentRules.metadata.additionalCustomerInformation.contains { $0.pciEncryptionRequired == true }
+                if hasher == nil, encrypts || accepted.contains(where: { $0.content.hasValues }) { hasher = try await self.hasher() }
                 let time = now()
                 let users = try await Self.inParallel(accepted) { [hasher] entry in
                     try await user(from: entry.content, hasher: hasher, at: time)
@@ -148,13 +150,19 @@ public struct UserImporter: Sendable {
             }
         }
         // Most lines have no additional information: no encoder for them.
-        let document = line.additionalCustomerInformation.map {
-            String(decoding: (try? JSONEncoder().encode(EnrollmentService.StoredProfile(additionalCustomerInformation: $0)))
-                   ?? Data("{}".utf8), as: UTF8.self)
+        let metadata = issuer.enrollmentRules.metadata
+        // The issuer's defaults, as a registration stores them.
+        let filled = issuer.enrollmentRules.applyingDefaults(UserProfile(
+            firstName: line.firstName, lastName: line.lastName, email: line.email, phone: line.phone,
+            additionalCustomerInformation: line.additionalCustomerInformation, externalId: line.externalId))
+        let document = try filled.additionalCustomerInformation.map { info in
+            let stored = EnrollmentService.StoredProfile(additionalCustomerInformation: info)
+            guard let cipher = hasher?.profileFieldCipher else { return String(decoding: try JSONEncoder().encode(stored), as: UTF8.self) }
+            return try stored.encoded(sealing: metadata, with: cipher)
         } ?? "{}"
         let record = UserRecord(
             id: SecureRandom.orderedIdentifier(at: time), issuer: issuer.id, email: email, emailNormalized: EmailAddress.normalized(email),
-            firstName: line.firstName, lastName: line.lastName, phone: line.phone, externalId: line.externalId,
+            firstName: filled.firstName, lastName: filled.lastName, phone: line.phone, externalId: filled.externalId,
             passwordHash: try await stored(line.password), passcodeHash: try await line.passcode.asyncMap { try await stored($0) },
             emailVerified: line.emailVerified, profileJSON: document,
             createdAt: time, updatedAt: time, appInstanceVerified: line.emailVerified, passwordUpdatedAt: time)

@@ -21,7 +21,7 @@ extension ProfileService {
             if let firstName = update.firstName { user.firstName = firstName }
             if let lastName = update.lastName { user.lastName = lastName }
             user.externalId = update.externalId
-            var document = try EnrollmentService.StoredProfile(of: user)
+            var document = try EnrollmentService.StoredProfile(of: user, opening: fields)
             if let address = update.addressInformation { document.addressInformation = address }
             if let changes = update.additionalCustomerInformation {
                 var info = document.additionalCustomerInformation ?? [:]
@@ -29,7 +29,7 @@ extension ProfileService {
                 try issuer.enrollmentRules.validateAdditionalInformationShape(info, field: "additionalCustomerInformation")
                 document.additionalCustomerInformation = info.isEmpty ? nil : info
             }
-            user.profileJSON = String(decoding: try JSONEncoder().encode(document), as: UTF8.self)
+            user.profileJSON = try document.encoded(sealing: issuer.enrollmentRules.metadata, with: fields)
 
             var tokens: [TokenRecord] = []
             var messages: [OutboxMessage] = []

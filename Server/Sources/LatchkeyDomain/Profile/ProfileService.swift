@@ -10,6 +10,8 @@ public struct ProfileService: Sendable {
     package let issuer: IssuerSettings
     /// Builds the links, notices and security notices of changes and resets.
     package let outbox: OutboxWriter
+    /// Encrypts the stored values of the fields the issuer marks `pciEncryptionRequired`.
+    package let fields: ProfileFieldCipher
     /// Checks current credentials (rate limit, lockout) before a change.
     package let verifier: CredentialVerifier
     /// The per-account limit of reset requests (shared with the edge).
@@ -21,7 +23,7 @@ public struct ProfileService: Sendable {
     /// The logged-in user (`PDCustomer`).
     public func customer(_ principal: Principal) async throws -> Customer {
         let user = try await principal.user()
-        let stored = try EnrollmentService.StoredProfile(of: user)
+        let stored = try EnrollmentService.StoredProfile(of: user, opening: fields)
         return Customer(customerUri: EnrollmentService.customerURI(user.id), customerIdentification: user.id,
                         externalId: user.externalId, active: user.status == .active, firstName: user.firstName,
                         lastName: user.lastName, username: user.email.isEmpty ? user.phone ?? "" : user.email,

@@ -27,6 +27,11 @@ public struct SecretHasher: Sendable {
         self.gate = HashGate(workers: Self.threads, maxQueueMilliseconds: settings.maxQueueMilliseconds)
     }
 
+    /// The cipher of stored `pciEncryptionRequired` values, from the same peppers.
+    public var profileFieldCipher: ProfileFieldCipher {
+        ProfileFieldCipher(pepper: peppers[0].key, previousPeppers: peppers.dropFirst().map(\.key))
+    }
+
     /// One hashing thread per core.
     package static let threads = System.coreCount
 

@@ -54,6 +54,7 @@ public func buildServices(_ foundation: ServiceFoundation) -> Services {
     let audit = AuditRecorder(now: now)
     let admitted = HashAdmission(hasher: foundation.hasher)
     let outbox = OutboxWriter(cipher: foundation.cipher, issuer: issuer, publicURL: foundation.publicURL)
+    let fields = foundation.hasher.profileFieldCipher
     let countInDatabase = switch configuration.rateLimits.counting {
     case .auto: foundation.database.isShared
     case .database: true
@@ -66,15 +67,15 @@ public func buildServices(_ foundation: ServiceFoundation) -> Services {
     let logins = LoginFlow(store: store, issuer: issuer, verifier: verifier, sessions: sessions, audit: audit, admitted: admitted,
                            now: now)
     return Services(
-        enrollment: EnrollmentService(store: store, issuer: issuer, outbox: outbox, audit: audit, admitted: admitted, now: now),
+        enrollment: EnrollmentService(store: store, issuer: issuer, outbox: outbox, fields: fields, audit: audit, admitted: admitted, now: now),
         authentication: AuthenticationService(store: store, issuer: issuer, outbox: outbox, verifier: verifier, sessions: sessions,
                                               logins: logins, audit: audit, admitted: admitted, now: now),
-        profile: ProfileService(store: store, issuer: issuer, outbox: outbox, verifier: verifier, throttle: throttle, audit: audit,
+        profile: ProfileService(store: store, issuer: issuer, outbox: outbox, fields: fields, verifier: verifier, throttle: throttle, audit: audit,
                                 admitted: admitted, now: now),
         signup: SignupService(store: store, issuer: issuer, outbox: outbox, publicURL: foundation.publicURL, throttle: throttle,
                               logins: logins, sessions: sessions, otpKey: SignupService.otpKey(pepper: foundation.pepper),
                               authority: foundation.authority, audit: audit, admitted: admitted, now: now),
-        federation: FederationService(store: store, issuer: issuer, outbox: outbox, verifier: verifier, logins: logins,
+        federation: FederationService(store: store, issuer: issuer, outbox: outbox, fields: fields, verifier: verifier, logins: logins,
                                       providers: FederationService.byID(issuer.identityProviders.map {
                                           OIDCProvider(settings: $0, now: now)
                                       }),

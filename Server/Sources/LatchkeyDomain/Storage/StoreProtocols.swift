@@ -223,6 +223,9 @@ public protocol StatisticsStore: AuditingStore {
     /// A wallet's counts (one device's when given) from `sinceDay` on, newest day first, then by
     /// device and method.
     func loginStatistics(userID: String, deviceID: String?, sinceDay: Int) async throws -> [DailyLoginStatistics]
-    /// Deletes the counts of days before `day`; answers how many rows went.
+    /// Deletes the counts of days before `day`; answers how many rows went (the most of one table).
     func purgeLoginStatistics(beforeDay day: Int) async throws -> Int
+    /// Deletes the ids of batches taken before `day` (a batch is sent again within hours, not
+    /// days); answers how many went.
+    func purgeLoginStatisticsBatches(beforeDay day: Int) async throws -> Int
 }

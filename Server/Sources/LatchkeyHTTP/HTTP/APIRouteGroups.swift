@@ -31,7 +31,7 @@ package struct APIRouteGroups: ServerTransport {
         package func middleware<Context: APIRequestContext>(_ policy: OperationPolicy) -> EdgeMiddleware<Context> {
             EdgeMiddleware(throttle: throttle, proxies: proxies, authentication: authentication, dpop: dpop,
                            deviceBinding: deviceBinding, proofs: proofs, policy: policy,
-                           unsealer: unsealer.fields(of: policy.operationID).isEmpty ? nil : unsealer, maxBodyBytes: maxBodyBytes)
+                           unsealer: unsealer.guards(policy.operationID) ? unsealer : nil, maxBodyBytes: maxBodyBytes)
         }
     }
 

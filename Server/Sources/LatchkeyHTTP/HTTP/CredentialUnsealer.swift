@@ -34,6 +34,12 @@ package struct CredentialUnsealer: Sendable {
         (SealedField.all[operationID] ?? []) + (profileFields[operationID] ?? [])
     }
 
+    /// Whether the edge of `operationID` runs this check: operations with sealable fields, and
+    /// those that may carry profile fields (a seal there is refused once the issuer unmarked it).
+    package func guards(_ operationID: String) -> Bool {
+        !fields(of: operationID).isEmpty || ["registerNewUser", "updateUserProfile", "registerCustomer"].contains(operationID)
+    }
+
     /// The request with its sealed fields opened, and whether one was. For an operation with
     /// sealable fields the body the handler decodes is always the one inspected here, written
     /// again after one parse (so a key given twice cannot show this check one value and the
@@ -43,7 +49,7 @@ package struct CredentialUnsealer: Sendable {
     package func open(_ request: Request, operationID: String, proof: DPoPProof?, maxBytes: Int) async throws
         -> (request: Request, opened: Bool) {
         let fields = fields(of: operationID)
-        guard !fields.isEmpty else { return (request, false) }
+        guard guards(operationID) else { return (request, false) }
         var request = request
         let buffer = try await request.collectBody(upTo: maxBytes)
         guard buffer.readableBytes > 0 else { return (request, false) }
@@ -64,20 +70,48 @@ package struct CredentialUnsealer: Sendable {
                     throw DomainError.invalidField(Self.name(pointer),
                                                    "At most \(SealedCredential.maximumPerRequest) sealed values in one request.")
                 }
+                let plain: String
                 do throws(SealKeyring.Refusal) {
-                    return try keys.open(value, field: pointer, operation: operationID, keyThumbprint: proof.thumbprint,
-                                         proofID: proof.jti, now: time)
+                    plain = try keys.open(value, field: pointer, operation: operationID, keyThumbprint: proof.thumbprint,
+                                          proofID: proof.jti, now: time)
                 } catch {
                     if error == .unknownKey { throw DomainError(.sealKeyUnknown, field: Self.name(pointer)) }
                     throw DomainError.invalidField(Self.name(pointer), Self.message(error))
                 }
+                // The edge's NUL guard saw only the seal: what it held is checked here.
+                if plain.contains("\u{0}") {
+                    throw DomainError.invalidField(Self.name(pointer), "The value may not contain a NUL character.")
+                }
+                return plain
             }
         } catch SealedFieldError.notJSON {
             // Refused here rather than left to the handler's decoder, which might read differently.
             throw DomainError.invalidField("body", "The body must be a JSON object.")
         }
+        // A seal where this server expects none (an app that read settings which changed since) is
+        // refused rather than stored as a value; `seal_key_unknown` makes the SDK read them again.
+        if let stray = Self.sealedPointer(in: try? JSONSerialization.jsonObject(with: rewritten.body), path: "") {
+            throw DomainError(.sealKeyUnknown, message: "A sealed value where this server expects none: read the encryption settings again.",
+                              field: Self.name(stray))
+        }
         request.body = RequestBody(buffer: ByteBuffer(data: rewritten.body))
         return (request, opened > 0)
+    }
+
+    /// The pointer of the first string that is still a sealed value, if any.
+    static func sealedPointer(in node: Any?, path: String) -> String? {
+        if let text = node as? String { return SealedCredential.isSealed(text) ? path : nil }
+        if let object = node as? [String: Any] {
+            for (key, value) in object.sorted(by: { $0.key < $1.key }) {
+                if let found = sealedPointer(in: value, path: path + "/" + ProfileMetadata.escape(key)) { return found }
+            }
+        }
+        if let array = node as? [Any] {
+            for (index, value) in array.enumerated() {
+                if let found = sealedPointer(in: value, path: path + "/\(index)") { return found }
+            }
+        }
+        return nil
     }
 
     /// The field as error envelopes name fields: the pointer without its leading slash, dotted.

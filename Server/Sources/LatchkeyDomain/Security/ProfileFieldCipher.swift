@@ -1,0 +1,76 @@
+import Crypto
+import Foundation
+import LatchkeyCore
+
+/// Encrypts, in the stored profile document, the values of the fields the issuer marks
+/// `pciEncryptionRequired`: AES-256-GCM with a key derived from the pepper (HKDF-SHA256, its own
+/// label), so a copy of the database alone does not show them. Values sealed under an earlier
+/// pepper still open after a rotation.
+public struct ProfileFieldCipher: Sendable {
+    static let prefix = "enc1:"
+    private let key: SymmetricKey
+    private let previousKeys: [SymmetricKey]
+
+    public init(pepper: SymmetricKey, previousPeppers: [SymmetricKey] = []) {
+        key = Self.key(pepper)
+        previousKeys = previousPeppers.map(Self.key)
+    }
+
+    private static func key(_ pepper: SymmetricKey) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey profile field v1".utf8), outputByteCount: 32)
+    }
+
+    /// `value` encrypted (`enc1:` and the base64 of nonce, ciphertext and tag).
+    public func seal(_ value: String) throws -> String {
+        guard let combined = try AES.GCM.seal(Data(value.utf8), using: key).combined else { throw CryptoKitError.incorrectParameterSize }
+        return Self.prefix + combined.base64EncodedString()
+    }
+
+    /// The value of a stored `text`: opened when it was sealed, as it is otherwise (stored before
+    /// the field was marked).
+    /// - Throws: `StoreError.undecodableDocument` when it was sealed under a pepper this server
+    ///   does not have.
+    public func open(_ text: String) throws -> String {
+        guard text.hasPrefix(Self.prefix) else { return text }
+        guard let data = Data(base64Encoded: String(text.dropFirst(Self.prefix.count))),
+              let box = try? AES.GCM.SealedBox(combined: data) else {
+            throw StoreError.undecodableDocument("users.profile_json")
+        }
+        for candidate in [key] + previousKeys {
+            if let plain = try? AES.GCM.open(box, using: candidate) { return String(decoding: plain, as: UTF8.self) }
+        }
+        throw StoreError.undecodableDocument("users.profile_json")
+    }
+}
+
+extension EnrollmentService.StoredProfile {
+    /// The document as stored: the values of the fields `metadata` marks `pciEncryptionRequired`
+    /// encrypted with `cipher`.
+    package func encoded(sealing metadata: ProfileMetadata, with cipher: ProfileFieldCipher) throws -> String {
+        var document = self
+        for field in metadata.additionalCustomerInformation where field.pciEncryptionRequired == true {
+            if let value = document.additionalCustomerInformation?[field.key] {
+                document.additionalCustomerInformation?[field.key] = try cipher.seal(value)
+            }
+        }
+        for field in metadata.addressInformation where field.pciEncryptionRequired == true {
+            guard let name = ProfileMetadata.addressProperties[field.key], let value = document.addressInformation?[name] else { continue }
+            document.addressInformation?[name] = try cipher.seal(value)
+        }
+        return String(decoding: try JSONEncoder().encode(document), as: UTF8.self)
+    }
+
+    /// The document of a stored user with every encrypted value opened (whatever the metadata
+    /// says now: a field marked earlier still reads).
+    /// - Throws: `StoreError.undecodableDocument`.
+    package init(of user: UserRecord, opening cipher: ProfileFieldCipher) throws {
+        self = try Self(of: user)
+        if let info = additionalCustomerInformation { additionalCustomerInformation = try info.mapValues(cipher.open) }
+        if var address = addressInformation {
+            for name in ProfileMetadata.addressProperties.values {
+                if let value = address[name] { address[name] = try cipher.open(value) }
+            }
+            addressInformation = address
+        }
+    }
+}
