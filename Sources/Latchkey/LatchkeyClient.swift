@@ -79,8 +79,6 @@ public final class LatchkeyClient: Sendable {
                                                    observer: observer)
         self.signup = SignupClient(context: context, api: api, vault: vault, signer: signer, storage: storage)
     }
-
-    deinit { logger.finish() }
 }
 
 extension LatchkeyClient {

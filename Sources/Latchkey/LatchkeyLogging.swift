@@ -86,9 +86,6 @@ struct SDKLogger: Sendable {
         }
     }
 
-    /// Ends the delivery task once what was logged is delivered (the client is gone).
-    func finish() { entries?.finish() }
-
     func log(_ level: LatchkeyLogLevel, _ message: String, operation: String? = nil) {
         entries?.yield(LatchkeyLogEntry(level: level, message: message, operation: operation, date: now()))
     }

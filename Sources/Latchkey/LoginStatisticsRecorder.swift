@@ -20,6 +20,9 @@ actor LoginStatisticsRecorder {
     struct Batch: Codable, Equatable {
         var id: String
         var statistics: [LoginStatistics]
+        /// When it was made: a batch the server has not answered for 30 days (it keeps batch ids
+        /// that long) is dropped rather than risk counting it twice.
+        var createdAt: Date?
         var logins: Int { statistics.reduce(0) { LoginStatistics.sumCapped($0, $1.attempts) } }
     }
 
@@ -83,11 +86,15 @@ actor LoginStatisticsRecorder {
         var stored = await load()
         if stored.inFlight == nil, !stored.waiting.isEmpty {
             // What goes keeps the schema's bounds, so the server takes it.
-            stored.inFlight = Batch(id: UUID().uuidString, statistics: stored.waiting.map(\.clamped))
+            stored.inFlight = Batch(id: UUID().uuidString, statistics: stored.waiting.map(\.clamped), createdAt: Date())
             stored.waiting = []
             await save(stored)
         }
         guard let batch = stored.inFlight else { return 0 }
+        if let made = batch.createdAt, Date().timeIntervalSince(made) > 29 * 86_400 {
+            await confirm(batch)
+            return 0
+        }
         do {
             try await submit(batch.statistics, batch.id)
         } catch let error as LatchkeyError where error.kind == .server && (error.code == 400 || error.id == .notFound) {

@@ -80,7 +80,7 @@ extension EnrollmentRules {
     /// Validates the profile fields a registration checks besides credentials — names, email,
     /// phone, external id, address, additional information — each field named as itself (an SSO
     /// registration, an imported user). Throws `DomainError` (400) naming the first field at fault.
-    public func validateProfileFields(_ profile: UserProfile) throws(DomainError) {
+    public func validateProfileFields(_ profile: UserProfile, requireAddress: Bool = true) throws(DomainError) {
         let fields = metadata.userProfile
         try check(profile.firstName, ProfileMetadata.Key.firstName, fields, "firstName")
         try check(profile.lastName, ProfileMetadata.Key.lastName, fields, "lastName")
@@ -88,7 +88,9 @@ extension EnrollmentRules {
         if let email = profile.email, !EmailAddress.isValid(email) { throw .invalidField("email", "The email address is not valid.") }
         try check(profile.phone, ProfileMetadata.Key.mobileNumber, fields, "phone")
         try check(profile.externalId, ProfileMetadata.Key.externalId, fields, "externalId")
-        if let address = addressToValidate(profile.addressInformation) { try validate(address, field: "address") }
+        if let address = requireAddress ? addressToValidate(profile.addressInformation) : profile.addressInformation {
+            try validate(address, field: "address")
+        }
         try validateAdditionalInformation(profile.additionalCustomerInformation, field: "additionalCustomerInformation")
     }
 

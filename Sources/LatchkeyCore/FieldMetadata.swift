@@ -138,8 +138,11 @@ extension FieldMetadata {
         return expression.firstMatch(in: value, options: [.anchored], range: range).map { $0.range == range } ?? false
     }
 
-    /// `pattern` compiled, anchored at both ends, or nil when it does not compile.
+    /// `pattern` compiled, anchored at both ends (`\A`, `\z`), or nil when it does not compile on
+    /// its own or uses what the anchoring would change (`\Q` quoting, `(?x)` comments).
     static func expression(_ pattern: String) -> NSRegularExpression? {
-        try? NSRegularExpression(pattern: "^(?:" + pattern + ")$")
+        guard !pattern.contains("\\Q"), pattern.range(of: #"\(\?[a-zA-Z-]*x"#, options: .regularExpression) == nil,
+              (try? NSRegularExpression(pattern: pattern)) != nil else { return nil }
+        return try? NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z")
     }
 }

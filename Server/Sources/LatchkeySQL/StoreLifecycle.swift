@@ -80,8 +80,9 @@ public struct StoreService: Service {
         await hourly("Deleting old login statistics") {
             let today = LoginStatisticsService.day(of: now())
             var purged = 0, batch = 0
-            // Batch ids only guard against a batch sent twice: two days, whatever the retention.
-            repeat { batch = try await store.purgeLoginStatisticsBatches(beforeDay: today - 2) } while batch >= SQLStore.purgeBatch
+            // Batch ids guard against a batch sent twice; an app keeps an unanswered batch until its
+            // next send, so they are kept 30 days (the SDK drops a batch older than that).
+            repeat { batch = try await store.purgeLoginStatisticsBatches(beforeDay: today - 30) } while batch >= SQLStore.purgeBatch
             guard statisticsRetentionDays > 0 else { return }
             repeat {
                 batch = try await store.purgeLoginStatistics(beforeDay: today - statisticsRetentionDays)

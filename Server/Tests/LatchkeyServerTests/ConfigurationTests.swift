@@ -99,6 +99,10 @@ import Testing
          "issuer.fields.addressInformation.CITY.required"),
         ("issuer:\n  fields: { addressInformation: { CITY: { additionalDataValidations: [ { regexp: \"x\" } ] } } }",
          "issuer.fields.addressInformation.CITY.additionalDataValidations[0].regexp"),
+        ("issuer:\n  fields: { userProfile: { EXTERNAL_ID: { required: true, updatesAllowed: false } } }",
+         "issuer.fields.userProfile.EXTERNAL_ID.updatesAllowed"),
+        ("issuer:\n  fields: { addressInformation: { CITY: { regex: \"(?x) [a-z]+ # letters\" } } }", "issuer.fields.addressInformation.CITY.regex"),
+        ("issuer:\n  fields: { addressInformation: { CITY: { regex: \"\\\\Qa.b\" } } }", "issuer.fields.addressInformation.CITY.regex"),
     ])
     func badKeysAreNamed(_ yaml: String, _ key: String) {
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.parse(yaml: yaml) }

@@ -142,18 +142,23 @@ import Testing
         try await withServer(engine: engine, configure: { configuration in
             var pci = FieldOverride()
             pci.pciEncryptionRequired = true
-            var tier = FieldOverride()
-            tier.defaultValue = "basic"
-            configuration.issuer.fields = ["additionalCustomerInformation": ["card_ref": pci, "tier": tier]]
+            var required = FieldOverride()
+            required.required = true
+            configuration.issuer.fields = ["additionalCustomerInformation": ["card_ref": pci], "addressInformation": ["CITY": required]]
         }) { app, client in
             let line = ImportTests.json(["email": "imported@example.com", "firstName": "Ada", "lastName": "Lovelace",
                                          "emailVerified": true, "password": ["value": "imported-pass-42"],
-                                         "additionalCustomerInformation": ["card_ref": "PAN-REF-5150"]])
+                                         "additionalCustomerInformation": ["card_ref": "PAN-REF-5150", "note": "enc1:not-a-ciphertext"]])
             let imported = try await ImportTests.importing(app, [line])
-            #expect(imported.failures == [] && imported.report.created == 1, "\(imported.failures)")
+            #expect(imported.failures == [] && imported.report.created == 1, "a required address is registration's: \(imported.failures)")
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "imported@example.com"))
-            #expect(user.profileJSON.contains("enc1:") && !user.profileJSON.contains("PAN-REF-5150") && user.profileJSON.contains("basic"),
-                    "\(user.profileJSON)")
+            #expect(user.profileJSON.contains("enc1:") && !user.profileJSON.contains("PAN-REF-5150")
+                    && !user.profileJSON.contains("not-a-ciphertext"), "a plain value that looks encrypted is encrypted too: \(user.profileJSON)")
+            let opened = try EnrollmentService.StoredProfile(of: user, opening: app.hasher.profileFieldCipher)
+            #expect(opened.additionalCustomerInformation == ["card_ref": "PAN-REF-5150", "note": "enc1:not-a-ciphertext"])
+            let otherPepper = ProfileFieldCipher(pepper: SymmetricKey(size: .bits256))
+            #expect(try EnrollmentService.StoredProfile(of: user, opening: otherPepper).additionalCustomerInformation == [:],
+                    "values that no longer open are left out, the profile still reads")
             let login = try await AuthFixture.passwordLogin(client, email: "imported@example.com", password: "imported-pass-42")
             if let session = login.login?.sessionToken {
                 let customer = try await client.call(.get, "/v1/profile", headers: appHeaders(session: session)).decoded(Customer.self)

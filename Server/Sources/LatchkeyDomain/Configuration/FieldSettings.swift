@@ -96,6 +96,13 @@ extension IssuerSettings {
     /// The email is the login and the profile phone is the verified phone of phone sign-up: the
     /// rules that make them so cannot be changed.
     private static func requireWhatTheServerHonours(_ fields: [FieldMetadata], group: String, path: String) throws {
+        // An update replaces the external id and a sent address whole: a field that must be there
+        // and cannot be sent would refuse every update.
+        for field in fields where field.required && !field.updatesAllowed
+            && (group == "addressInformation" || field.key == ProfileMetadata.Key.externalId) {
+            throw ConfigurationError(key: "\(path).\(field.key).updatesAllowed",
+                                     message: "A required field that an update replaces must be updatable.")
+        }
         guard group == "userProfile" else { return }
         for field in fields {
             switch field.key {

@@ -91,7 +91,8 @@ public struct ImportLine: Decodable, Sendable {
     private func validate(_ issuer: IssuerSettings) throws(DomainError) {
         let profile = UserProfile(firstName: firstName, lastName: lastName, email: email, phone: phone,
                                   additionalCustomerInformation: additionalCustomerInformation, externalId: externalId)
-        try issuer.enrollmentRules.validateProfileFields(profile)
+        // Import lines carry no address: the issuer's required address fields are registration's.
+        try issuer.enrollmentRules.validateProfileFields(profile, requireAddress: false)
         try Self.check(password, field: "password") { (value) throws(DomainError) in
             try issuer.validateNewPassword(value, field: "password.value")
         }

@@ -151,18 +151,15 @@ public struct UserImporter: Sendable {
         }
         // Most lines have no additional information: no encoder for them.
         let metadata = issuer.enrollmentRules.metadata
-        // The issuer's defaults, as a registration stores them.
-        let filled = issuer.enrollmentRules.applyingDefaults(UserProfile(
-            firstName: line.firstName, lastName: line.lastName, email: line.email, phone: line.phone,
-            additionalCustomerInformation: line.additionalCustomerInformation, externalId: line.externalId))
-        let document = try filled.additionalCustomerInformation.map { info in
+        // The line as given (an update merges it into the stored user; defaults are registration's).
+        let document = try line.additionalCustomerInformation.map { info in
             let stored = EnrollmentService.StoredProfile(additionalCustomerInformation: info)
             guard let cipher = hasher?.profileFieldCipher else { return String(decoding: try JSONEncoder().encode(stored), as: UTF8.self) }
             return try stored.encoded(sealing: metadata, with: cipher)
         } ?? "{}"
         let record = UserRecord(
             id: SecureRandom.orderedIdentifier(at: time), issuer: issuer.id, email: email, emailNormalized: EmailAddress.normalized(email),
-            firstName: filled.firstName, lastName: filled.lastName, phone: line.phone, externalId: filled.externalId,
+            firstName: line.firstName, lastName: line.lastName, phone: line.phone, externalId: line.externalId,
             passwordHash: try await stored(line.password), passcodeHash: try await line.passcode.asyncMap { try await stored($0) },
             emailVerified: line.emailVerified, profileJSON: document,
             createdAt: time, updatedAt: time, appInstanceVerified: line.emailVerified, passwordUpdatedAt: time)

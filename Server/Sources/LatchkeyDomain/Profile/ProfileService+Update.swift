@@ -20,9 +20,19 @@ extension ProfileService {
             var user = current
             if let firstName = update.firstName { user.firstName = firstName }
             if let lastName = update.lastName { user.lastName = lastName }
-            user.externalId = update.externalId
+            let metadata = issuer.enrollmentRules.metadata
+            // The update replaces the external id and a sent address, except what cannot be changed.
+            if ProfileMetadata.field(ProfileMetadata.Key.externalId, in: metadata.userProfile)?.updatesAllowed ?? true {
+                user.externalId = update.externalId
+            }
             var document = try EnrollmentService.StoredProfile(of: user, opening: fields)
-            if let address = update.addressInformation { document.addressInformation = address }
+            if var address = update.addressInformation {
+                for rule in metadata.addressInformation where !rule.updatesAllowed {
+                    guard let name = ProfileMetadata.addressProperties[rule.key] else { continue }
+                    address[name] = document.addressInformation?[name]
+                }
+                document.addressInformation = address
+            }
             if let changes = update.additionalCustomerInformation {
                 var info = document.additionalCustomerInformation ?? [:]
                 for (key, value) in changes { info[key] = value }

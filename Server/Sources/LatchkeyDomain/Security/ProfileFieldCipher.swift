@@ -48,27 +48,33 @@ extension EnrollmentService.StoredProfile {
     /// encrypted with `cipher`.
     package func encoded(sealing metadata: ProfileMetadata, with cipher: ProfileFieldCipher) throws -> String {
         var document = self
-        for field in metadata.additionalCustomerInformation where field.pciEncryptionRequired == true {
-            if let value = document.additionalCustomerInformation?[field.key] {
-                document.additionalCustomerInformation?[field.key] = try cipher.seal(value)
-            }
+        // A plain value that looks encrypted is encrypted too, so every stored `enc1:` opens.
+        let additional = Set(metadata.additionalCustomerInformation.filter { $0.pciEncryptionRequired == true }.map(\.key))
+        for (key, value) in document.additionalCustomerInformation ?? [:]
+        where additional.contains(key) || value.hasPrefix(ProfileFieldCipher.prefix) {
+            document.additionalCustomerInformation?[key] = try cipher.seal(value)
         }
-        for field in metadata.addressInformation where field.pciEncryptionRequired == true {
-            guard let name = ProfileMetadata.addressProperties[field.key], let value = document.addressInformation?[name] else { continue }
+        let address = Set(metadata.addressInformation.filter { $0.pciEncryptionRequired == true }
+            .compactMap { ProfileMetadata.addressProperties[$0.key] })
+        for name in ProfileMetadata.addressProperties.values {
+            guard let value = document.addressInformation?[name], address.contains(name) || value.hasPrefix(ProfileFieldCipher.prefix) else {
+                continue
+            }
             document.addressInformation?[name] = try cipher.seal(value)
         }
         return String(decoding: try JSONEncoder().encode(document), as: UTF8.self)
     }
 
     /// The document of a stored user with every encrypted value opened (whatever the metadata
-    /// says now: a field marked earlier still reads).
-    /// - Throws: `StoreError.undecodableDocument`.
+    /// says now: a field marked earlier still reads). A value that no longer opens (its pepper was
+    /// dropped) is left out, so the profile still reads and an update can set it again.
+    /// - Throws: `StoreError.undecodableDocument` for a document that does not decode.
     package init(of user: UserRecord, opening cipher: ProfileFieldCipher) throws {
         self = try Self(of: user)
-        if let info = additionalCustomerInformation { additionalCustomerInformation = try info.mapValues(cipher.open) }
+        if let info = additionalCustomerInformation { additionalCustomerInformation = info.compactMapValues { try? cipher.open($0) } }
         if var address = addressInformation {
             for name in ProfileMetadata.addressProperties.values {
-                if let value = address[name] { address[name] = try cipher.open(value) }
+                if let value = address[name] { address[name] = try? cipher.open(value) }
             }
             addressInformation = address
         }

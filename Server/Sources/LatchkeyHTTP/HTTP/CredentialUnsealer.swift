@@ -90,7 +90,10 @@ package struct CredentialUnsealer: Sendable {
         }
         // A seal where this server expects none (an app that read settings which changed since) is
         // refused rather than stored as a value; `seal_key_unknown` makes the SDK read them again.
-        if let stray = Self.sealedPointer(in: try? JSONSerialization.jsonObject(with: rewritten.body), path: "") {
+        // Looked for in the body as sent, outside the fields that may hold seals (whose opened
+        // values may be anything).
+        let patterns = fields.map { $0.pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init) }
+        if let stray = Self.sealedPointer(in: try? JSONSerialization.jsonObject(with: Data(buffer: buffer)), path: "", outside: patterns) {
             throw DomainError(.sealKeyUnknown, message: "A sealed value where this server expects none: read the encryption settings again.",
                               field: Self.name(stray))
         }
@@ -98,17 +101,25 @@ package struct CredentialUnsealer: Sendable {
         return (request, opened > 0)
     }
 
-    /// The pointer of the first string that is still a sealed value, if any.
-    static func sealedPointer(in node: Any?, path: String) -> String? {
-        if let text = node as? String { return SealedCredential.isSealed(text) ? path : nil }
+    /// The pointer of the first string that looks sealed outside the `outside` pointer patterns
+    /// (token lists, `*` for any token), if any.
+    static func sealedPointer(in node: Any?, path: String, outside patterns: [[String]]) -> String? {
+        if let text = node as? String {
+            guard SealedCredential.isSealed(text) else { return nil }
+            let tokens = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+            let declared = patterns.contains { pattern in
+                pattern.count == tokens.count && zip(pattern, tokens).allSatisfy { $0 == "*" || $0 == $1 }
+            }
+            return declared ? nil : path
+        }
         if let object = node as? [String: Any] {
             for (key, value) in object.sorted(by: { $0.key < $1.key }) {
-                if let found = sealedPointer(in: value, path: path + "/" + ProfileMetadata.escape(key)) { return found }
+                if let found = sealedPointer(in: value, path: path + "/" + ProfileMetadata.escape(key), outside: patterns) { return found }
             }
         }
         if let array = node as? [Any] {
             for (index, value) in array.enumerated() {
-                if let found = sealedPointer(in: value, path: path + "/\(index)") { return found }
+                if let found = sealedPointer(in: value, path: path + "/\(index)", outside: patterns) { return found }
             }
         }
         return nil
