@@ -28,8 +28,6 @@ actor CredentialSealer {
         let publicKey: P256.KeyAgreement.PublicKey
         let profileFields: [String: [SealedField]]
     }
-    /// Operations whose body may hold profile fields the issuer marks `pciEncryptionRequired`.
-    static let profileOperations: Set<String> = ["registerNewUser", "updateUserProfile", "registerCustomer"]
     private let fetch: @Sendable () async throws -> Components.Schemas.EncryptionSettingsResponse
 
     init(app: EncryptionSettings, pins: [String],
@@ -47,7 +45,7 @@ actor CredentialSealer {
     ///   then not sent: a credential never goes plain because the settings were out of reach).
     func plan(for operationID: String) async throws -> Plan? {
         let declared = SealedField.all[operationID]
-        guard declared != nil || Self.profileOperations.contains(operationID) else { return nil }
+        guard declared != nil || ProfileMetadata.profileOperations.contains(operationID) else { return nil }
         let server = try await serverSettings()
         let wanted = server.settings.union(app)
         let fields = (declared ?? []).filter { wanted.requiresSealing($0.kind) } + (server.profileFields[operationID] ?? [])

@@ -104,6 +104,9 @@ extension ProfileMetadata {
     /// may be marked (additional customer information and the address; `latchkey config check`
     /// refuses others). For SSO registration, whose additional information is a list, every value
     /// of the list travels sealed when any additional key is marked.
+    /// The operations whose request body holds profile fields (and so may hold sealed ones).
+    public static let profileOperations: Set<String> = ["registerNewUser", "updateUserProfile", "registerCustomer"]
+
     public var pciFieldPointers: [String: [String]] {
         let additional = additionalCustomerInformation.filter { $0.pciEncryptionRequired == true }.map { Self.escape($0.key) }
         let address = addressInformation.filter { $0.pciEncryptionRequired == true }.compactMap { Self.addressProperties[$0.key] }

@@ -52,7 +52,7 @@ extension IssuerSettings {
     /// - Throws: `ConfigurationError` naming `issuer.fields.<group>.<KEY>[.<property>]` for a
     ///   group or key the spec does not have, or metadata that cannot work (a bad expression, a
     ///   minimum above the maximum, a default that breaks its own rules).
-    public func fieldMetadata() throws -> ProfileMetadata {
+    public func fieldMetadata(checking: Bool = true) throws -> ProfileMetadata {
         var metadata = ProfileMetadata.default
         for (group, overrides) in fields.sorted(by: { $0.key < $1.key }) {
             let path = "issuer.fields.\(group)"
@@ -82,8 +82,9 @@ extension IssuerSettings {
                                              + fields.map(\.key).joined(separator: ", ") + ".")
                 }
             }
-            try Self.requireWhatTheServerHonours(fields, group: group, path: path)
-            for field in fields {
+            // Checked once, when the configuration is loaded; requests only merge (no expression compiled).
+            if checking { try Self.requireWhatTheServerHonours(fields, group: group, path: path) }
+            for field in fields where checking {
                 if let problem = field.problems.first {
                     throw ConfigurationError(key: "\(path).\(field.key).\(problem.property)", message: problem.message)
                 }

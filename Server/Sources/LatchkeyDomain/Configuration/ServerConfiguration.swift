@@ -179,7 +179,7 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
     public var enrollmentRules: EnrollmentRules {
         // `fields` were checked when the configuration was loaded (`validate`).
         EnrollmentRules(password: password, passcode: passcode, mfa: mfa.questionsResponse,
-                        metadata: (try? fieldMetadata()) ?? .default)
+                        metadata: (try? fieldMetadata(checking: false)) ?? .default)
     }
 }
 

@@ -37,7 +37,7 @@ package struct CredentialUnsealer: Sendable {
     /// Whether the edge of `operationID` runs this check: operations with sealable fields, and
     /// those that may carry profile fields (a seal there is refused once the issuer unmarked it).
     package func guards(_ operationID: String) -> Bool {
-        !fields(of: operationID).isEmpty || ["registerNewUser", "updateUserProfile", "registerCustomer"].contains(operationID)
+        !fields(of: operationID).isEmpty || ProfileMetadata.profileOperations.contains(operationID)
     }
 
     /// The request with its sealed fields opened, and whether one was. For an operation with
