@@ -11,9 +11,16 @@ extension EnrollmentClient {
     }
 
     /// `updateUserProfile`, with the spec's conventions (see `ProfileUpdate`); checked with the
-    /// field metadata and MFA rules before sending. A new email takes effect once verified.
+    /// field metadata and MFA rules before sending. A new email takes effect once verified from
+    /// the link sent to it; a change of a field the issuer marks `reverificationRequired` once
+    /// confirmed from the link sent to the wallet's address (`FieldMetadata.reverificationRequired`
+    /// tells a form which fields do that).
+    /// - Returns: the server's message and what waits for verification.
+    /// - Throws: `LatchkeyError` — a field the rules refuse (before sending), the server's refusal
+    ///   (400 naming the field, 416 email in use, 418 no verified address for a confirmation), or
+    ///   the transport's.
     @discardableResult
-    public func updateUserProfile(_ update: ProfileUpdate) async throws(LatchkeyError) -> String {
+    public func updateUserProfile(_ update: ProfileUpdate) async throws(LatchkeyError) -> ProfileUpdateResult {
         let domain = ErrorDomain.updateUserProfile
         let rules = EnrollmentRules(mfa: try await retrieveMfaQuestionsWithMetadata(), metadata: try await retrieveProfileMetadata())
         do { try rules.validateUpdate(update) } catch { throw refusal(error, domain) }
@@ -26,10 +33,8 @@ extension EnrollmentClient {
                 .init(state: $0.state, country: $0.country, addressLine1: $0.addressLine1, addressLine2: $0.addressLine2,
                       city: $0.city, zipCode: $0.zipCode)
             })
-        let response: Components.Schemas.MessageResponse = try await call(domain) {
-            try await api.updateUserProfile(body: .json(body)).ok.body.json
-        }
-        return response.message
+        let response = try await call(domain) { try await api.updateUserProfile(body: .json(body)).ok.body.json }
+        return ProfileUpdateResult(message: response.message, pendingVerification: response.pendingVerification)
     }
 
     /// `updateUserPassword`. The user's other sessions and device tokens end.

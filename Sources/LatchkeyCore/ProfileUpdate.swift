@@ -59,3 +59,16 @@ extension EnrollmentRules {
         if let answers = update.mfaAnswers { try validateMFAAnswers(answers, field: "mfaAnswers") }
     }
 }
+
+/// What an update did: the server's message and the request paths whose change waits for
+/// verification (`email`, and fields marked `reverificationRequired` such as `firstName`,
+/// `addressInformation.city` or `additionalCustomerInformation.<key>`).
+public struct ProfileUpdateResult: Sendable, Equatable {
+    public var message: String
+    public var pendingVerification: [String]
+
+    public init(message: String, pendingVerification: [String] = []) {
+        self.message = message
+        self.pendingVerification = pendingVerification
+    }
+}

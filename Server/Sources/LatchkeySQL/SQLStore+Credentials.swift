@@ -88,6 +88,12 @@ extension SQLStore {
                 try await db.execute("DELETE FROM mfa_answers WHERE user_id = $1", [.text(user.id)])
                 try await Self.insert(answers, userID: user.id, into: db)
             }
+            // One held change at a time: a newer one voids the link of the earlier.
+            if tokens.contains(where: { $0.purpose == .profileChange }) {
+                try await db.execute("""
+                    UPDATE tokens SET used_at = $2 WHERE user_id = $1 AND purpose = $3 AND used_at IS NULL
+                    """, [.text(user.id), now.epochSeconds, .text(TokenPurpose.profileChange.rawValue)])
+            }
             for token in tokens { try await Self.insert(token, into: db) }
             for message in messages { try await Self.insert(message, into: db) }
         }

@@ -96,4 +96,43 @@ import Testing
             #expect(stored.contains("enc1:") && !stored.contains("PAN-REF") && !stored.contains("10001"), "\(stored)")
         }
     }
+
+    /// `reverificationRequired` with `pciEncryptionRequired`: the SDK's update says the change
+    /// waits; the held value is encrypted in the database and the profile changes only once the
+    /// link sent to the wallet's address is confirmed.
+    @Test func aMarkedChangeWaitsForTheEmailedConfirmation() async throws {
+        try await withLiveServer(configure: { configuration in
+            var field = FieldOverride()
+            field.pciEncryptionRequired = true
+            field.reverificationRequired = true
+            configuration.issuer.fields = ["additionalCustomerInformation": ["card_ref": field]]
+        }) { sdk, app in
+            var profile = sampleProfile()
+            profile.additionalCustomerInformation?["card_ref"] = "PAN-REF-9941"
+            let registered = try await sdk.enrollment.registerNewUser(profile)
+            try await AuthenticationClientTests.verifyEmail(app, server: sdk.context.serverURL)
+            _ = try await sdk.authentication.loginByNonce(registered.nonce)
+            let metadata = try await sdk.enrollment.retrieveProfileMetadata()
+            #expect(ProfileMetadata.field("card_ref", in: metadata.additionalCustomerInformation)?.reverificationRequired == true)
+
+            let result = try await sdk.enrollment.updateUserProfile(ProfileUpdate(lastName: "Hopper-Murray",
+                                                                                  additionalCustomerInformation: ["card_ref": "PAN-REF-7720"]))
+            #expect(result.pendingVerification == ["additionalCustomerInformation.card_ref"], "\(result)")
+            var customer = try await sdk.enrollment.retrieveCustomer()
+            #expect(customer.lastName == "Hopper-Murray" && customer.additionalCustomerInformation?["card_ref"] == "PAN-REF-9941")
+
+            let row = try #require(try await app.store.outboxMessages().last { $0.template == "profile_change_confirmation" })
+            let link = try #require(app.cipher.open(row)?.data["link"])
+            let path = String(link[link.range(of: "/confirm-change")!.lowerBound...])
+            let token = String(path[path.range(of: "token=")!.upperBound...])
+            let held = try #require(try await app.store.token(digest: SecureRandom.digest(token), purpose: .profileChange, now: Date()))
+            #expect(!(held.data ?? "").contains("PAN-REF"), "the held value is encrypted")
+            let page = try await EmailLinkBrowser.follow(URL(string: sdk.context.serverURL.absoluteString + path)!)
+            #expect(page.status == 200 && page.html.contains("Profile changed"), "\(page.html)")
+            customer = try await sdk.enrollment.retrieveCustomer()
+            #expect(customer.additionalCustomerInformation?["card_ref"] == "PAN-REF-7720")
+            let stored = try #require(try await app.store.user(issuer: "default", emailNormalized: "grace@example.com")).profileJSON
+            #expect(!stored.contains("PAN-REF"), "stored encrypted once confirmed: \(stored)")
+        }
+    }
 }

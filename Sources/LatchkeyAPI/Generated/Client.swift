@@ -4492,7 +4492,11 @@ public struct Client: APIProtocol {
     /// and `null` deletes; `externalId` must be sent again or it is removed; `addressInformation`,
     /// when sent, replaces the stored address; `mfaAnswers`, when sent, replaces all answers (exactly
     /// the issuer's number). A new `email` gets a verification link and the old address a notice;
-    /// the new address becomes the login once verified. `lastModifiedDate` moves on every update.
+    /// the new address becomes the login once verified. A change of a field the issuer marks
+    /// `reverificationRequired` is held until the owner confirms it from a link sent to the
+    /// wallet's email address (403 `email_not_verified` when the wallet has no verified address);
+    /// the rest of the update applies at once. `pendingVerification` lists what waits.
+    /// `lastModifiedDate` moves on every update.
     ///
     ///
     /// - Remark: HTTP `PATCH /v1/profile`.
@@ -4560,7 +4564,7 @@ public struct Client: APIProtocol {
                     ))
                 case 200:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.Message.Body
+                    let body: Operations.UpdateUserProfile.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
@@ -4570,7 +4574,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.MessageResponse.self,
+                            Components.Schemas.ProfileUpdateResponse.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)

@@ -1595,6 +1595,31 @@ extension Components {
                 case message
             }
         }
+        /// - Remark: Generated from `#/components/schemas/ProfileUpdateResponse`.
+        public struct ProfileUpdateResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ProfileUpdateResponse/message`.
+            public var message: Swift.String
+            /// Request paths whose change waits for verification: `email` (a link to the new address) and the fields marked `reverificationRequired` (`firstName`, `addressInformation.city`, `additionalCustomerInformation.<key>`, …: a link to the wallet's address).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ProfileUpdateResponse/pendingVerification`.
+            public var pendingVerification: [Swift.String]
+            /// Creates a new `ProfileUpdateResponse`.
+            ///
+            /// - Parameters:
+            ///   - message:
+            ///   - pendingVerification: Request paths whose change waits for verification: `email` (a link to the new address) and the fields marked `reverificationRequired` (`firstName`, `addressInformation.city`, `additionalCustomerInformation.<key>`, …: a link to the wallet's address).
+            public init(
+                message: Swift.String,
+                pendingVerification: [Swift.String]
+            ) {
+                self.message = message
+                self.pendingVerification = pendingVerification
+            }
+            public enum CodingKeys: String, CodingKey {
+                case message
+                case pendingVerification
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/ResetResponse`.
         public struct ResetResponse: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ResetResponse/message`.

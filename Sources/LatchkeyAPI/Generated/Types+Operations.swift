@@ -6571,7 +6571,11 @@ public enum Operations {
     /// and `null` deletes; `externalId` must be sent again or it is removed; `addressInformation`,
     /// when sent, replaces the stored address; `mfaAnswers`, when sent, replaces all answers (exactly
     /// the issuer's number). A new `email` gets a verification link and the old address a notice;
-    /// the new address becomes the login once verified. `lastModifiedDate` moves on every update.
+    /// the new address becomes the login once verified. A change of a field the issuer marks
+    /// `reverificationRequired` is held until the owner confirms it from a link sent to the
+    /// wallet's email address (403 `email_not_verified` when the wallet has no verified address);
+    /// the rest of the update applies at once. `pendingVerification` lists what waits.
+    /// `lastModifiedDate` moves on every update.
     ///
     ///
     /// - Remark: HTTP `PATCH /v1/profile`.
@@ -6639,17 +6643,45 @@ public enum Operations {
                     }
                 }
             }
-            /// Done; a message to show.
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/profile/PATCH/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/profile/PATCH/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ProfileUpdateResponse)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.ProfileUpdateResponse {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.UpdateUserProfile.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.UpdateUserProfile.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Updated; what waits for verification.
             ///
             /// - Remark: Generated from `#/paths//v1/profile/patch(updateUserProfile)/responses/200`.
             ///
             /// HTTP response code: `200 ok`.
-            case ok(Components.Responses.Message)
+            case ok(Operations.UpdateUserProfile.Output.Ok)
             /// The associated value of the enum case if `self` is `.ok`.
             ///
             /// - Throws: An error if `self` is not `.ok`.
             /// - SeeAlso: `.ok`.
-            public var ok: Components.Responses.Message {
+            public var ok: Operations.UpdateUserProfile.Output.Ok {
                 get throws {
                     switch self {
                     case let .ok(response):

@@ -189,7 +189,11 @@ public protocol APIProtocol: Sendable {
     /// and `null` deletes; `externalId` must be sent again or it is removed; `addressInformation`,
     /// when sent, replaces the stored address; `mfaAnswers`, when sent, replaces all answers (exactly
     /// the issuer's number). A new `email` gets a verification link and the old address a notice;
-    /// the new address becomes the login once verified. `lastModifiedDate` moves on every update.
+    /// the new address becomes the login once verified. A change of a field the issuer marks
+    /// `reverificationRequired` is held until the owner confirms it from a link sent to the
+    /// wallet's email address (403 `email_not_verified` when the wallet has no verified address);
+    /// the rest of the update applies at once. `pendingVerification` lists what waits.
+    /// `lastModifiedDate` moves on every update.
     ///
     ///
     /// - Remark: HTTP `PATCH /v1/profile`.
@@ -610,7 +614,11 @@ extension APIProtocol {
     /// and `null` deletes; `externalId` must be sent again or it is removed; `addressInformation`,
     /// when sent, replaces the stored address; `mfaAnswers`, when sent, replaces all answers (exactly
     /// the issuer's number). A new `email` gets a verification link and the old address a notice;
-    /// the new address becomes the login once verified. `lastModifiedDate` moves on every update.
+    /// the new address becomes the login once verified. A change of a field the issuer marks
+    /// `reverificationRequired` is held until the owner confirms it from a link sent to the
+    /// wallet's email address (403 `email_not_verified` when the wallet has no verified address);
+    /// the rest of the update applies at once. `pendingVerification` lists what waits.
+    /// `lastModifiedDate` moves on every update.
     ///
     ///
     /// - Remark: HTTP `PATCH /v1/profile`.

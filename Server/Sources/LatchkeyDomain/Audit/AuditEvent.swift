@@ -67,6 +67,8 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     case emailChangeRequested = "email.change_requested"
     case emailChanged = "email.changed"
     case emailReverted = "email.reverted"
+    case profileChangeRequested = "profile.change_requested"
+    case profileChanged = "profile.changed"
     case deviceLinked = "device.linked"
     case deviceUnlinked = "device.unlinked"
     case deviceTokenCreated = "device_token.created"

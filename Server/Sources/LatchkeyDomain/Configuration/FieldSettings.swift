@@ -104,6 +104,12 @@ extension IssuerSettings {
             throw ConfigurationError(key: "\(path).\(field.key).updatesAllowed",
                                      message: "A required field that an update replaces must be updatable.")
         }
+        // The email is the login: a change is always verified by its link to the new address.
+        if ["userProfile", "contactInformation"].contains(group),
+           let email = ProfileMetadata.field(ProfileMetadata.Key.email, in: fields), email.reverificationRequired != true {
+            throw ConfigurationError(key: "\(path).EMAIL.reverificationRequired",
+                                     message: "The email is the login: its change is always verified.")
+        }
         guard group == "userProfile" else { return }
         for field in fields {
             switch field.key {

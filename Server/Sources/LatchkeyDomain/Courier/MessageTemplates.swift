@@ -35,6 +35,19 @@ package enum MessageTemplates {
             data: ["change": change])
     }
 
+    /// The link that confirms a change of fields the issuer wants confirmed (`reverificationRequired`).
+    package static func profileChangeConfirmation(to email: String, firstName: String?, fields: [String], link: String,
+                                                  issuer: IssuerSettings) -> OutgoingMessage {
+        let greeting = firstName.map { "Hello \($0)," } ?? "Hello,"
+        let list = fields.joined(separator: ", ")
+        return OutgoingMessage(
+            channel: .email, to: email, template: "profile_change_confirmation", subject: "Confirm the change to your \(issuer.name) profile",
+            body: "\(greeting)\n\nSomeone signed in to your \(issuer.name) wallet asked to change: \(list). The change takes "
+                + "effect once you confirm it with this link (it works once and expires in 24 hours):\n\(link)\n\n"
+                + "If this was not you, do not open the link: change your password from the app and contact \(issuer.name).",
+            data: ["link": link, "fields": list])
+    }
+
     /// How long verification links work.
     package static let verificationLifetime: TimeInterval = 24 * 3600
 }

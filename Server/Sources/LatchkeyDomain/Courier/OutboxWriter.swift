@@ -42,6 +42,18 @@ public struct OutboxWriter: Sendable {
                     message: try cipher.seal(message, now: time))
     }
 
+    /// The link to the wallet's address that confirms a held change of `fields` (the issuer's names).
+    package func profileChangeConfirmation(to user: UserRecord, fields: [String], data: String, at time: Date) throws -> Link {
+        let secret = SecureRandom.token()
+        let message = MessageTemplates.profileChangeConfirmation(to: user.email, firstName: user.firstName, fields: fields,
+                                                                 link: "\(publicURL.value)/confirm-change?token=\(secret)",
+                                                                 issuer: issuer)
+        return Link(token: TokenRecord(digest: SecureRandom.digest(secret), purpose: .profileChange, userID: user.id,
+                                       deviceID: nil, createdAt: time,
+                                       expiresAt: time.addingTimeInterval(MessageTemplates.verificationLifetime), data: data),
+                    message: try cipher.seal(message, now: time))
+    }
+
     /// The security notice of a change to `user`'s wallet, or none for a wallet without an email.
     package func securityNotice(_ change: String, to user: UserRecord, at time: Date) throws -> [OutboxMessage] {
         guard !user.email.isEmpty else { return [] }

@@ -4,10 +4,14 @@ import LatchkeyCore
 extension ProfileService {
     /// `updateUserProfile` with the spec's conventions (see `ProfileUpdate`). 400 naming the field,
     /// 416 when a new email is taken; a new email gets a verification link and the old one a
-    /// notice, and becomes the login once verified. `lastModifiedDate` moves on every update.
-    public func updateProfile(_ principal: Principal, _ update: ProfileUpdate, caller: Caller) async throws {
+    /// notice, and becomes the login once verified. A change of a field the issuer marks
+    /// `reverificationRequired` is held until confirmed from a link sent to the wallet's email
+    /// (403 `email_not_verified` when it has none). `lastModifiedDate` moves on every update.
+    /// - Returns: the request paths of what waits for verification (`email`, held fields).
+    @discardableResult
+    public func updateProfile(_ principal: Principal, _ update: ProfileUpdate, caller: Caller) async throws -> [String] {
         let store = self.store.recording(into: caller.audit)
-        try await admitted(update.mfaAnswers?.count ?? 0, for: caller) { hasher in
+        return try await admitted(update.mfaAnswers?.count ?? 0, for: caller) { hasher in
             let current = try await principal.user()
             let time = now()
             let newEmail = update.email.map { $0.trimmingCharacters(in: .whitespaces) }
@@ -17,6 +21,9 @@ extension ProfileService {
                 try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: time)
             }
             try issuer.enrollmentRules.validateUpdate(update)
+            var update = update
+            let held = PendingProfileChange.holding(&update, metadata: issuer.enrollmentRules.metadata, user: current,
+                                                    document: try EnrollmentService.StoredProfile(of: current, opening: fields))
             var user = current
             if let firstName = update.firstName { user.firstName = firstName }
             if let lastName = update.lastName { user.lastName = lastName }
@@ -59,7 +66,13 @@ extension ProfileService {
             if answers != nil { messages += try outbox.securityNotice("security questions", to: current, at: time) }
             if let newEmail { audit(.emailChangeRequested, user: user.id, deviceID: principal.session.deviceID, details: ["to": newEmail], for: caller) }
             if answers != nil { audit(.mfaAnswersChanged, user: user.id, deviceID: principal.session.deviceID, for: caller) }
+            if !held.isEmpty {
+                let link = try holdForConfirmation(held, of: current, deviceID: principal.session.deviceID, at: time, caller: caller)
+                tokens.append(link.token)
+                messages.append(link.message)
+            }
             try await store.applyProfileUpdate(user, answers: answers, tokens: tokens, messages: messages, now: time)
+            return (newEmail == nil ? [] : ["email"]) + held.paths
         }
     }
 }

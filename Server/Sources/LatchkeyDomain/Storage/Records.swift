@@ -100,6 +100,9 @@ public enum TokenPurpose: String, Sendable {
     case emailChange = "email_change"
     /// The link to the old address of an email change that puts it back; its data is the old address.
     case emailRevert = "email_revert"
+    /// The link that confirms a held change of fields marked `reverificationRequired`; its data is
+    /// the held values (`PendingProfileChange`), encrypted.
+    case profileChange = "profile_change"
     /// A forgotten-password link; its data is the MFA question the portal asks.
     case passwordReset = "password_reset"
     /// A forgotten-passcode link; its data is the MFA question the portal asks.

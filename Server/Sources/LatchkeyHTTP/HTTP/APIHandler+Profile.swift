@@ -51,9 +51,10 @@ extension APIHandler {
             mfaAnswers: body.mfaAnswers?.additionalProperties,
             additionalCustomerInformation: body.additionalCustomerInformation?.additionalProperties,
             addressInformation: body.addressInformation)
-        try await profile.updateProfile(try caller.identity.require(), update, caller: caller)
-        return .ok(.init(body: .json(Self.message(update.email == nil ? "The profile is updated."
-            : "The profile is updated; the new email address takes effect once verified."))))
+        let pending = try await profile.updateProfile(try caller.identity.require(), update, caller: caller)
+        let message = pending.isEmpty ? "The profile is updated."
+            : "The profile is updated; the change of \(pending.joined(separator: ", ")) takes effect once verified from the emailed link."
+        return .ok(.init(body: .json(.init(message: message, pendingVerification: pending))))
     }
 
     package func updateUserPassword(_ input: Operations.UpdateUserPassword.Input) async throws -> Operations.UpdateUserPassword.Output {

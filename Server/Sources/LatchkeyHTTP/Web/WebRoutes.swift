@@ -4,8 +4,8 @@ import Hummingbird
 import LatchkeyDomain
 import NIOCore
 
-/// The pages of the links in emails: email verification (registration, resend, email change) and
-/// an email change's revert link. Mail scanners and link previewers open links, so opening one
+/// The pages of the links in emails: email verification (registration, resend, email change), an
+/// email change's revert link, and the confirmation of a held profile change. Mail scanners and link previewers open links, so opening one
 /// (`GET`) only looks its token up and shows what it will do, with a form; the form's post (CSRF-
 /// protected like the portal's) does it. Plain HTML, no JavaScript.
 package struct WebRoutes: Sendable {
@@ -26,6 +26,8 @@ package struct WebRoutes: Sendable {
         router.post("/verify-email") { request, context in try await verify(request, caller: context.pageCaller) }
         router.get("/revert-email") { request, _ in try await openRevert(request) }
         router.post("/revert-email") { request, context in try await revert(request, caller: context.pageCaller) }
+        router.get("/confirm-change") { request, _ in try await openProfileChange(request) }
+        router.post("/confirm-change") { request, context in try await confirmProfileChange(request, caller: context.pageCaller) }
     }
 
     // MARK: Email verification
@@ -48,19 +50,18 @@ package struct WebRoutes: Sendable {
     }
 
     private func verify(_ request: Request, caller: Caller) async throws -> Response {
-        guard let form = try await decode(request) else { return badForm.response() }
-        let token = form.token ?? ""
-        guard csrf.verify(request, field: form.csrf, token: token) else { return expiredForm.response() }
-        return switch try await enrollment.verifyEmail(token: token, caller: caller) {
-        case .verified(let email):
-            page(title: "Email verified", text: "Your email address \(email) is verified. You can return to the app.")
-        case .changed(let email):
-            page(title: "Email verified", text: "Your new email address \(email) is verified and is now your login.")
-        case .taken(let email):
-            page(.conflict, title: "This address is taken",
-                 text: "\(email) now belongs to another wallet, so your email address was not changed.")
-        case .invalid:
-            invalidVerification.response()
+        try await posted(request) { token in
+            switch try await enrollment.verifyEmail(token: token, caller: caller) {
+            case .verified(let email):
+                page(title: "Email verified", text: "Your email address \(email) is verified. You can return to the app.")
+            case .changed(let email):
+                page(title: "Email verified", text: "Your new email address \(email) is verified and is now your login.")
+            case .taken(let email):
+                page(.conflict, title: "This address is taken",
+                     text: "\(email) now belongs to another wallet, so your email address was not changed.")
+            case .invalid:
+                invalidVerification.response()
+            }
         }
     }
 
@@ -83,25 +84,47 @@ package struct WebRoutes: Sendable {
     }
 
     private func revert(_ request: Request, caller: Caller) async throws -> Response {
-        guard let form = try await decode(request) else { return badForm.response() }
-        let token = form.token ?? ""
-        guard csrf.verify(request, field: form.csrf, token: token) else { return expiredForm.response() }
-        return switch try await profile.revertEmailChange(token: token, caller: caller) {
-        case .reverted(let email):
-            page(title: "Email kept",
-                 text: "\(email) is your wallet's address again and everyone was signed out. Sign in again, and change "
-                     + "your password if you did not ask for the change.")
-        case .taken(let email):
-            page(.conflict, title: "This address is taken",
-                 text: "\(email) now belongs to another wallet, so it could not be put back. Contact \(issuer.name).")
-        case .invalid:
-            invalidRevert.response()
+        try await posted(request) { token in
+            switch try await profile.revertEmailChange(token: token, caller: caller) {
+            case .reverted(let email):
+                page(title: "Email kept",
+                     text: "\(email) is your wallet's address again and everyone was signed out. Sign in again, and change "
+                         + "your password if you did not ask for the change.")
+            case .taken(let email):
+                page(.conflict, title: "This address is taken",
+                     text: "\(email) now belongs to another wallet, so it could not be put back. Contact \(issuer.name).")
+            case .invalid:
+                invalidRevert.response()
+            }
         }
     }
 
     private var invalidRevert: WebPage {
         WebPage.message(.badRequest, title: "This link does not work", text: "The link is invalid, already used, or expired.",
                         issuer: issuer)
+    }
+
+    // MARK: Held profile change
+
+    private func openProfileChange(_ request: Request) async throws -> Response {
+        let token = request.uri.queryParameters.get("token") ?? ""
+        guard let fields = try await profile.profileChangeLinkFields(token: token) else { return invalidRevert.response() }
+        let list = fields.joined(separator: ", ")
+        return confirmPage(request, title: "Confirm the change to your profile", token: token, action: "/confirm-change",
+                           text: "Someone signed in to your wallet asked to change: \(list). Confirm only if it was you; "
+                               + "otherwise close this page, change your password from the app and contact \(issuer.name).",
+                           button: "Confirm the change of \(list)")
+    }
+
+    private func confirmProfileChange(_ request: Request, caller: Caller) async throws -> Response {
+        try await posted(request) { token in
+            switch try await profile.confirmProfileChange(token: token, caller: caller) {
+            case .changed(let fields):
+                page(title: "Profile changed", text: "Your profile's \(fields.joined(separator: ", ")) is changed. You can return to the app.")
+            case .invalid:
+                invalidRevert.response()
+            }
+        }
     }
 
     // MARK: Pages and forms
@@ -119,6 +142,15 @@ package struct WebRoutes: Sendable {
     /// An explaining page from the portal's templates.
     private func page(_ status: HTTPResponse.Status = .ok, title: String, text: String) -> Response {
         WebPage.message(status, title: title, text: text, issuer: issuer).response()
+    }
+
+    /// Does what a posted confirmation form asks with its token, once the form is whole and its
+    /// CSRF field matches the cookie.
+    private func posted(_ request: Request, _ act: (String) async throws -> Response) async throws -> Response {
+        guard let form = try await decode(request) else { return badForm.response() }
+        let token = form.token ?? ""
+        guard csrf.verify(request, field: form.csrf, token: token) else { return expiredForm.response() }
+        return try await act(token)
     }
 
     private func decode(_ request: Request) async throws -> Form? {

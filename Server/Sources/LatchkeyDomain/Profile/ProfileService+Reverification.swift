@@ -1,0 +1,164 @@
+import Foundation
+import LatchkeyCore
+
+/// Changes to fields the issuer marks `reverificationRequired` (other than the email, which has its
+/// own link to the new address), held until the wallet's owner confirms them from a link sent to the
+/// wallet's email address. A thief with an unlocked phone or a stolen session can then not quietly
+/// change what the issuer wanted confirmed (a name on a card, a billing address, a reference).
+package struct PendingProfileChange: Codable, Sendable, Equatable {
+    /// New values by request path (`firstName`, `lastName`, `externalId`, `addressInformation.<name>`,
+    /// `additionalCustomerInformation.<key>`); `nil` removes the value.
+    package var values: [String: String?] = [:]
+
+    package var isEmpty: Bool { values.isEmpty }
+
+    /// The paths held, in a stable order.
+    package var paths: [String] { values.keys.sorted() }
+
+    /// Takes out of `update` each change of a field marked `reverificationRequired`, leaving the
+    /// stored value in its place, so the rest of the update applies at once.
+    package static func holding(_ update: inout ProfileUpdate, metadata: ProfileMetadata, user: UserRecord,
+                                document: EnrollmentService.StoredProfile) -> PendingProfileChange {
+        var held = PendingProfileChange()
+        let K = ProfileMetadata.Key.self
+        func reverified(_ key: String, in group: [FieldMetadata]) -> Bool {
+            guard let rule = ProfileMetadata.field(key, in: group) else { return false }
+            return rule.reverificationRequired == true && rule.updatesAllowed
+        }
+        if reverified(K.firstName, in: metadata.userProfile), let value = update.firstName, value != user.firstName {
+            held.values["firstName"] = .some(value)
+            update.firstName = nil
+        }
+        if reverified(K.lastName, in: metadata.userProfile), let value = update.lastName, value != user.lastName {
+            held.values["lastName"] = .some(value)
+            update.lastName = nil
+        }
+        // Every update replaces the external id: not sending it removes it, which is a change too.
+        if reverified(K.externalId, in: metadata.userProfile), update.externalId != user.externalId {
+            held.values["externalId"] = .some(update.externalId)
+            update.externalId = user.externalId
+        }
+        if var address = update.addressInformation {
+            for rule in metadata.addressInformation where reverified(rule.key, in: metadata.addressInformation) {
+                guard let name = ProfileMetadata.addressProperties[rule.key] else { continue }
+                let stored = document.addressInformation?[name]
+                if address[name] != stored {
+                    held.values["addressInformation." + name] = .some(address[name])
+                    address[name] = stored
+                }
+            }
+            update.addressInformation = address
+        }
+        if var changes = update.additionalCustomerInformation {
+            for (key, value) in changes where reverified(key, in: metadata.additionalCustomerInformation) {
+                if value != document.additionalCustomerInformation?[key] {
+                    held.values["additionalCustomerInformation." + key] = .some(value)
+                }
+                changes[key] = nil
+            }
+            update.additionalCustomerInformation = changes
+        }
+        return held
+    }
+
+    /// The held values laid over `user` and its profile document.
+    package func applied(to user: inout UserRecord, document: inout EnrollmentService.StoredProfile) {
+        for (path, value) in values {
+            switch path {
+            case "firstName": user.firstName = value
+            case "lastName": user.lastName = value
+            case "externalId": user.externalId = value
+            default:
+                let (group, name) = path.split(separator: ".", maxSplits: 1).map(String.init).pair
+                if group == "addressInformation" {
+                    var address = document.addressInformation ?? AddressInformation()
+                    address[name] = value
+                    document.addressInformation = address
+                } else if group == "additionalCustomerInformation" {
+                    var info = document.additionalCustomerInformation ?? [:]
+                    info[name] = value
+                    document.additionalCustomerInformation = info.isEmpty ? nil : info
+                }
+            }
+        }
+    }
+
+    /// The names the issuer gives the held fields, for the email and the confirmation page.
+    package func fieldNames(in metadata: ProfileMetadata) -> [String] {
+        paths.map { path in
+            let K = ProfileMetadata.Key.self
+            switch path {
+            case "firstName": return ProfileMetadata.field(K.firstName, in: metadata.userProfile)?.name ?? path
+            case "lastName": return ProfileMetadata.field(K.lastName, in: metadata.userProfile)?.name ?? path
+            case "externalId": return ProfileMetadata.field(K.externalId, in: metadata.userProfile)?.name ?? path
+            default:
+                let (group, name) = path.split(separator: ".", maxSplits: 1).map(String.init).pair
+                let key = group == "addressInformation"
+                    ? ProfileMetadata.addressProperties.first { $0.value == name }?.key ?? name : name
+                return ProfileMetadata.field(key, in: metadata[group: group])?.name ?? name
+            }
+        }
+    }
+}
+
+private extension Array where Element == String {
+    /// The first two elements (a missing one empty).
+    var pair: (String, String) { (first ?? "", count > 1 ? self[1] : "") }
+}
+
+/// What opening a profile change's confirmation link did.
+public enum ProfileChangeOutcome: Sendable, Equatable {
+    /// The held values are the profile's now; the issuer's names of the fields.
+    case changed(fields: [String])
+    /// Unknown, used, expired, or replaced by a later change.
+    case invalid
+}
+
+extension ProfileService {
+    /// The held change of `user`: its confirmation link to the wallet's email, the audit event,
+    /// and the token (the values encrypted like `pciEncryptionRequired` ones: they may be such).
+    /// - Throws: 403 `email_not_verified` when the wallet has no email address the link could
+    ///   prove (a phone sign-up without a verified email, or an unverified one where the issuer
+    ///   requires verification).
+    func holdForConfirmation(_ held: PendingProfileChange, of user: UserRecord, deviceID: String?, at time: Date,
+                             caller: Caller) throws -> OutboxWriter.Link {
+        let provable = !user.email.isEmpty && !user.emailNormalized.hasPrefix("phone:")
+            && (user.emailVerified || !issuer.emailVerificationRequired)
+        guard provable else {
+            throw DomainError(.emailNotVerified, message: "A change of \(held.paths.joined(separator: ", ")) is confirmed by "
+                              + "email, and the wallet has no verified email address.", field: held.paths.first)
+        }
+        let data = try fields.seal(String(decoding: try JSONEncoder().encode(held), as: UTF8.self))
+        let names = held.fieldNames(in: issuer.enrollmentRules.metadata)
+        audit(.profileChangeRequested, user: user.id, deviceID: deviceID,
+              details: ["fields": held.paths.joined(separator: ",")], for: caller)
+        return try outbox.profileChangeConfirmation(to: user, fields: names, data: data, at: time)
+    }
+
+    /// The issuer's names of the fields a confirmation link would change, or nil for a link that
+    /// does not work. Changes nothing: mail scanners open links.
+    public func profileChangeLinkFields(token: String) async throws -> [String]? {
+        guard let record = try await store.token(digest: SecureRandom.digest(token), purpose: .profileChange, now: now()),
+              let held = try held(in: record) else { return nil }
+        return held.fieldNames(in: issuer.enrollmentRules.metadata)
+    }
+
+    /// Opens a confirmation link: the held values become the profile's (other fields as they are now).
+    public func confirmProfileChange(token: String, caller: Caller) async throws -> ProfileChangeOutcome {
+        let store = self.store.recording(into: caller.audit)
+        let time = now()
+        guard let record = try await store.consumeToken(digest: SecureRandom.digest(token), purpose: .profileChange, now: time),
+              let held = try held(in: record), var user = try await store.user(id: record.userID) else { return .invalid }
+        var document = try EnrollmentService.StoredProfile(of: user, opening: fields)
+        held.applied(to: &user, document: &document)
+        user.profileJSON = try document.encoded(sealing: issuer.enrollmentRules.metadata, with: fields)
+        audit(.profileChanged, user: user.id, details: ["fields": held.paths.joined(separator: ",")], for: caller)
+        try await store.applyProfileUpdate(user, answers: nil, tokens: [], messages: [], now: time)
+        return .changed(fields: held.fieldNames(in: issuer.enrollmentRules.metadata))
+    }
+
+    private func held(in record: TokenRecord) throws -> PendingProfileChange? {
+        guard let data = record.data, let json = try? fields.open(data) else { return nil }
+        return try? JSONDecoder().decode(PendingProfileChange.self, from: Data(json.utf8))
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import HummingbirdTesting
+import LatchkeyAPI
+import LatchkeyCore
+import LatchkeyDomain
+import LatchkeyServer
+import LatchkeyTestSupport
+import Testing
+
+/// Issue 23.3: a field the issuer marks `reverificationRequired` changes only once the wallet's
+/// owner confirms it from a link sent to the wallet's email address, as the email does.
+@Suite struct ProfileReverificationTests {
+    static let issuerFields = """
+        issuer:
+          fields:
+            userProfile:
+              LAST_NAME: { reverificationRequired: true }
+            addressInformation:
+              CITY: { reverificationRequired: true }
+            additionalCustomerInformation:
+              card_ref: { reverificationRequired: true }
+              payout_ref: { reverificationRequired: true }
+        """
+
+    static func configure(_ configuration: inout ServerConfiguration) {
+        configuration.issuer.fields = try! ServerConfiguration.parse(yaml: issuerFields).issuer.fields
+    }
+
+    static func patch(_ client: any TestClientProtocol, _ session: String, _ body: [String: Any]) async throws -> JSONAnswer {
+        try await ProfileUpdateTests.patch(client, session, body)
+    }
+
+    /// The path of the confirmation link sent to `email` since the messages `earlier` (by id:
+    /// messages of one second are not listed in the order they were written).
+    static func link(_ app: LatchkeyApplication, to email: String = "ada@example.com", after earlier: Set<String> = [])
+        async throws -> String {
+        let row = try #require(try await app.store.outboxMessages().last {
+            $0.recipient == email && $0.template == "profile_change_confirmation" && !earlier.contains($0.id)
+        })
+        let link = try #require(app.cipher.open(row)?.data["link"])
+        return String(link[try #require(link.range(of: "/confirm-change")).lowerBound...])
+    }
+
+    @Test(arguments: TestEnvironment.engines)
+    func aMarkedChangeWaitsForTheOwnersConfirmation(engine: String) async throws {
+        try await withServer(engine: engine, configure: Self.configure) { app, client in
+            let session = try await AuthFixture.enrolledSession(app, client)
+            #expect(try await Self.patch(client, session, ["addressInformation": ["city": "Bath"],
+                                                           "additionalCustomerInformation": ["payout_ref": "P-1"]]).status == .ok)
+            let earlier = Set(try await app.store.outboxMessages().map(\.id))
+            #expect(try await EmailLink.follow(client, try await Self.link(app)).status == .ok)
+
+            let update: [String: Any] = [
+                "firstName": "Augusta", "lastName": "King", "addressInformation": ["city": "London", "zipCode": "12345"],
+                "additionalCustomerInformation": ["card_ref": "PAN-REF-7720", "payout_ref": NSNull(), "opt_in": "true"],
+            ]
+            let answer = try await Self.patch(client, session, update)
+            #expect(answer.status == .ok, "\(answer.json)")
+            #expect(answer.json["pendingVerification"] as? [String] == [
+                "additionalCustomerInformation.card_ref", "additionalCustomerInformation.payout_ref", "addressInformation.city", "lastName",
+            ])
+            var customer = try await ProfileUpdateTests.customer(client, session)
+            #expect(customer["firstName"] as? String == "Augusta", "an unmarked field changes at once")
+            #expect(customer["lastName"] as? String == "Lovelace", "a marked one waits")
+            var address = (customer["contactInformation"] as? [String: Any])?["addressInformation"] as? [String: String]
+            #expect(address == ["city": "Bath", "zipCode": "12345"], "the sent address applies, but for the marked city")
+            #expect(customer["additionalCustomerInformation"] as? [String: String] == ["opt_in": "true", "payout_ref": "P-1"],
+                    "a marked removal waits too")
+
+            // The held values are in the database only encrypted, and the link's page changes nothing.
+            let path = try await Self.link(app, after: earlier)
+            let token = String(path[path.range(of: "token=")!.upperBound...])
+            let record = try #require(try await app.store.token(digest: SecureRandom.digest(token), purpose: .profileChange, now: Date()))
+            #expect(!(record.data ?? "").contains("PAN-REF") && !(record.data ?? "").contains("King"), "\(record.data ?? "")")
+            let opened = try await PortalBrowser(client).get(path)
+            #expect(opened.status == .ok && opened.html.contains("Last Name") && opened.html.contains("card_ref"))
+            #expect(try await ProfileUpdateTests.customer(client, session)["lastName"] as? String == "Lovelace")
+
+            let confirmed = try await EmailLink.follow(client, path)
+            #expect(confirmed.status == .ok && confirmed.text(id: "title") == "Profile changed", "\(confirmed.html)")
+            customer = try await ProfileUpdateTests.customer(client, session)
+            #expect(customer["firstName"] as? String == "Augusta" && customer["lastName"] as? String == "King")
+            address = (customer["contactInformation"] as? [String: Any])?["addressInformation"] as? [String: String]
+            #expect(address == ["city": "London", "zipCode": "12345"])
+            #expect(customer["additionalCustomerInformation"] as? [String: String] == ["opt_in": "true", "card_ref": "PAN-REF-7720"])
+            let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
+            #expect(try await EmailLink.follow(client, path).status == .badRequest, "single use")
+
+            let events = try await app.store.auditEvents(userID: user.id, limit: 100).map(\.type)
+            #expect(events.contains(.profileChangeRequested) && events.contains(.profileChanged))
+        }
+    }
+
+    @Test func aNewerChangeVoidsTheEarlierLinkAndAnUnchangedValueIsNotHeld() async throws {
+        try await withServer(configure: Self.configure) { app, client in
+            let session = try await AuthFixture.enrolledSession(app, client)
+            let same = try await Self.patch(client, session, ["lastName": "Lovelace", "firstName": "Ada"])
+            #expect(same.status == .ok && same.json["pendingVerification"] as? [String] == [], "\(same.json)")
+
+            #expect(try await Self.patch(client, session, ["lastName": "King"]).status == .ok)
+            let first = try await Self.link(app)
+            let earlier = Set(try await app.store.outboxMessages().map(\.id))
+            #expect(try await Self.patch(client, session, ["lastName": "Byron"]).status == .ok)
+            let second = try await Self.link(app, after: earlier)
+            #expect(first != second)
+            #expect(try await EmailLink.follow(client, first).status == .badRequest, "replaced by the newer change")
+            #expect(try await EmailLink.follow(client, second).status == .ok)
+            #expect(try await ProfileUpdateTests.customer(client, session)["lastName"] as? String == "Byron")
+        }
+    }
+
+    /// A wallet without an address the link could prove (a phone sign-up without email) cannot
+    /// change a marked field, and nothing of the update is written.
+    @Test func noVerifiedAddressNoChange() async throws {
+        try await withServer(configure: { configuration in
+            Self.configure(&configuration)
+            SignupFixture.configure(&configuration)
+            configuration.publicURL = TestDeviceKey.base
+        }) { app, client in
+            let flow = try await SignupFixture.verifiedFlow(app, client)
+            let registered = try await SignupFixture.finish(client, flow: flow, headers: appHeaders(device: "phone-1"))
+            let token = try #require(registered.decoded(Components.Schemas.SuccessfulNativeLogin.self)?.sessionToken)
+            let device = TestDeviceKey()
+            let keyPath = "/identity/pki/client/certificates"
+            #expect(try await client.call(.put, keyPath, headers: appHeaders(session: token).with(proof: device.proof("PUT", keyPath)),
+                                          body: ["publicKey": device.key.publicKey.pemRepresentation]).status == .ok)
+            let refused = try await client.dpopCall(device, .patch, "/v1/profile", token: token,
+                                                    body: ["firstName": "Augusta", "lastName": "King"])
+            #expect(refused.status == .forbidden && refused.failure?.id == "email_not_verified", "\(refused.json)")
+            #expect(refused.errorField == "lastName")
+            let customer = try await client.dpopCall(device, .get, "/v1/profile", token: token).json
+            #expect(customer["firstName"] as? String == "Pay User", "nothing half-written")
+        }
+    }
+
+    @Test func theEmailChangeIsAlwaysVerified() throws {
+        for group in ["userProfile", "contactInformation"] {
+            let yaml = "issuer:\n  fields:\n    \(group):\n      EMAIL: { reverificationRequired: false }\n"
+            #expect {
+                try ServerConfiguration.parse(yaml: yaml).issuer.fieldMetadata()
+            } throws: { ($0 as? ConfigurationError)?.key == "issuer.fields.\(group).EMAIL.reverificationRequired" }
+        }
+    }
+}
