@@ -5,7 +5,8 @@
 /// so `()-{}` means the four characters and a hyphen, as an issuer writing it intends.
 public struct CharacterClass: Sendable, Equatable {
     public let pattern: String
-    private let ranges: [ClosedRange<Unicode.Scalar>]
+    /// The scalars of the class (a served contract writes them as a JSON Schema character class).
+    public let ranges: [ClosedRange<Unicode.Scalar>]
 
     public init(_ pattern: String) {
         self.pattern = pattern

@@ -35,12 +35,14 @@ extension EnrollmentRules {
         if let address = addressToValidate(profile.addressInformation) { try validate(address, field: prefix + "addressInformation") }
         try validateAdditionalInformation(profile.additionalCustomerInformation, field: prefix + "additionalCustomerInformation")
 
+        // The confirmations are the app's typing check: compared when sent (JSON Schema cannot say
+        // that two values must be equal, so the served contract leaves them out).
         try password.validate(profile.password, field: prefix + "password")
-        if profile.confirmPassword != profile.password {
+        if let confirm = profile.confirmPassword, confirm != profile.password {
             throw .invalidField(prefix + "confirmPassword", "The password and its confirmation differ.")
         }
         try passcode.validate(profile.passcode, field: prefix + "passcode")
-        if profile.confirmPasscode != profile.passcode {
+        if let confirm = profile.confirmPasscode, confirm != profile.passcode {
             throw .invalidField(prefix + "confirmPasscode", "The passcode and its confirmation differ.")
         }
         try validateMFAAnswers(profile.mfaAnswers, field: prefix + "mfaAnswers")
@@ -68,7 +70,7 @@ extension EnrollmentRules {
             if !pool.contains(question) {
                 throw .invalidField(field, "\"\(question)\" is not one of the issuer's MFA questions.")
             }
-            if answer.trimmingCharacters(in: .whitespaces).isEmpty || answer.count > 100 {
+            if answer.trimmingCharacters(in: .whitespaces).isEmpty || answer.unicodeScalars.count > 100 {
                 throw .invalidField(field, "Each MFA answer must have 1 to 100 characters.")
             }
         }
@@ -150,8 +152,8 @@ extension EnrollmentRules {
     public func validateAdditionalInformationShape(_ info: [String: String], field: String) throws(DomainError) {
         if info.count > 50 { throw .invalidField(field, "At most 50 additional properties are allowed.") }
         for (key, value) in info.sorted(by: { $0.key < $1.key }) {
-            if key.isEmpty || key.count > 64 { throw .invalidField(field, "Property names must have 1 to 64 characters.") }
-            if value.count > 256 { throw .invalidField(field + "." + key, "Values must have at most 256 characters.") }
+            if key.isEmpty || key.unicodeScalars.count > 64 { throw .invalidField(field, "Property names must have 1 to 64 characters.") }
+            if value.unicodeScalars.count > 256 { throw .invalidField(field + "." + key, "Values must have at most 256 characters.") }
         }
     }
 

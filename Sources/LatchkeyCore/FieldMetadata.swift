@@ -87,7 +87,8 @@ extension FieldMetadata {
             throw .invalidField(field, "\(name) cannot be changed.")
         default: break
         }
-        let length = value.count
+        // Lengths count Unicode code points, as JSON Schema's minLength and maxLength do.
+        let length = value.unicodeScalars.count
         if length < minLength { throw .invalidField(field, "\(name) must have at least \(minLength) characters.") }
         if length > maxLength { throw .invalidField(field, "\(name) must have at most \(maxLength) characters.") }
         if let regex, !Self.matches(value, regex) { throw .invalidField(field, "\(name) is not in the expected format.") }

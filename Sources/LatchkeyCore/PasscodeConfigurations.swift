@@ -31,10 +31,10 @@ public struct PasscodeConfigurations: Codable, Sendable, Hashable {
             throw .passcodeRules("A passcode is required.", field: field)
         }
         guard validationEnabled else { return }
-        if passcode.count != length {
+        if passcode.unicodeScalars.count != length {
             throw .passcodeRules("The passcode must have exactly \(length) characters.", field: field)
         }
-        if numericOnly, !passcode.allSatisfy({ $0.isASCII && $0.isNumber }) {
+        if numericOnly, !passcode.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) {
             throw .passcodeRules("The passcode must contain digits only.", field: field)
         }
         if !CharacterClass(regularExpression).allows(passcode) {

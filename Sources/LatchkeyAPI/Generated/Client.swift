@@ -20,7 +20,9 @@ import HTTPTypes
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 public import LatchkeyCore
-/// The wire contract of Latchkey, the mobile gateway and identity provider of a wallet.
+/// The wire contract of Latchkey, the mobile gateway and identity provider of a wallet. A running
+/// server serves it with its issuer's rules written into the request schemas (`GET /openapi.yaml`,
+/// `GET /openapi.json`); this document has the generic shapes.
 /// Every `/v1/…` request carries the app context of the SDK's `PDPaydiantContext` as headers:
 /// `X-Application-Signature` (36-character UUID, required), `X-Device-ID`, `X-Device-Type`,
 /// `X-App-Version`, `X-SDK-Version` (the last three 1–64 printable ASCII characters). Errors use

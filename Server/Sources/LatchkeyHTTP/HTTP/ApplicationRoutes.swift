@@ -36,7 +36,9 @@ public enum ApplicationRoutes {
         table.add(.delete, "/a/self-service/logout/api")
         table.add(.put, "/identity/pki/client/certificates")
         table.add(.get, "/identity/pki/client/certificates/{serialNumber}")
-        for path in ["/verify-email", "/revert-email", "/confirm-change", "/reset", "/portal.css"] { table.add(.get, path) }
+        for path in ["/verify-email", "/revert-email", "/confirm-change", "/reset", "/portal.css", "/openapi.yaml", "/openapi.json"] {
+            table.add(.get, path)
+        }
         table.add(.post, "/verify-email")
         table.add(.post, "/revert-email")
         table.add(.post, "/confirm-change")

@@ -24,6 +24,7 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
     router.add(middleware: BodyLimitMiddleware(maxBytes: maxBody))
     router.add(middleware: AuditMiddleware(store: store, proxies: proxies))
     OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry(), http: configuration.http)
+    ContractRoutes.add(to: router, issuer: issuer, serverURL: publicURL.value)
 
     let pages = router.group().add(middleware: PortalLimitMiddleware(throttle: throttle, proxies: proxies, issuerName: issuer.name))
     let csrf = PortalCSRF(pepper: pepper, secureCookie: publicURL.value.hasPrefix("https:"))
