@@ -82,14 +82,21 @@ public final class LatchkeyClient: Sendable {
 }
 
 extension LatchkeyClient {
-    /// How the SDK's default transport's `URLSession` is configured: ephemeral, with no URL cache
-    /// and no cache lookups, so no answer (a profile, a field the issuer marks
-    /// `storageRestricted`) is ever written to the disk's HTTP cache, whatever headers a proxy
-    /// leaves on it; cookies live in memory only.
+    /// How the SDK's default transport's `URLSession` is configured. Ephemeral (Apple: it "doesn't
+    /// store caches, credential stores, or any session-related data to disk"), and with no URL
+    /// cache at all (`urlCache = nil`: "to disable caching, set this property to nil"), so no answer
+    /// (a profile, a field the issuer marks `storageRestricted`) is written to an HTTP cache,
+    /// whatever headers a proxy leaves on it. No cookie or credential store either: the SDK
+    /// authenticates with its own headers, and nothing of a signed-out session stays in memory. A
+    /// request gives up after 60 seconds in all, not the default 7 days a trickling answer allows.
     public static var defaultSessionConfiguration: URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCredentialStorage = nil
+        configuration.timeoutIntervalForResource = 60
         return configuration
     }
 

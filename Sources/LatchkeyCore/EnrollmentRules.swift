@@ -70,7 +70,7 @@ extension EnrollmentRules {
             if !pool.contains(question) {
                 throw .invalidField(field, "\"\(question)\" is not one of the issuer's MFA questions.")
             }
-            if answer.trimmingCharacters(in: .whitespaces).isEmpty || answer.unicodeScalars.count > 100 {
+            if !Self.isAcceptableAnswer(answer) {
                 throw .invalidField(field, "Each MFA answer must have 1 to 100 characters.")
             }
         }
@@ -146,6 +146,13 @@ extension EnrollmentRules {
             }
             try rule.validate(value, field: field + "." + rule.key, operation: .update)
         }
+    }
+
+    /// An MFA answer has 1 to 100 characters (code points) and something besides blanks: the
+    /// server compares answers trimmed of `Blanks.spacesAndNewlines`, so one of only line breaks
+    /// would be the empty answer.
+    public static func isAcceptableAnswer(_ answer: String) -> Bool {
+        !answer.trimmingCharacters(in: Blanks.spacesAndNewlines).isEmpty && answer.unicodeScalars.count <= 100
     }
 
     /// At most 50 keys of 1–64 characters, values up to 256.

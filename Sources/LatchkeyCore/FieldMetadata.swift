@@ -113,6 +113,7 @@ extension FieldMetadata {
         if maxLength < 1 || maxLength > 256 { found.append(("maxLength", "Must be between 1 and 256.")) }
         if minLength > maxLength { found.append(("minLength", "Must not be above maxLength (\(maxLength)).")) }
         if let regex, Self.expression(regex) == nil { found.append(("regex", "\"\(regex)\" is not a regular expression.")) }
+        if let regex, let problem = Self.portabilityProblem(regex) { found.append(("regex", "\"\(regex)\": \(problem)")) }
         if required, !canBeUsedToCreate { found.append(("required", "A required field must be usable at creation.")) }
         if let value = defaultValue {
             if !canBeUsedToCreate { found.append(("defaultValue", "A field not usable at creation has no default.")) }
@@ -126,6 +127,8 @@ extension FieldMetadata {
                 found.append((path + ".minLength", "Must not be above maxLength (\(max)).")) }
             if let regex = rule.regex, Self.expression(regex) == nil {
                 found.append((path + ".regex", "\"\(regex)\" is not a regular expression.")) }
+            if let regex = rule.regex, let problem = Self.portabilityProblem(regex) {
+                found.append((path + ".regex", "\"\(regex)\": \(problem)")) }
         }
         return found
     }

@@ -105,9 +105,11 @@ extension SQLStore {
                 try await db.execute("""
                     UPDATE users SET email = $2, email_normalized = $3, email_verified = 1, updated_at = $4 WHERE id = $1
                     """, [.text(userID), .text(email), .text(EmailAddress.normalized(email)), now.epochSeconds])
+                // Every change asked for from the session being thrown out is void with it.
                 try await db.execute("""
-                    UPDATE tokens SET used_at = $2 WHERE user_id = $1 AND purpose = $3 AND used_at IS NULL
-                    """, [.text(userID), now.epochSeconds, .text(TokenPurpose.emailChange.rawValue)])
+                    UPDATE tokens SET used_at = $2 WHERE user_id = $1 AND purpose IN ($3, $4) AND used_at IS NULL
+                    """, [.text(userID), now.epochSeconds, .text(TokenPurpose.emailChange.rawValue),
+                          .text(TokenPurpose.profileChange.rawValue)])
                 try await Self.endOtherSessions(userID: userID, keepSession: nil, now: now, in: db)
             }
         } catch SQLEngineError.uniqueViolation(.userEmail) {

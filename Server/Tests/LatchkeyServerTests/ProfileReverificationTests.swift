@@ -130,7 +130,62 @@ import Testing
             #expect(refused.errorField == "lastName")
             let customer = try await client.dpopCall(device, .get, "/v1/profile", token: token).json
             #expect(customer["firstName"] as? String == "Pay User", "nothing half-written")
+            let userID = try #require(customer["customerIdentification"] as? String)
+            let user = try #require(try await app.store.user(id: userID))
+            let events = try await app.store.auditEvents(userID: user.id, limit: 100).map(\.type)
+            #expect(!events.contains(.profileChangeRequested), "no event of a refused update: \(events)")
         }
+    }
+
+    /// A link sent to the wallet's address confirms nothing once the address is another: whoever
+    /// changed the email to theirs cannot confirm a change after the owner took the wallet back.
+    @Test func aHeldChangeDiesWithTheAddressItWasSentTo() async throws {
+        try await withServer(configure: Self.configure) { app, client in
+            let session = try await AuthFixture.enrolledSession(app, client)
+            #expect(try await Self.patch(client, session, ["lastName": "King"]).status == .ok)
+            let held = try await Self.link(app)
+            #expect(try await Self.patch(client, session, ["email": "thief@example.com"]).status == .ok)
+            let verification = try await EmailLink.path(app, "email_change_verification", to: "thief@example.com")
+            #expect(try await EmailLink.follow(client, verification).status == .ok)
+            #expect(try await EmailLink.follow(client, held).status == .badRequest, "sent to the old address")
+            #expect(try await ProfileUpdateTests.customer(client, session)["lastName"] as? String == "Lovelace")
+
+            // And a change held from a session the owner then throws out (revert) is void too.
+            let session2 = try await AuthFixture.passwordLogin(client, email: "thief@example.com").login?.sessionToken
+            let earlier = Set(try await app.store.outboxMessages().map(\.id))
+            #expect(try await Self.patch(client, try #require(session2), ["lastName": "Byron"]).status == .ok)
+            let second = try await Self.link(app, to: "thief@example.com", after: earlier)
+            let revert = try await EmailLink.path(app, "email_change_notice", to: "ada@example.com")
+            #expect(try await EmailLink.follow(client, revert).status == .ok)
+            #expect(try await EmailLink.follow(client, second).status == .badRequest, "void with the revert")
+        }
+    }
+
+    /// The rules are read again when the link is opened: a change they no longer allow is refused.
+    @Test func aHeldChangeMeetsTheRulesOfItsConfirmation() async throws {
+        let database = try await TestEnvironment.freshDatabase("sqlite")
+        var before = try TestEnvironment.configuration(database: database)
+        Self.configure(&before)
+        var after = before
+        var tightened = FieldOverride()
+        tightened.reverificationRequired = true
+        tightened.maxLength = 5
+        after.issuer.fields["userProfile"]?["LAST_NAME"] = tightened
+        let first = try await TestEnvironment.application(before)
+        let path = try await first.application.test(.router) { client in
+            let session = try await AuthFixture.enrolledSession(first, client)
+            #expect(try await Self.patch(client, session, ["lastName": "Babbage-King"]).status == .ok)
+            return try await Self.link(first)
+        }
+        try await first.store.close()
+        let second = try await TestEnvironment.application(after)
+        try await second.application.test(.router) { client in
+            let page = try await EmailLink.follow(client, path)
+            #expect(page.status == .conflict && page.html.contains("at most 5"), "\(page.html)")
+            let user = try #require(try await second.store.user(issuer: "default", emailNormalized: "ada@example.com"))
+            #expect(user.lastName == "Lovelace")
+        }
+        try await second.store.close()
     }
 
     @Test func theEmailChangeIsAlwaysVerified() throws {

@@ -67,6 +67,8 @@ import Testing
         }
         let configuration = LatchkeyClient.defaultSessionConfiguration
         #expect(configuration.urlCache == nil && configuration.requestCachePolicy == .reloadIgnoringLocalCacheData)
+        #expect(configuration.httpCookieStorage == nil && configuration.urlCredentialStorage == nil, "no shared, persistent stores")
+        #expect(configuration.timeoutIntervalForResource == 60)
     }
 
     /// `pciEncryptionRequired` in transit: the server publishes where the marked fields are in

@@ -226,7 +226,7 @@ public struct MFASettings: Codable, Sendable, Equatable {
     /// The form in which an MFA answer is hashed and compared: trimmed, and lower-cased when
     /// the issuer's answers are case-insensitive.
     public func normalize(_ answer: String) -> String {
-        let trimmed = answer.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = answer.trimmingCharacters(in: Blanks.spacesAndNewlines)
         return caseInsensitiveAnswers ? trimmed.lowercased() : trimmed
     }
 

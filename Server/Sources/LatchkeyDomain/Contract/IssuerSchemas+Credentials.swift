@@ -27,7 +27,9 @@ extension IssuerSchemas {
             lookaheads += "(?=[\\s\\S]*[" + Self.classText(ranges) + "])"
         }
         if issuer.rejectCommonPasswords, let common = commonPasswords(valid) { lookaheads += common }
-        schema["pattern"] = "^" + lookaheads + "[" + Self.classText(valid.ranges) + "]*$"
+        // The lengths in the quantifier too: a generator then draws values of the right length.
+        schema["pattern"] = "^" + lookaheads + "[" + Self.classText(valid.ranges) + "]"
+            + "{\(max(1, rules.passwordMinLength)),\(rules.passwordMaxLength)}$"
         schema["description"] = "The issuer's password rules (\(rules.passwordMinLength)–\(rules.passwordMaxLength) characters of "
             + "\(rules.validCharacters))" + (issuer.rejectCommonPasswords ? ", not a common password (compared ignoring case)." : ".")
             + " A change also refuses the last \(issuer.passwordHistory) passwords, which no schema can say."
@@ -55,7 +57,7 @@ extension IssuerSchemas {
         }
         let lookaheads = refused.map { "(?![\\s\\S]*(?:" + $0 + "))" }.joined()
         var schema: Schema = ["type": "string", "minLength": rules.length, "maxLength": rules.length,
-                              "pattern": "^" + lookaheads + "[" + Self.classText(ranges) + "]*$"]
+                              "pattern": "^" + lookaheads + "[" + Self.classText(ranges) + "]{\(rules.length)}$"]
         schema["description"] = "The issuer's PIN rules: \(rules.length) characters of \(rules.regularExpression)"
             + (rules.allowSameValues ? "" : ", no character twice in a row") + (rules.allowIncrementalValues ? "" : ", no three ascending") + "."
         return schema
@@ -64,8 +66,7 @@ extension IssuerSchemas {
     /// One MFA answer (`EnrollmentRules.validateMFAAnswers`): 1–100 characters, not only blanks.
     var mfaAnswer: Schema {
         if issuer.encryption.mfaAnswers { return Self.sealed("the answer") }
-        // Blank is `CharacterSet.whitespaces`: general category Zs and the tab.
-        return ["type": "string", "maxLength": 100, "pattern": "[^\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]"]
+        return ["type": "string", "maxLength": 100, "pattern": "[^" + Blanks.spacesAndNewlinesClass + "]"]
     }
 
     /// The MFA answers as a map: exactly the issuer's number, questions of the pool only, every
@@ -132,8 +133,8 @@ extension IssuerSchemas {
     /// compared trimmed and ignoring case), as a lookahead; nil when none could.
     func commonPasswords(_ valid: CharacterClass) -> String? {
         let rules = issuer.password
-        let blanks = "[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*"
-        let trimmed = " \t".unicodeScalars.contains(where: valid.contains)
+        let blanks = "[" + Blanks.spacesClass + "]*"
+        let trimmed = Self.scalars(in: valid.ranges, limit: 0x110000).contains { Blanks.spaces.contains($0) }
         let candidates = CommonPasswords.set.filter { entry in
             let count = entry.unicodeScalars.count
             return count <= rules.passwordMaxLength && (trimmed || count >= rules.passwordMinLength)

@@ -26,7 +26,6 @@ struct IssuerSchemas {
 
     /// One field's value by its metadata (`FieldMetadata.validate`), at creation or in an update.
     func field(_ rule: FieldMetadata, _ operation: FieldOperation, sealed: Bool = false) -> Schema {
-        if sealed { return Self.sealed("the value of \(rule.name)") }
         switch operation {
         case .create where !rule.canBeUsedToCreate:
             return Self.text.merging(["maxLength": 0, "description": "\(rule.name) cannot be set when creating a wallet."]) { $1 }
@@ -34,6 +33,7 @@ struct IssuerSchemas {
             return Self.refused.merging(["description": "\(rule.name) cannot be changed."]) { $1 }
         default: break
         }
+        if sealed { return Self.sealed("the value of \(rule.name)") }
         var minimum = max(1, rule.minLength), maximum = rule.maxLength
         var patterns = rule.regex.map { [$0] } ?? []
         for extra in rule.additionalDataValidations ?? [] {
@@ -42,7 +42,7 @@ struct IssuerSchemas {
             if let regex = extra.regex { patterns.append(regex) }
         }
         let value: Schema = ["type": "string", "minLength": minimum, "maxLength": maximum,
-                             "pattern": patterns.isEmpty ? "^[^\\x00]*$" : Self.pattern(patterns)]
+                             "pattern": patterns.isEmpty ? "^[^\\x00]{\(minimum),\(maximum)}$" : Self.pattern(patterns)]
         // An empty value is no value: refused when required (at creation unless a default fills it).
         let emptyAllowed = operation == .create ? !rule.required || rule.defaultValue != nil : !rule.required
         var schema = emptyAllowed ? ["type": "string", "anyOf": [["maxLength": 0], value]] : value
@@ -55,8 +55,30 @@ struct IssuerSchemas {
     /// the others as lookaheads. One pattern rather than several in `allOf`, since generators
     /// draw from one and filter by the others, which expressions seldom meet by chance.
     static func pattern(_ bodies: [String]) -> String {
+        let bodies = bodies.map(ecma)
         let main = bodies.first ?? "[^\\x00]*"
         return "^(?![\\s\\S]*\\x00)" + bodies.dropFirst().map { "(?=(?:" + $0 + ")$)" }.joined() + "(?:" + main + ")$"
+    }
+
+    /// An issuer's expression (held to the dialects' common part by `FieldMetadata.portabilityProblem`)
+    /// as ECMA-262 reads it the way ICU does: `.` outside a class spelled out as ICU's "any
+    /// character but a line terminator".
+    static func ecma(_ regex: String) -> String {
+        var result = "", inClass = false, escaped = false
+        for character in regex {
+            defer { escaped = !escaped && character == "\\" }
+            if escaped { result.append(character); continue }
+            switch character {
+            case "[" where !inClass: inClass = true
+            case "]" where inClass: inClass = false
+            case "." where !inClass:
+                result += "[^\\n\\u000b\\f\\r\\u0085\\u2028\\u2029]"
+                continue
+            default: break
+            }
+            result.append(character)
+        }
+        return result
     }
 
     /// `EmailAddress.isValid`: one `@`, 1–64 printable ASCII characters before it, and two or more
@@ -115,7 +137,7 @@ struct IssuerSchemas {
         for rule in metadata.additionalCustomerInformation {
             properties[rule.key] = field(rule, .create, sealed: rule.pciEncryptionRequired == true)
         }
-        return ["type": "object", "maxProperties": 50, "properties": properties,
+        return ["type": "object", "maxProperties": 50, "properties": properties, "allOf": roomForDefaults("maxProperties") { ["required": [$0]] },
                 "required": metadata.additionalCustomerInformation.filter(Self.mustBeSent).map(\.key),
                 "propertyNames": ["minLength": 1, "maxLength": 64, "pattern": "^[^\\x00]*$"],
                 "additionalProperties": Self.text.merging(["maxLength": 256]) { $1 }]
@@ -155,9 +177,23 @@ struct IssuerSchemas {
             }
         }
         var schema: Schema = ["type": "array", "maxItems": 50, "items": item]
+        let room = roomForDefaults("maxItems") { ["contains": ["properties": ["additionalCustomerInformationKey": ["const": $0]]]] }
         let present: [Schema] = rules.filter(Self.mustBeSent).map { ["contains": ["properties": ["additionalCustomerInformationKey": ["const": $0.key]]]] }
-        if !present.isEmpty { schema["allOf"] = present }
+        if !(present + room).isEmpty { schema["allOf"] = present + room }
         return schema
+    }
+
+    /// The 50 keys are counted once the defaults are in: for each set of defaulted keys, one
+    /// fewer key may be sent per key of the set that is not (`sent` says a key is in a request).
+    /// Past six defaulted keys, 50 less all of them (stricter than the server, and said so).
+    func roomForDefaults(_ limit: String, _ sent: (String) -> Schema) -> [Schema] {
+        let keys = metadata.additionalCustomerInformation.filter { $0.canBeUsedToCreate && $0.defaultValue != nil }.map(\.key)
+        guard !keys.isEmpty else { return [] }
+        guard keys.count <= 6 else { return [[limit: 50 - keys.count]] }
+        return (1..<(1 << keys.count)).map { mask -> Schema in
+            let subset = keys.indices.filter { mask & (1 << $0) != 0 }.map { keys[$0] }
+            return ["if": ["not": ["anyOf": subset.map(sent)]], "then": [limit: 50 - subset.count]]
+        }
     }
 
     private func edit(_ schema: inout Schema, _ key: String, _ change: (inout Schema) -> Void) {

@@ -110,7 +110,7 @@ public struct ImportLine: Decodable, Sendable {
             }
             guard questions.insert(answer.question).inserted else { throw .invalidField(field + ".question", "Answered twice.") }
             try Self.check(ImportedSecret(hash: answer.hash, value: answer.value), field: field) { (value) throws(DomainError) in
-                if value.trimmingCharacters(in: .whitespaces).isEmpty || value.count > 100 {
+                if !EnrollmentRules.isAcceptableAnswer(value) {
                     throw .invalidField(field + ".value", "Each MFA answer must have 1 to 100 characters.")
                 }
             }

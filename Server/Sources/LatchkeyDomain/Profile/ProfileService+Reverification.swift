@@ -9,6 +9,9 @@ package struct PendingProfileChange: Codable, Sendable, Equatable {
     /// New values by request path (`firstName`, `lastName`, `externalId`, `addressInformation.<name>`,
     /// `additionalCustomerInformation.<key>`); `nil` removes the value.
     package var values: [String: String?] = [:]
+    /// The wallet's address the link went to (normalized): the link confirms nothing once the
+    /// wallet's address is another (an email change, a revert).
+    package var sentTo = ""
 
     package var isEmpty: Bool { values.isEmpty }
 
@@ -83,6 +86,29 @@ package struct PendingProfileChange: Codable, Sendable, Equatable {
         }
     }
 
+    /// The held values as an update of `user`, checked by the issuer's rules as they are now (they may
+    /// have changed since the change was asked for): an address is checked whole, as it would be stored.
+    /// - Throws: `DomainError` naming the first field the rules refuse.
+    package func validate(for user: UserRecord, document: EnrollmentService.StoredProfile, rules: EnrollmentRules) throws(DomainError) {
+        var update = ProfileUpdate(externalId: user.externalId)
+        var address = document.addressInformation ?? AddressInformation()
+        var additional: [String: String?] = [:], addressChanged = false
+        for (path, value) in values {
+            switch path {
+            case "firstName": update.firstName = value
+            case "lastName": update.lastName = value
+            case "externalId": update.externalId = value
+            default:
+                let (group, name) = path.split(separator: ".", maxSplits: 1).map(String.init).pair
+                if group == "addressInformation" { address[name] = value; addressChanged = true }
+                if group == "additionalCustomerInformation" { additional[name] = .some(value) }
+            }
+        }
+        if !additional.isEmpty { update.additionalCustomerInformation = additional }
+        if addressChanged { update.addressInformation = address }
+        try rules.validateUpdate(update)
+    }
+
     /// The names the issuer gives the held fields, for the email and the confirmation page.
     package func fieldNames(in metadata: ProfileMetadata) -> [String] {
         paths.map { path in
@@ -110,7 +136,10 @@ private extension Array where Element == String {
 public enum ProfileChangeOutcome: Sendable, Equatable {
     /// The held values are the profile's now; the issuer's names of the fields.
     case changed(fields: [String])
-    /// Unknown, used, expired, or replaced by a later change.
+    /// The issuer's rules no longer allow it (they changed since it was asked for); nothing changed.
+    case refused(reason: String)
+    /// Unknown, used, expired, replaced by a later change, or sent to an address that is no longer
+    /// the wallet's; or the wallet is not active.
     case invalid
 }
 
@@ -120,14 +149,23 @@ extension ProfileService {
     /// - Throws: 403 `email_not_verified` when the wallet has no email address the link could
     ///   prove (a phone sign-up without a verified email, or an unverified one where the issuer
     ///   requires verification).
-    func holdForConfirmation(_ held: PendingProfileChange, of user: UserRecord, deviceID: String?, at time: Date,
-                             caller: Caller) throws -> OutboxWriter.Link {
+    /// Refuses a held change for a wallet whose address a link could not prove, before anything of
+    /// the update is recorded.
+    /// - Throws: 403 `email_not_verified` naming the first held field.
+    func requireProvableAddress(of user: UserRecord, for held: PendingProfileChange) throws {
         let provable = !user.email.isEmpty && !user.emailNormalized.hasPrefix("phone:")
             && (user.emailVerified || !issuer.emailVerificationRequired)
         guard provable else {
             throw DomainError(.emailNotVerified, message: "A change of \(held.paths.joined(separator: ", ")) is confirmed by "
                               + "email, and the wallet has no verified email address.", field: held.paths.first)
         }
+    }
+
+    func holdForConfirmation(_ held: PendingProfileChange, of user: UserRecord, deviceID: String?, at time: Date,
+                             caller: Caller) throws -> OutboxWriter.Link {
+        try requireProvableAddress(of: user, for: held)
+        var held = held
+        held.sentTo = user.emailNormalized
         let data = try fields.seal(String(decoding: try JSONEncoder().encode(held), as: UTF8.self))
         let names = held.fieldNames(in: issuer.enrollmentRules.metadata)
         audit(.profileChangeRequested, user: user.id, deviceID: deviceID,
@@ -148,9 +186,20 @@ extension ProfileService {
         let store = self.store.recording(into: caller.audit)
         let time = now()
         guard let record = try await store.consumeToken(digest: SecureRandom.digest(token), purpose: .profileChange, now: time),
-              let held = try held(in: record), var user = try await store.user(id: record.userID) else { return .invalid }
+              let held = try held(in: record), var user = try await store.user(id: record.userID),
+              user.emailNormalized == held.sentTo, user.status == .active else { return .invalid }
         var document = try EnrollmentService.StoredProfile(of: user, opening: fields)
+        do {
+            try held.validate(for: user, document: document, rules: issuer.enrollmentRules)
+        } catch {
+            return .refused(reason: error.message)
+        }
         held.applied(to: &user, document: &document)
+        if let info = document.additionalCustomerInformation {
+            do { try issuer.enrollmentRules.validateAdditionalInformationShape(info, field: "additionalCustomerInformation") } catch {
+                return .refused(reason: error.message)
+            }
+        }
         user.profileJSON = try document.encoded(sealing: issuer.enrollmentRules.metadata, with: fields)
         audit(.profileChanged, user: user.id, details: ["fields": held.paths.joined(separator: ",")], for: caller)
         try await store.applyProfileUpdate(user, answers: nil, tokens: [], messages: [], now: time)

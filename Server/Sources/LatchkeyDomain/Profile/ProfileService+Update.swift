@@ -24,6 +24,8 @@ extension ProfileService {
             var update = update
             let held = PendingProfileChange.holding(&update, metadata: issuer.enrollmentRules.metadata, user: current,
                                                     document: try EnrollmentService.StoredProfile(of: current, opening: fields))
+            // Before anything of the update is recorded or hashed.
+            if !held.isEmpty { try requireProvableAddress(of: current, for: held) }
             var user = current
             if let firstName = update.firstName { user.firstName = firstName }
             if let lastName = update.lastName { user.lastName = lastName }

@@ -40,7 +40,7 @@ public enum CommonPasswords {
 
     /// Whether `password` is on the list.
     public static func contains(_ password: String) -> Bool {
-        set.contains(Substring(password.trimmingCharacters(in: .whitespaces).lowercased()))
+        set.contains(Substring(password.trimmingCharacters(in: Blanks.spaces).lowercased()))
     }
 
     /// The bytes of a gzip stream, or nil when it is not one.

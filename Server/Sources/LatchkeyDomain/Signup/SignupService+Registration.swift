@@ -42,7 +42,7 @@ extension SignupService {
             let email = traits.email?.trimmingCharacters(in: .whitespaces) ?? ""
             if first.isEmpty { problems.append(("traits.name.first", FlowMessage.missing("first"))) }
             if last.isEmpty { problems.append(("traits.name.last", FlowMessage.missing("last"))) }
-            if first.count > 64 || last.count > 64 { problems.append((nil, FlowMessage.generic("Names have at most 64 characters."))) }
+            if first.unicodeScalars.count > 64 || last.unicodeScalars.count > 64 { problems.append((nil, FlowMessage.generic("Names have at most 64 characters."))) }
             if phone.isEmpty {
                 problems.append(("traits.phone", FlowMessage.missing("phone")))
             } else if !PhoneNumber.isValid(phone) {

@@ -121,6 +121,9 @@ package struct WebRoutes: Sendable {
             switch try await profile.confirmProfileChange(token: token, caller: caller) {
             case .changed(let fields):
                 page(title: "Profile changed", text: "Your profile's \(fields.joined(separator: ", ")) is changed. You can return to the app.")
+            case .refused(let reason):
+                page(.conflict, title: "This change cannot be made",
+                     text: "\(issuer.name)'s rules no longer allow it, so nothing was changed: \(reason)")
             case .invalid:
                 invalidRevert.response()
             }
