@@ -49,8 +49,11 @@ def main():
                 continue
             op_id = operation["operationId"]
             policy = operation.get("x-latchkey-policy")
-            if not isinstance(policy, dict) or set(policy) != set(KEYS):
-                sys.exit(f"{op_id}: x-latchkey-policy must have exactly {sorted(KEYS)}")
+            if not isinstance(policy, dict) or set(policy) - {"hashes"} != set(KEYS):
+                sys.exit(f"{op_id}: x-latchkey-policy must have exactly {sorted(KEYS)} (and may have hashes)")
+            hashes = policy.get("hashes", 0)
+            if not isinstance(hashes, int) or isinstance(hashes, bool) or hashes < 0:
+                sys.exit(f"{op_id}: x-latchkey-policy.hashes must be a whole number of hashes, 0 or more")
             for key, allowed in KEYS.items():
                 if policy[key] not in allowed:
                     sys.exit(f"{op_id}: x-latchkey-policy.{key} must be one of {allowed}")
@@ -60,7 +63,8 @@ def main():
             entries.append(
                 f'        .init(operationID: "{op_id}", method: "{method.upper()}", path: "{path}", '
                 f'proof: .{policy["proof"]}, nonce: {flag(policy["nonce"])}, recordProof: {flag(policy["record"])}, '
-                f'session: .{policy["session"]}, privileged: {flag(policy["privileged"])}),')
+                f'session: .{policy["session"]}, privileged: {flag(policy["privileged"])}'
+                + (f', hashes: {hashes}' if hashes else '') + '),')
     write(output, "", "OperationPolicy", "Every operation of the contract with its `x-latchkey-policy`, in the document's order.",
           "public static let all: [OperationPolicy]", entries)
     if sealed_output:

@@ -16,16 +16,15 @@ function init(args)
     if line_number % tonumber(os.getenv("THREADS") or 2) == index then table.insert(proofs, line) end
     line_number = line_number + 1
   end
-  token = os.getenv("TOKEN")
-  wrk.headers["Authorization"] = "DPoP " .. token
-  wrk.headers["X-Application-Signature"] = "3F2504E0-4F89-11D3-9A0C-0305E82C3301"
+  authorization = "DPoP " .. os.getenv("TOKEN")
 end
 
 function request()
   local proof = proofs[next_proof]
   if proof == nil then proof = "exhausted" end
   next_proof = next_proof + 1
-  return wrk.format(nil, nil, { ["DPoP"] = proof })
+  return wrk.format(nil, nil, { ["DPoP"] = proof, ["Authorization"] = authorization,
+                                ["X-Application-Signature"] = "3F2504E0-4F89-11D3-9A0C-0305E82C3301" })
 end
 
 function done(summary, latency, requests)

@@ -46,7 +46,7 @@ import Yams
                     proof: try #require(OperationPolicy.Proof(rawValue: policy["proof"] as? String ?? "")),
                     nonce: try #require(policy["nonce"] as? Bool), recordProof: try #require(policy["record"] as? Bool),
                     session: try #require(OperationPolicy.SessionKind(rawValue: policy["session"] as? String ?? "")),
-                    privileged: try #require(policy["privileged"] as? Bool))
+                    privileged: try #require(policy["privileged"] as? Bool), hashes: policy["hashes"] as? Int ?? 0)
             }
         }
         #expect(Dictionary(uniqueKeysWithValues: OperationPolicy.all.map { ($0.operationID, $0) }) == declared)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import LatchkeyAPI
 import LatchkeyCore
 import HummingbirdTesting
@@ -128,6 +129,39 @@ import Testing
             #expect(refused.status == .serviceUnavailable)
             #expect(refused.failure?.id == "overloaded" && refused.failure?.code == 503, "\(refused.json)")
             #expect(refused.headers[.retryAfter].flatMap(Int.init).map { $0 >= 1 } == true)
+        }
+    }
+
+    /// Issue 24: the admission comes first. A login the gate refuses has its proof neither checked
+    /// nor recorded (on every replica's database): the refusal wrote nothing, so the proof may be
+    /// sent again into another admission.
+    @Test(arguments: TestEnvironment.engines)
+    func aRefusedLoginRecordsNoProof(engine: String) async throws {
+        let database = try await TestEnvironment.freshDatabase(engine)
+        try await withServer(configure: { $0.database = database }) { app, client in
+            _ = try await AuthFixture.enrolledSession(app, client)
+        }
+        try await withServer(configure: {
+            $0.database = database
+            $0.publicURL = TestDeviceKey.base
+            $0.hashing.maxQueueMilliseconds = 1
+            $0.hashing.logN = 12
+        }) { app, client in
+            let device = TestDeviceKey()
+            // A current nonce, from an answer to a proved request that hashes nothing.
+            let read = try await client.call(.get, "/v1/enrollment/mfa-questions",
+                                             headers: appHeaders().with(proof: device.proof("GET", "/v1/enrollment/mfa-questions")))
+            let nonce = try #require(read.headers[HTTPField.Name("DPoP-Nonce")!])
+            let jti = UUID().uuidString
+            let refused = try await client.call(.post, "/v1/auth/login/password",
+                                                headers: appHeaders().with(proof: device.proof("POST", "/v1/auth/login/password",
+                                                                                               nonce: nonce, jti: jti)),
+                                                body: ["username": "ada@example.com", "password": AuthFixture.password])
+            #expect(refused.status == .serviceUnavailable && refused.failure?.id == "overloaded", "\(refused.json)")
+            let time = Date()
+            let unrecorded = try await app.store.recordProof(digest: SecureRandom.digest(device.thumbprint + "." + jti),
+                                                             expiresAt: time.addingTimeInterval(120), now: time)
+            #expect(unrecorded, "the refused login's proof was not recorded")
         }
     }
 }

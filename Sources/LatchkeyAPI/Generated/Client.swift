@@ -34,7 +34,9 @@ public import LatchkeyCore
 /// `DPoP-Nonce` for its key), `record` (the proof is recorded so no replica accepts it twice),
 /// `session` (`full`: a wallet session bound to its key; `limited`: a phone sign-up's session too)
 /// and `privileged` (the session's login checked a password, PIN or MFA answer within
-/// `sessions.privilegedSeconds`). Paths are answered only in their canonical spelling: a trailing
+/// `sessions.privilegedSeconds`), and for a call that hashes, `hashes` (the fewest it runs: the
+/// hash gate admits them before the proof is checked or recorded, so an overloaded server refuses
+/// it with 503 `overloaded` having done nothing else). Paths are answered only in their canonical spelling: a trailing
 /// or doubled slash, a dot segment or a percent-encoded unreserved character answers 404.
 ///
 /// An operation that carries a PIN, password or MFA answer declares `x-latchkey-sealed`: the JSON

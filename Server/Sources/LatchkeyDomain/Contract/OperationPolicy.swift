@@ -38,9 +38,13 @@ public struct OperationPolicy: Sendable, Equatable {
     /// The call needs a session whose login checked a knowledge factor within the issuer's
     /// `sessions.privilegedSeconds` (403 `session_refresh_required` otherwise).
     public let privileged: Bool
+    /// The fewest hashes the operation runs for any request that reaches its work: the edge
+    /// admits them (`HashGate`) before it verifies or records anything, so a request the hash
+    /// gate would refuse is refused first and cheaply.
+    public let hashes: Int
 
     public init(operationID: String, method: String, path: String, proof: Proof, nonce: Bool, recordProof: Bool,
-                session: SessionKind, privileged: Bool) {
+                session: SessionKind, privileged: Bool, hashes: Int = 0) {
         self.operationID = operationID
         self.method = method
         self.path = path
@@ -49,6 +53,7 @@ public struct OperationPolicy: Sendable, Equatable {
         self.recordProof = recordProof
         self.session = session
         self.privileged = privileged
+        self.hashes = hashes
     }
 
     /// The policy of the operation registered for `method` and the path template `path`.

@@ -22,7 +22,9 @@ info:
     `DPoP-Nonce` for its key), `record` (the proof is recorded so no replica accepts it twice),
     `session` (`full`: a wallet session bound to its key; `limited`: a phone sign-up's session too)
     and `privileged` (the session's login checked a password, PIN or MFA answer within
-    `sessions.privilegedSeconds`). Paths are answered only in their canonical spelling: a trailing
+    `sessions.privilegedSeconds`), and for a call that hashes, `hashes` (the fewest it runs: the
+    hash gate admits them before the proof is checked or recorded, so an overloaded server refuses
+    it with 503 `overloaded` having done nothing else). Paths are answered only in their canonical spelling: a trailing
     or doubled slash, a dot segment or a percent-encoded unreserved character answers 404.
 
     An operation that carries a PIN, password or MFA answer declares `x-latchkey-sealed`: the JSON
@@ -131,7 +133,7 @@ paths:
   /v1/enrollment/users:
     post:
       operationId: registerNewUser
-      x-latchkey-policy: { proof: required, nonce: false, record: false, session: full, privileged: false }
+      x-latchkey-policy: { proof: required, nonce: false, record: false, session: full, privileged: false, hashes: 2 }
       x-latchkey-sealed: { "/userProfile/password": password, "/userProfile/confirmPassword": password, "/userProfile/passcode": pin, "/userProfile/confirmPasscode": pin, "/userProfile/mfaAnswers/*": mfaAnswer }
       tags: [enrollment]
       summary: Registers a new wallet user (PDRegisterUserRequest → PDRegisterUserResponse).
@@ -160,7 +162,7 @@ paths:
   /v1/auth/login/password:
     post:
       operationId: loginByUsernamePassword
-      x-latchkey-policy: { proof: required, nonce: true, record: true, session: full, privileged: false }
+      x-latchkey-policy: { proof: required, nonce: true, record: true, session: full, privileged: false, hashes: 1 }
       x-latchkey-sealed: { "/password": password }
       tags: [authentication]
       summary: Logs in with the email and password; an unlinked device gets the MFA prompt.
@@ -180,7 +182,7 @@ paths:
   /v1/auth/login/pin:
     post:
       operationId: loginByPIN
-      x-latchkey-policy: { proof: required, nonce: true, record: true, session: full, privileged: false }
+      x-latchkey-policy: { proof: required, nonce: true, record: true, session: full, privileged: false, hashes: 1 }
       x-latchkey-sealed: { "/pin": pin }
       tags: [authentication]
       summary: Logs in with the PIN; the user is the one this device (X-Device-ID) is linked to.
@@ -218,7 +220,7 @@ paths:
   /v1/auth/mfa:
     post:
       operationId: registerWithMFA
-      x-latchkey-policy: { proof: required, nonce: true, record: true, session: full, privileged: false }
+      x-latchkey-policy: { proof: required, nonce: true, record: true, session: full, privileged: false, hashes: 1 }
       x-latchkey-sealed: { "/mfaSecretAnswer": mfaAnswer }
       tags: [authentication]
       summary: Answers the MFA prompt; links the device and logs in.
@@ -237,7 +239,7 @@ paths:
   /v1/auth/device-token:
     post:
       operationId: generateDeviceAuthenticationToken
-      x-latchkey-policy: { proof: required, nonce: true, record: true, session: full, privileged: true }
+      x-latchkey-policy: { proof: required, nonce: true, record: true, session: full, privileged: true, hashes: 1 }
       x-latchkey-sealed: { "/password": password }
       tags: [authentication]
       summary: While logged in, makes a long-lived token bound to this device.
@@ -354,7 +356,7 @@ paths:
   /v1/enrollment/customers:
     post:
       operationId: registerCustomer
-      x-latchkey-policy: { proof: required, nonce: false, record: false, session: full, privileged: false }
+      x-latchkey-policy: { proof: required, nonce: false, record: false, session: full, privileged: false, hashes: 1 }
       x-latchkey-sealed: { "/passcode": pin, "/mfaSecurityProfiles/*/answer": mfaAnswer }
       tags: [enrollment]
       summary: Registers a wallet whose user the identity provider authenticates (SSO), linked to the nonce's provider subject.
@@ -461,7 +463,7 @@ paths:
   /v1/enrollment/expired-password:
     post:
       operationId: changeExpiredPassword
-      x-latchkey-policy: { proof: optional, nonce: true, record: true, session: full, privileged: false }
+      x-latchkey-policy: { proof: optional, nonce: true, record: true, session: full, privileged: false, hashes: 2 }
       x-latchkey-sealed: { "/expiredPassword": password, "/newPassword": password, "/confirmNewPassword": password }
       tags: [enrollment]
       summary: Changes an (expired) password without a session.
@@ -601,7 +603,7 @@ paths:
   /v1/profile/password:
     put:
       operationId: updateUserPassword
-      x-latchkey-policy: { proof: required, nonce: true, record: true, session: full, privileged: true }
+      x-latchkey-policy: { proof: required, nonce: true, record: true, session: full, privileged: true, hashes: 2 }
       x-latchkey-sealed: { "/oldPassword": password, "/newPassword": password, "/confirmNewPassword": password }
       tags: [profile]
       summary: Changes the password; revokes the user's other sessions and device tokens.
@@ -624,7 +626,7 @@ paths:
   /v1/profile/passcode:
     put:
       operationId: updateUserPasscode
-      x-latchkey-policy: { proof: required, nonce: true, record: true, session: full, privileged: true }
+      x-latchkey-policy: { proof: required, nonce: true, record: true, session: full, privileged: true, hashes: 2 }
       x-latchkey-sealed: { "/oldPasscode": pin, "/newPasscode": pin, "/confirmNewPasscode": pin }
       tags: [profile]
       summary: Changes the PIN.
@@ -684,7 +686,7 @@ paths:
   /a/self-service/registration:
     post:
       operationId: updateRegistrationFlow
-      x-latchkey-policy: { proof: optional, nonce: false, record: false, session: limited, privileged: false }
+      x-latchkey-policy: { proof: optional, nonce: false, record: false, session: limited, privileged: false, hashes: 1 }
       x-latchkey-sealed: { "/password": password }
       tags: [signup]
       summary: Completes a registration flow with traits and a password (the flow's phone must be verified).
@@ -734,7 +736,7 @@ paths:
   /a/self-service/login:
     post:
       operationId: updateLoginFlow
-      x-latchkey-policy: { proof: optional, nonce: true, record: true, session: limited, privileged: false }
+      x-latchkey-policy: { proof: optional, nonce: true, record: true, session: limited, privileged: false, hashes: 1 }
       x-latchkey-sealed: { "/password": password }
       tags: [signup]
       summary: Completes a login flow with a phone number or email address and the password.

@@ -45,6 +45,10 @@ public struct DPoPVerifier: Sendable {
     /// Keys already validated, by their `jwk` coordinates: a device sends the same key with every
     /// proof, and building and checking the point cost as much as parsing the proof.
     package let keys = KeyCache()
+    /// Protected headers already parsed and validated, by their exact text.
+    package let headers = ProofHeaderCache()
+    /// The claims' decoder (stateless once configured, so shared).
+    private static let claimsDecoder = JSONDecoder()
     package let now: @Sendable () -> Date
     /// How far `iat` may be from the server's clock, in seconds, either way.
     package static let window: TimeInterval = 60
@@ -64,25 +68,43 @@ public struct DPoPVerifier: Sendable {
     public func verify(_ proof: String, method: String, path: String, accessToken: String?,
                        requireNonce: Bool) async throws -> DPoPProof {
         guard proof.utf8.count <= Self.maxLength else { throw Self.invalid("The DPoP proof is too long.") }
-        let parsed: (header: JWTHeader, payload: DPoPClaims, signature: Data)
-        do {
-            parsed = try DefaultJWTParser().parse(Array(proof.utf8), as: DPoPClaims.self)
-        } catch {
-            throw Self.invalid("The DPoP proof is not a JWS with the claims jti, htm, htu and iat.")
+        guard let firstDot = proof.utf8.firstIndex(of: UInt8(ascii: ".")), let lastDot = proof.utf8.lastIndex(of: UInt8(ascii: ".")),
+              firstDot != lastDot else { throw Self.invalid("The DPoP proof is not a JWS.") }
+        // A device sends the same protected header (typ, alg, jwk) with every proof: once jwt-kit has
+        // parsed and this verifier has validated a header, its exact text names its key
+        // (`ProofHeaderCache`), and only the claims are decoded again.
+        let headerText = proof[..<firstDot]
+        let key: (key: P256.Signing.PublicKey, thumbprint: String)
+        let claims: DPoPClaims
+        let signatureBytes: Data
+        if let known = headers.key(for: headerText) {
+            let payloadText = proof[proof.utf8.index(after: firstDot)..<lastDot]
+            guard !payloadText.utf8.contains(UInt8(ascii: ".")), let payload = Data(base64URL: payloadText),
+                  let decoded = try? Self.claimsDecoder.decode(DPoPClaims.self, from: payload),
+                  let signature = Data(base64URL: proof[proof.utf8.index(after: lastDot)...]) else {
+                throw Self.invalid("The DPoP proof is not a JWS with the claims jti, htm, htu and iat.")
+            }
+            (key, claims, signatureBytes) = (known, decoded, signature)
+        } else {
+            let parsed: (header: JWTHeader, payload: DPoPClaims, signature: Data)
+            do {
+                parsed = try DefaultJWTParser().parse(Array(proof.utf8), as: DPoPClaims.self)
+            } catch {
+                throw Self.invalid("The DPoP proof is not a JWS with the claims jti, htm, htu and iat.")
+            }
+            let header = parsed.header
+            guard header.typ == "dpop+jwt" else { throw Self.invalid("The DPoP proof's typ must be dpop+jwt.") }
+            guard header.alg == "ES256" else { throw Self.invalid("The DPoP proof must be signed with ES256.") }
+            key = try keys.key(for: header.jwk)
+            (claims, signatureBytes) = (parsed.payload, parsed.signature)
+            headers.remember(headerText, key: key)
         }
-        let header = parsed.header
-        guard header.typ == "dpop+jwt" else { throw Self.invalid("The DPoP proof's typ must be dpop+jwt.") }
-        guard header.alg == "ES256" else { throw Self.invalid("The DPoP proof must be signed with ES256.") }
-        let key = try keys.key(for: header.jwk)
-        // jwt-kit parsed the JWS; the one ES256 verification is swift-crypto's, over the signing
-        // input as sent (a key collection per request would parse the token a second time).
-        guard let lastDot = proof.utf8.lastIndex(of: UInt8(ascii: ".")) else { throw Self.invalid("The DPoP proof is not a JWS.") }
+        // The one ES256 verification is swift-crypto's, over the signing input as sent.
         let signingInput = Data(proof.utf8[..<lastDot])
-        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: parsed.signature),
+        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
               key.key.isValidSignature(signature, for: signingInput) else {
             throw Self.invalid("The DPoP proof's signature does not verify with its jwk.")
         }
-        let claims = parsed.payload
         guard claims.htm == method else { throw Self.invalid("The DPoP proof's htm is not this request's method.") }
         guard Self.stripped(claims.htu) == publicURL.value + path else {
             throw Self.invalid("The DPoP proof's htu is not this request's URL.")
@@ -162,5 +184,26 @@ package final class KeyCache: Sendable {
             keys[coordinates] = parsed
         }
         return parsed
+    }
+}
+
+/// Protected headers of DPoP proofs that jwt-kit parsed and `DPoPVerifier` validated (typ, alg, a
+/// public P-256 jwk), by their exact base64url text: the same text is the same header, so a hit
+/// names the key without parsing JSON again. Bounded: past `capacity` it starts again.
+package final class ProofHeaderCache: Sendable {
+    private let known = Mutex<[Substring: (key: P256.Signing.PublicKey, thumbprint: String)]>([:])
+    package static let capacity = 10_000
+
+    package func key(for text: Substring) -> (key: P256.Signing.PublicKey, thumbprint: String)? {
+        known.withLock { $0[text] }
+    }
+
+    package func remember(_ text: Substring, key: (key: P256.Signing.PublicKey, thumbprint: String)) {
+        // A copy of the text: the cache must not keep the whole proof alive.
+        let text = Substring(String(text))
+        known.withLock { known in
+            if known.count >= Self.capacity { known.removeAll(keepingCapacity: true) }
+            known[text] = key
+        }
     }
 }

@@ -42,10 +42,42 @@ public final class HashGate: Sendable {
     /// The operation's admission for the hashes it will run for a client on `connection`, handed
     /// to `body`; what it did not use is given back at the end.
     /// Throws `DomainError(.overloaded)` with the expected wait as `retryAfter`.
-    package func admitted<T>(_ units: Int, connection: (any ClientConnection)?, _ body: (Ticket) async throws -> T) async throws -> T {
+    package func admitted<T>(_ units: Int, connection: (any ClientConnection)?, reserved: Ticket? = nil,
+                             _ body: (Ticket) async throws -> T) async throws -> T {
+        if let reserved, reserved.isOpen {
+            // The edge admitted the operation's fewest hashes; only what this call needs beyond them
+            // is admitted here (the edge gives back what is left when the request ends).
+            let missing = units - reserved.remainingUnits
+            if missing > 0 { try extend(reserved, by: missing) }
+            return try await body(reserved)
+        }
         let ticket = try admit(units, connection: connection)
         defer { release(ticket.close()) }
         return try await body(ticket)
+    }
+
+    /// Admits `units` hashes for an operation before anything of its request is verified or
+    /// written (`EdgeMiddleware`): a refusal costs no proof check and no database write. Nil for
+    /// an operation that hashes nothing. `end(_:)` gives back what was not used.
+    /// - Throws: `DomainError(.overloaded)` with the expected wait as `retryAfter`.
+    package func reserve(_ units: Int, connection: (any ClientConnection)?) throws -> Ticket? {
+        units > 0 ? try admit(units, connection: connection) : nil
+    }
+
+    /// Ends a reservation: the hashes it did not run are given back.
+    package func end(_ ticket: Ticket?) {
+        if let ticket { release(ticket.close()) }
+    }
+
+    private func extend(_ ticket: Ticket, by units: Int) throws {
+        try state.withLock { state in
+            let wait = Self.wait(units: units, pending: state.pending, workers: workers, hashSeconds: state.hashSeconds)
+            if wait > maxWait * (1 - Self.otherWork) {
+                throw DomainError(.overloaded, retryAfter: max(1, Int(wait.rounded(.up))))
+            }
+            state.pending += units
+            ticket.add(units)
+        }
     }
 
     /// Runs one hash's `work`: counted (a unit of `ticket`, or an extra one that is never refused,
@@ -118,7 +150,8 @@ public final class HashGate: Sendable {
             self.connection = connection
         }
 
-        /// Uses one admitted hash; false when none is left (the hash counts on its own).
+        /// Uses one admitted hash; false when none is left or the admission ended (the hash counts
+        /// on its own).
         package func take() -> Bool {
             remaining.withLock { remaining in
                 guard remaining > 0 else { return false }
@@ -130,9 +163,17 @@ public final class HashGate: Sendable {
         /// Ends the admission; answers the units it did not use.
         package func close() -> Int {
             remaining.withLock { remaining in
-                defer { remaining = 0 }
-                return remaining
+                defer { remaining = -1 }
+                return max(0, remaining)
             }
         }
+
+        /// Whether the admission has not ended.
+        package var isOpen: Bool { remaining.withLock { $0 >= 0 } }
+
+        /// The admitted hashes not run yet.
+        package var remainingUnits: Int { remaining.withLock { max(0, $0) } }
+
+        fileprivate func add(_ units: Int) { remaining.withLock { $0 += units } }
     }
 }

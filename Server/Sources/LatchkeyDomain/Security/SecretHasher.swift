@@ -49,7 +49,7 @@ public struct SecretHasher: Sendable {
     ///
     /// - Throws: `DomainError(.overloaded)` (503, `retryAfter`), or what `body` throws.
     public func admitted<T>(_ units: Int, for caller: Caller, _ body: (SecretHasher) async throws -> T) async throws -> T {
-        try await gate.admitted(units, connection: caller.connection) { ticket in
+        try await gate.admitted(units, connection: caller.connection, reserved: caller.admission) { ticket in
             var admitted = self
             admitted.ticket = ticket
             return try await body(admitted)

@@ -44,16 +44,28 @@ public enum SecureRandom {
 }
 
 extension Data {
-    /// Decodes base64url with or without padding; nil for anything else.
-    package init?(base64URL text: String) {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        self.init(base64Encoded: base64)
+    /// Decodes base64url with or without padding; nil for anything else. On the request edge
+    /// (every DPoP proof): the alphabet is mapped byte by byte, not through string replacement.
+    package init?(base64URL text: some StringProtocol) {
+        var bytes = [UInt8](text.utf8)
+        for index in bytes.indices {
+            if bytes[index] == UInt8(ascii: "-") { bytes[index] = UInt8(ascii: "+") } else if bytes[index] == UInt8(ascii: "_") {
+                bytes[index] = UInt8(ascii: "/")
+            }
+        }
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "="), count: (4 - bytes.count % 4) % 4))
+        self.init(base64Encoded: Data(bytes))
     }
 
     /// Base64url without padding (RFC 4648 §5), as tokens and JOSE use it.
     public var base64URL: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        var bytes = [UInt8](base64EncodedData())
+        while bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
+        for index in bytes.indices {
+            if bytes[index] == UInt8(ascii: "+") { bytes[index] = UInt8(ascii: "-") } else if bytes[index] == UInt8(ascii: "/") {
+                bytes[index] = UInt8(ascii: "_")
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -17,6 +17,9 @@ public struct Caller: Sendable {
     public var connection: (any ClientConnection)?
     /// The security events of the request or command (`AuditTrail`), written with its changes.
     public var audit: AuditTrail
+    /// The hashes the edge reserved for the operation (`OperationPolicy.hashes`) before it verified
+    /// or recorded anything; the operation's own admission draws on it first.
+    package var admission: HashGate.Ticket?
 
     public init(identity: Identity = .anonymous, client: ClientContext = ClientContext(), requestID: String? = nil,
                 policy: OperationPolicy? = nil, connection: (any ClientConnection)? = nil,

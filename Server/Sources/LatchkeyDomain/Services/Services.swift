@@ -43,6 +43,8 @@ public struct Services: Sendable {
     public let statistics: LoginStatisticsService
     /// The per-minute limits the edge and the pages count with too.
     public let throttle: Throttle
+    /// Admission to hash work, which the edge asks first (`OperationPolicy.hashes`).
+    public let hashGate: HashGate
 }
 
 /// Builds each collaborator once — the audit recorder, the hash admission, the outbox writer, the
@@ -81,5 +83,5 @@ public func buildServices(_ foundation: ServiceFoundation) -> Services {
                                       }),
                                       audit: audit, admitted: admitted, now: now),
         statistics: LoginStatisticsService(store: store, settings: issuer.statistics, now: now),
-        throttle: throttle)
+        throttle: throttle, hashGate: foundation.hasher.gate)
 }

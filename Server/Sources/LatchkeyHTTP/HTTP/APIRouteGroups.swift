@@ -5,6 +5,7 @@ import LatchkeyDomain
 import LatchkeyServerAPI
 import OpenAPIHummingbird
 import OpenAPIRuntime
+import Synchronization
 
 /// The two API route groups as one transport for the generated `registerHandlers`: each operation
 /// of the contract is registered, once at start-up, on the group its path belongs to — the
@@ -19,6 +20,8 @@ package struct APIRouteGroups: ServerTransport {
     /// What every operation's edge shares.
     package struct EdgeServices {
         package let throttle: Throttle
+        /// Asked for the operation's hashes before anything else is verified or written.
+        package let hashGate: HashGate
         package let proxies: TrustedProxies
         package let authentication: AuthenticationService
         package let dpop: DPoPVerifier
@@ -29,7 +32,7 @@ package struct APIRouteGroups: ServerTransport {
         package let maxBodyBytes: Int
 
         package func middleware<Context: APIRequestContext>(_ policy: OperationPolicy) -> EdgeMiddleware<Context> {
-            EdgeMiddleware(throttle: throttle, proxies: proxies, authentication: authentication, dpop: dpop,
+            EdgeMiddleware(throttle: throttle, hashGate: hashGate, proxies: proxies, authentication: authentication, dpop: dpop,
                            deviceBinding: deviceBinding, proofs: proofs, policy: policy,
                            unsealer: unsealer.guards(policy.operationID) ? unsealer : nil, maxBodyBytes: maxBodyBytes)
         }
@@ -41,6 +44,15 @@ package struct APIRouteGroups: ServerTransport {
         package var description: String { "\(route) has no x-latchkey-policy in openapi.yaml" }
     }
 
+    /// The reads whose answer is the issuer's configuration, the same for every request until the
+    /// server restarts: their JSON is encoded once, not per request (it was most of their cost).
+    /// The edge still runs for each request (app signature, rate limit, proof). Not the encryption
+    /// settings: their previous keys retire while the server runs.
+    package static let answeredOnce: Set<String> = [
+        "retrieveMfaQuestionsWithMetadata", "retrievePasswordConfigurations", "retrievePasscodeConfigurations",
+        "retrieveProfileMetadata",
+    ]
+
     /// The Kratos-compatible operations of the contract.
     package static func isKratos(_ path: String) -> Bool { path.hasPrefix("/a/") || path.hasPrefix("/identity/") }
 
@@ -51,12 +63,36 @@ package struct APIRouteGroups: ServerTransport {
         guard let policy = OperationPolicy.of(method: method.rawValue, path: path) else {
             throw UndeclaredOperation(route: "\(method.rawValue) \(path)")
         }
+        let handler = Self.answeredOnce.contains(policy.operationID) ? StoredAnswer(handler).handler : handler
         if Self.isKratos(path) {
             kratos.group().add(middleware: edge.middleware(policy) as EdgeMiddleware<KratosRequestContext>)
                 .register(handler, method: method, path: path)
         } else {
             wallet.group().add(middleware: edge.middleware(policy) as EdgeMiddleware<WalletRequestContext>)
                 .register(handler, method: method, path: path)
+        }
+    }
+}
+
+/// An operation's first successful answer, kept and sent again (`APIRouteGroups.answeredOnce`);
+/// a request that does not accept JSON goes to the generated handler, which refuses it.
+private final class StoredAnswer: Sendable {
+    typealias Handler = @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    private let generated: Handler
+    private let stored = Mutex<(response: HTTPResponse, body: ArraySlice<UInt8>)?>(nil)
+
+    init(_ generated: @escaping Handler) { self.generated = generated }
+
+    var handler: Handler {
+        { [self] request, body, metadata in
+            let accept = request.headerFields[.accept] ?? "*/*"
+            let acceptsJSON = accept.contains("json") || accept.contains("*/*") || accept.contains("application/*")
+            if acceptsJSON, let answer = stored.withLock({ $0 }) { return (answer.response, HTTPBody(answer.body)) }
+            let (response, answerBody) = try await generated(request, body, metadata)
+            guard acceptsJSON, response.status == .ok, let answerBody else { return (response, answerBody) }
+            let bytes = try await ArraySlice<UInt8>(collecting: answerBody, upTo: 1 << 20)
+            stored.withLock { $0 = (response, bytes) }
+            return (response, HTTPBody(bytes))
         }
     }
 }

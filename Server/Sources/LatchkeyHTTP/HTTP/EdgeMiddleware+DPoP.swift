@@ -20,17 +20,29 @@ package struct SessionCredential {
             return
         }
         guard let value = request.headers[.authorization] else { return nil }
-        let lower = value.lowercased()
         let token: String
-        if lower.hasPrefix("bearer ") {
+        // The scheme compared without lower-casing the whole header: this runs on every request.
+        if Self.hasScheme(value, "bearer ") {
             (scheme, token) = (.bearer, String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces))
-        } else if lower.hasPrefix("dpop ") {
+        } else if Self.hasScheme(value, "dpop ") {
             (scheme, token) = (.dpop, String(value.dropFirst(5)).trimmingCharacters(in: .whitespaces))
         } else {
             return nil
         }
         guard !token.isEmpty else { return nil }
         self.token = token
+    }
+
+    /// Whether `value` starts with `scheme` (lower-case ASCII), ignoring ASCII case.
+    private static func hasScheme(_ value: String, _ scheme: StaticString) -> Bool {
+        let prefix = UnsafeBufferPointer(start: scheme.utf8Start, count: scheme.utf8CodeUnitCount)
+        var bytes = value.utf8.makeIterator()
+        for expected in prefix {
+            guard let byte = bytes.next() else { return false }
+            let lower = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            guard lower == expected else { return false }
+        }
+        return true
     }
 }
 

@@ -56,6 +56,7 @@ package struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
 /// request was routed to, however its path was spelled.
 package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
     package let throttle: Throttle
+    package let hashGate: HashGate
     package let proxies: TrustedProxies
     package let authentication: AuthenticationService
     package let dpop: DPoPVerifier
@@ -78,11 +79,6 @@ package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
                                       clientIP: request.clientIP(peer: context.remoteAddress, proxies: proxies))
         caller.requestID = request.requestID(context)
         caller.policy = policy
-        if let wait = try await throttle.refusal("ip:" + caller.client.clientIP, limit: throttle.settings.requestsPerMinutePerIP) {
-            var refusal = Context.rateLimited
-            refusal.retryAfter = wait
-            throw refusal
-        }
         if Context.requiresAppSignature {
             guard let signature = caller.client.applicationSignature, signature.count == 36, UUID(uuidString: signature) != nil else {
                 // The app signature is the API key of the wallet API (the contract's `applicationSignature`
@@ -102,6 +98,17 @@ package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
         if caller.client.deviceID?.hasPrefix(DeviceKeyID.prefix) == true {
             // Only a proof names a device by its key; a header that looks like one would impersonate it.
             throw DomainError.invalidField("X-Device-ID", "X-Device-ID must not start with \"\(DeviceKeyID.prefix)\".")
+        }
+        // The operation's hashes are admitted before the rate limit counts the request and before
+        // its proof is verified or recorded: under a storm a refusal costs neither a count, nor the
+        // signature check, nor a database write (a proof refused unrecorded can only be sent again
+        // into another admission).
+        caller.admission = try hashGate.reserve(policy.hashes, connection: caller.connection)
+        defer { hashGate.end(caller.admission) }
+        if let wait = try await throttle.refusal("ip:" + caller.client.clientIP, limit: throttle.settings.requestsPerMinutePerIP) {
+            var refusal = Context.rateLimited
+            refusal.retryAfter = wait
+            throw refusal
         }
         let credential = SessionCredential(request, dialect: Context.dialect)
         var proof: DPoPProof?

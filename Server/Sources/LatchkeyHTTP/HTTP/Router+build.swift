@@ -40,7 +40,7 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
             .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet)),
         kratos: router.group(context: KratosRequestContext.self)
             .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .kratos)),
-        edge: .init(throttle: throttle, proxies: proxies, authentication: services.authentication, dpop: dpop,
+        edge: .init(throttle: throttle, hashGate: services.hashGate, proxies: proxies, authentication: services.authentication, dpop: dpop,
                     deviceBinding: issuer.deviceBinding, proofs: store,
                     unsealer: unsealer,
                     maxBodyBytes: maxBody))
