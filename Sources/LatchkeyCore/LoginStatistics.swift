@@ -146,6 +146,19 @@ public struct LoginStatisticsError: Error, Sendable, Equatable {
 /// `X-SDK-Version`): 1–64 printable ASCII characters, as the SDK checks before it sends them and
 /// the server before it stores them.
 public enum AppContextHeader {
+    /// Whether `value` is a UUID in its 36-character text form (8-4-4-4-12 hexadecimal digits, either
+    /// case), as `UUID(uuidString:)` reads it: checked on every request, without parsing.
+    public static func isUUID(_ value: String) -> Bool {
+        var count = 0
+        for byte in value.utf8 {
+            let dash = count == 8 || count == 13 || count == 18 || count == 23
+            let hex = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
+            guard count < 36, dash ? byte == UInt8(ascii: "-") : hex else { return false }
+            count += 1
+        }
+        return count == 36
+    }
+
     public static func isValid(_ value: String) -> Bool {
         !value.isEmpty && value.utf8.count <= 64 && value.utf8.allSatisfy { (0x20...0x7E).contains($0) }
     }

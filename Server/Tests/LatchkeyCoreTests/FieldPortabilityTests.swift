@@ -40,3 +40,25 @@ import Testing
         #expect(EnrollmentRules.isAcceptableAnswer(" Rex\n"))
     }
 }
+
+/// Issue 24: the app signature's shape is checked without parsing: a UUID's text form exactly
+/// (swift-corelibs-foundation's `UUID(uuidString:)`, checked before, reads it with `sscanf`'s `%x`
+/// and takes spaces, signs and stray letters).
+@Suite struct AppSignatureShapeTests {
+    @Test func theShapeCheckIsFoundations() {
+        var samples = ["3F2504E0-4F89-11D3-9A0C-0305E82C3301", "3f2504e0-4f89-11d3-9a0c-0305e82c3301", "", "3F2504E0-4F89-11D3-9A0C-0305E82C330",
+                       "3F2504E0-4F89-11D3-9A0C-0305E82C33011", "3F2504E04F89-11D3-9A0C-0305E82C3301-", "3G2504E0-4F89-11D3-9A0C-0305E82C3301",
+                       "3F2504E0_4F89-11D3-9A0C-0305E82C3301", "{3F2504E0-4F89-11D3-9A0C-0305E82C3301}", " 3F2504E0-4F89-11D3-9A0C-0305E82C330"]
+        for _ in 0..<200 {
+            var text = Array(UUID().uuidString)
+            text[Int.random(in: 0..<36)] = Character(Unicode.Scalar(UInt8.random(in: 0x20...0x7E)))
+            samples.append(String(text))
+        }
+        let uuid = try! NSRegularExpression(pattern: "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")
+        for sample in samples {
+            let shaped = uuid.firstMatch(in: sample, range: NSRange(sample.startIndex..., in: sample)) != nil
+            #expect(AppContextHeader.isUUID(sample) == shaped, "\(sample)")
+            if shaped { #expect(UUID(uuidString: sample) != nil, "what Foundation reads too") }
+        }
+    }
+}

@@ -55,9 +55,33 @@ public enum Identity: Sendable {
 extension AuthenticationService {
     /// Resolves a session token: refreshes the session's idle time (sessions are cached 1 s).
     public func identity(token: String?) async throws -> Identity {
+        try await sessionLookup.identity(token: token)
+    }
+
+    /// What resolving a token needs, as one reference: the edge keeps it, where calling the
+    /// service (a struct of many collaborators) copied them all on every request.
+    public var sessionLookup: SessionLookup {
+        SessionLookup(store: store, idle: TimeInterval(issuer.sessions.idleTimeoutSeconds), now: now)
+    }
+}
+
+/// Resolves session tokens into identities (`AuthenticationService.identity(token:)`).
+public final class SessionLookup: Sendable {
+    private let store: any AuthenticationService.Store
+    private let idle: TimeInterval
+    private let now: @Sendable () -> Date
+
+    init(store: any AuthenticationService.Store, idle: TimeInterval, now: @escaping @Sendable () -> Date) {
+        self.store = store
+        self.idle = idle
+        self.now = now
+    }
+
+    /// Refreshes the session's idle time; `.anonymous` without a token, `.invalidToken` for one
+    /// that names no live session.
+    public func identity(token: String?) async throws -> Identity {
         guard let token, !token.isEmpty else { return .anonymous }
-        guard let session = try await store.touchSession(digest: SecureRandom.digest(token), now: now(),
-                                                          idle: TimeInterval(issuer.sessions.idleTimeoutSeconds))
+        guard let session = try await store.touchSession(digest: SecureRandom.digest(token), now: now(), idle: idle)
         else { return .invalidToken }
         return .authenticated(Principal(session: session, store: store))
     }

@@ -32,7 +32,8 @@ package struct APIRouteGroups: ServerTransport {
         package let maxBodyBytes: Int
 
         package func middleware<Context: APIRequestContext>(_ policy: OperationPolicy) -> EdgeMiddleware<Context> {
-            EdgeMiddleware(throttle: throttle, hashGate: hashGate, proxies: proxies, authentication: authentication, dpop: dpop,
+            EdgeMiddleware(throttle: throttle, hashGate: hashGate, proxies: proxies, authentication: authentication,
+                           sessions: authentication.sessionLookup, dpop: dpop,
                            deviceBinding: deviceBinding, proofs: proofs, policy: policy,
                            unsealer: unsealer.guards(policy.operationID) ? unsealer : nil, maxBodyBytes: maxBodyBytes)
         }

@@ -23,14 +23,21 @@ package struct SessionCredential {
         let token: String
         // The scheme compared without lower-casing the whole header: this runs on every request.
         if Self.hasScheme(value, "bearer ") {
-            (scheme, token) = (.bearer, String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces))
+            (scheme, token) = (.bearer, Self.trimmed(value.utf8.dropFirst(7)))
         } else if Self.hasScheme(value, "dpop ") {
-            (scheme, token) = (.dpop, String(value.dropFirst(5)).trimmingCharacters(in: .whitespaces))
+            (scheme, token) = (.dpop, Self.trimmed(value.utf8.dropFirst(5)))
         } else {
             return nil
         }
         guard !token.isEmpty else { return nil }
         self.token = token
+    }
+
+    /// The token without the spaces and tabs around it (a token is ASCII; any other byte stays).
+    private static func trimmed(_ bytes: Substring.UTF8View) -> String {
+        let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        guard let first = bytes.firstIndex(where: { !blank($0) }), let last = bytes.lastIndex(where: { !blank($0) }) else { return "" }
+        return String(Substring(bytes[first...last]))
     }
 
     /// Whether `value` starts with `scheme` (lower-case ASCII), ignoring ASCII case.

@@ -32,7 +32,9 @@ package struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            let domain = translate(error, request: request, logger: context.logger)
+            var logger = context.logger
+            logger[metadataKey: "request_id"] = "\(request.requestID(context))"
+            let domain = translate(error, request: request, logger: logger)
             var headers: HTTPFields = [:]
             if domain.kind == .methodNotAllowed {
                 headers[.allow] = routes.methods(for: request.uri.path).map(\.rawValue).joined(separator: ", ")

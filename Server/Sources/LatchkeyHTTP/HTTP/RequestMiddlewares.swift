@@ -12,15 +12,16 @@ import NIOCore
 /// request with method, path (never the query string), status and duration, and no secrets.
 package struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var context = context
+        // The id goes with each line logged (here and by `ErrorMiddleware`), not into the logger's
+        // metadata: setting that re-renders the handler's metadata on every request, logged or not.
         let id = request.requestID(context)
-        context.logger[metadataKey: "request_id"] = "\(id)"
         let start = ContinuousClock.now
         var response = try await next(request, context)
         response.headers[.requestID] = id
         let elapsed = ContinuousClock.now - start
         context.logger.info("\(request.method) \(request.uri.path) \(response.status.code)",
-                            metadata: ["duration_ms": "\(elapsed.components.attoseconds / 1_000_000_000_000_000 + elapsed.components.seconds * 1000)"])
+                            metadata: ["request_id": "\(id)",
+                                       "duration_ms": "\(elapsed.components.attoseconds / 1_000_000_000_000_000 + elapsed.components.seconds * 1000)"])
         return response
     }
 }
@@ -59,6 +60,8 @@ package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
     package let hashGate: HashGate
     package let proxies: TrustedProxies
     package let authentication: AuthenticationService
+    /// The token lookup of `authentication`, kept as one reference (it runs on every request).
+    package let sessions: SessionLookup
     package let dpop: DPoPVerifier
     package let deviceBinding: DeviceBindingMode
     /// Where credential calls' proofs are recorded across replicas.
@@ -80,7 +83,7 @@ package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
         caller.requestID = request.requestID(context)
         caller.policy = policy
         if Context.requiresAppSignature {
-            guard let signature = caller.client.applicationSignature, signature.count == 36, UUID(uuidString: signature) != nil else {
+            guard let signature = caller.client.applicationSignature, AppContextHeader.isUUID(signature) else {
                 // The app signature is the API key of the wallet API (the contract's `applicationSignature`
                 // security scheme): without a valid one the caller is unauthenticated.
                 throw DomainError(.invalidAppSignature, field: "X-Application-Signature")
@@ -114,7 +117,7 @@ package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
         var proof: DPoPProof?
         do {
             proof = try await verifyProof(request, credential: credential)
-            caller.identity = try bind(try await authentication.identity(token: credential?.token), credential, proof)
+            caller.identity = try bind(try await sessions.identity(token: credential?.token), credential, proof)
         } catch let error as DomainError where error.kind.isDeviceBinding {
             return dpopRefusal(error)
         } catch let refusal as DPoPNonceRequired {
