@@ -36,6 +36,10 @@ import Testing
             #expect(try await read(known + ".e30." + String(once.split(separator: ".")[2])).status == .unauthorized,
                     "a known header with claims that are not a proof's")
             #expect(try await read(known + ".a.b.c").status == .unauthorized, "four parts")
+            let padded = device.proof("GET", path)
+            #expect(try await read(padded + "=").status == .unauthorized, "padding is not base64url")
+            #expect(try await read(padded.replacingOccurrences(of: "_", with: "/").replacingOccurrences(of: "-", with: "+")).status
+                    != .ok || !padded.contains(where: { $0 == "_" || $0 == "-" }), "nor the standard alphabet")
         }
     }
 
@@ -50,6 +54,12 @@ import Testing
             let xml = try await client.call(.get, "/v1/enrollment/password-configuration",
                                             headers: appHeaders().with(accept: "application/xml"))
             #expect(xml.status != .ok, "a client that does not take JSON gets the generated handler's answer: \(xml.status)")
+            let problem = try await client.call(.get, "/v1/enrollment/password-configuration",
+                                                headers: appHeaders().with(accept: "application/problem+json"))
+            #expect(problem.status != .ok, "nor one that takes another JSON type: \(problem.status)")
+            let anyCase = try await client.call(.get, "/v1/enrollment/password-configuration",
+                                                headers: appHeaders().with(accept: "Application/JSON; q=0.9, text/html"))
+            #expect(anyCase.status == .ok)
         }
     }
 }

@@ -35,8 +35,8 @@ public import LatchkeyCore
 /// `session` (`full`: a wallet session bound to its key; `limited`: a phone sign-up's session too)
 /// and `privileged` (the session's login checked a password, PIN or MFA answer within
 /// `sessions.privilegedSeconds`), and for a call that hashes, `hashes` (the fewest it runs: the
-/// hash gate admits them before the proof is checked or recorded, so an overloaded server refuses
-/// it with 503 `overloaded` having done nothing else). Paths are answered only in their canonical spelling: a trailing
+/// hash gate admits them before the rate limit counts the call and before its proof is checked or
+/// recorded, so an overloaded server refuses it with 503 `overloaded` having written nothing). Paths are answered only in their canonical spelling: a trailing
 /// or doubled slash, a dot segment or a percent-encoded unreserved character answers 404.
 ///
 /// An operation that carries a PIN, password or MFA answer declares `x-latchkey-sealed`: the JSON

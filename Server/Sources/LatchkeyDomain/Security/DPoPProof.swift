@@ -68,6 +68,9 @@ public struct DPoPVerifier: Sendable {
     public func verify(_ proof: String, method: String, path: String, accessToken: String?,
                        requireNonce: Bool) async throws -> DPoPProof {
         guard proof.utf8.count <= Self.maxLength else { throw Self.invalid("The DPoP proof is too long.") }
+        // A compact JWS is base64url segments and dots, nothing else: checked first, so equal text
+        // is equal bytes (the header cache's key) and no segment holds padding or `+` and `/`.
+        guard proof.utf8.allSatisfy(Self.isJWSByte) else { throw Self.invalid("The DPoP proof is not a JWS.") }
         guard let firstDot = proof.utf8.firstIndex(of: UInt8(ascii: ".")), let lastDot = proof.utf8.lastIndex(of: UInt8(ascii: ".")),
               firstDot != lastDot else { throw Self.invalid("The DPoP proof is not a JWS.") }
         // A device sends the same protected header (typ, alg, jwk) with every proof: once jwt-kit has
@@ -97,7 +100,6 @@ public struct DPoPVerifier: Sendable {
             guard header.alg == "ES256" else { throw Self.invalid("The DPoP proof must be signed with ES256.") }
             key = try keys.key(for: header.jwk)
             (claims, signatureBytes) = (parsed.payload, parsed.signature)
-            headers.remember(headerText, key: key)
         }
         // The one ES256 verification is swift-crypto's, over the signing input as sent.
         let signingInput = Data(proof.utf8[..<lastDot])
@@ -105,6 +107,8 @@ public struct DPoPVerifier: Sendable {
               key.key.isValidSignature(signature, for: signingInput) else {
             throw Self.invalid("The DPoP proof's signature does not verify with its jwk.")
         }
+        // Only a header whose key signed this proof is kept: unsigned junk cannot fill the cache.
+        headers.remember(headerText, key: key)
         guard claims.htm == method else { throw Self.invalid("The DPoP proof's htm is not this request's method.") }
         guard Self.stripped(claims.htu) == publicURL.value + path else {
             throw Self.invalid("The DPoP proof's htu is not this request's URL.")
@@ -155,6 +159,15 @@ public struct DPoPVerifier: Sendable {
         return thumbprint(x: Data(point.prefix(32)).base64URL, y: Data(point.suffix(32)).base64URL)
     }
 
+    /// The bytes of a compact JWS: the base64url alphabet and the dot.
+    private static func isJWSByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): true
+        default: false
+        }
+    }
+
     /// `htu` without query or fragment (RFC 9449 §4.3).
     package static func stripped(_ url: String) -> String {
         String(url.prefix { $0 != "?" && $0 != "#" })
@@ -188,8 +201,9 @@ package final class KeyCache: Sendable {
 }
 
 /// Protected headers of DPoP proofs that jwt-kit parsed and `DPoPVerifier` validated (typ, alg, a
-/// public P-256 jwk), by their exact base64url text: the same text is the same header, so a hit
-/// names the key without parsing JSON again. Bounded: past `capacity` it starts again.
+/// public P-256 jwk) and whose key signed the proof, by their exact base64url text (ASCII only,
+/// checked first, so equal text is equal bytes): a hit names the key without parsing JSON again.
+/// Bounded: past `capacity` it starts again (devices then take jwt-kit's path once more).
 package final class ProofHeaderCache: Sendable {
     private let known = Mutex<[Substring: (key: P256.Signing.PublicKey, thumbprint: String)]>([:])
     package static let capacity = 10_000
@@ -199,6 +213,8 @@ package final class ProofHeaderCache: Sendable {
     }
 
     package func remember(_ text: Substring, key: (key: P256.Signing.PublicKey, thumbprint: String)) {
+        // A P-256 header is about 200 bytes: a longer one (extra members) is not worth keeping.
+        guard text.utf8.count <= 1024, known.withLock({ $0[text] == nil }) else { return }
         // A copy of the text: the cache must not keep the whole proof alive.
         let text = Substring(String(text))
         known.withLock { known in

@@ -6,7 +6,7 @@ import Synchronization
 /// credential check); without a bound, a login storm queues hashes for clients that have long
 /// given up and nobody gets in. An operation states how many hashes it will run before it moves
 /// any counter; when the hashes already admitted would make it wait longer than
-/// `hashing.maxQueueMilliseconds` (less a twentieth for its other work), it is refused at once
+/// `hashing.maxQueueMilliseconds` (less a tenth for its other work), it is refused at once
 /// (503 `overloaded`, `Retry-After`).
 /// Unknown and known users cost the same here: the unknown-user burn is one hash like a check.
 public final class HashGate: Sendable {
@@ -76,8 +76,8 @@ public final class HashGate: Sendable {
             if wait > maxWait * (1 - Self.otherWork) {
                 throw DomainError(.overloaded, retryAfter: max(1, Int(wait.rounded(.up))))
             }
-            state.pending += units
-            ticket.add(units)
+            // Counted only if the ticket is still open (a closed one is never reopened).
+            if ticket.add(units) { state.pending += units }
         }
     }
 
@@ -175,6 +175,13 @@ public final class HashGate: Sendable {
         /// The admitted hashes not run yet.
         package var remainingUnits: Int { remaining.withLock { max(0, $0) } }
 
-        fileprivate func add(_ units: Int) { remaining.withLock { $0 += units } }
+        /// Adds admitted units to an open ticket; false (and nothing added) once it ended.
+        fileprivate func add(_ units: Int) -> Bool {
+            remaining.withLock { remaining in
+                guard remaining >= 0 else { return false }
+                remaining += units
+                return true
+            }
+        }
     }
 }

@@ -84,10 +84,19 @@ private final class StoredAnswer: Sendable {
 
     init(_ generated: @escaping Handler) { self.generated = generated }
 
+    /// Whether an `Accept` header admits `application/json` (none admits anything): its media
+    /// ranges without parameters, compared ignoring case, as the runtime's check reads them.
+    static func acceptsJSON(_ accept: String?) -> Bool {
+        guard let accept else { return true }
+        return accept.split(separator: ",").contains { range in
+            let type = range.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            return type == "application/json" || type == "application/*" || type == "*/*"
+        }
+    }
+
     var handler: Handler {
         { [self] request, body, metadata in
-            let accept = request.headerFields[.accept] ?? "*/*"
-            let acceptsJSON = accept.contains("json") || accept.contains("*/*") || accept.contains("application/*")
+            let acceptsJSON = Self.acceptsJSON(request.headerFields[.accept])
             if acceptsJSON, let answer = stored.withLock({ $0 }) { return (answer.response, HTTPBody(answer.body)) }
             let (response, answerBody) = try await generated(request, body, metadata)
             guard acceptsJSON, response.status == .ok, let answerBody else { return (response, answerBody) }

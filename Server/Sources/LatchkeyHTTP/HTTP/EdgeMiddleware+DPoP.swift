@@ -33,7 +33,9 @@ package struct SessionCredential {
         self.token = token
     }
 
-    /// The token without the spaces and tabs around it (a token is ASCII; any other byte stays).
+    /// The token without the spaces and tabs around it (RFC 9110's whitespace; a token is ASCII, so
+    /// any other character around it, which Foundation's trimming removed before, stays and the
+    /// token names no session).
     private static func trimmed(_ bytes: Substring.UTF8View) -> String {
         let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
         guard let first = bytes.firstIndex(where: { !blank($0) }), let last = bytes.lastIndex(where: { !blank($0) }) else { return "" }
