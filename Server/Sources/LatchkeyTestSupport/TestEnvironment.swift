@@ -44,8 +44,11 @@ public enum TestEnvironment {
     }
 
     /// Runs `body` with a fresh, migrated store of `engine`, its background work running beside it.
+    /// Its PostgreSQL calls are bounded at 30 s like the servers' of the tests: suites run in
+    /// parallel on few cores, and the production second let a contract test's parallel
+    /// transactions time out as `unavailable` under CI's load.
     public static func withFreshStore(_ engine: String, _ body: (any LatchkeyStore) async throws -> Void) async throws {
-        try await StoreFactory.withStore(try await freshDatabase(engine), logger: logger) { try await body($0) }
+        try await StoreFactory.withStore(try await freshDatabase(engine), logger: logger, timeout: .seconds(30)) { try await body($0) }
     }
 
     /// A configuration for tests: port 0, fast scrypt, file courier in a temporary directory, rate
