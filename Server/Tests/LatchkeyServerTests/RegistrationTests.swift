@@ -60,6 +60,18 @@ import Testing
         }
     }
 
+    /// The attack: answers of line breaks alone were stored as the hash of the empty answer (the
+    /// server compares answers trimmed of line breaks too), so "" answered every question.
+    @Test func anAnswerOfLineBreaksIsNoAnswer() async throws {
+        try await withServer { _, client in
+            let answer = try await client.call(.post, "/v1/enrollment/users", body: registrationBody {
+                $0["mfaAnswers"] = ["What was the name of your first pet?": "\n", "In what city were you born?": "\r\n",
+                                    "What is your mother's maiden name?": "\u{2028}"]
+            })
+            #expect(answer.status == .badRequest && answer.errorField == "userProfile.mfaAnswers", "\(answer.json)")
+        }
+    }
+
     @Test func mandatoryQuestionMustBeAnswered() async throws {
         try await withServer(configure: { $0.issuer.mfa.questions[5].isMandatory = true }) { _, client in
             let answer = try await client.call(.post, "/v1/enrollment/users", body: registrationBody())

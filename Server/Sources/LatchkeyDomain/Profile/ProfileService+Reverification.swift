@@ -72,7 +72,7 @@ package struct PendingProfileChange: Codable, Sendable, Equatable {
             case "lastName": user.lastName = value
             case "externalId": user.externalId = value
             default:
-                let (group, name) = path.split(separator: ".", maxSplits: 1).map(String.init).pair
+                let (group, name) = Self.split(path)
                 if group == "addressInformation" {
                     var address = document.addressInformation ?? AddressInformation()
                     address[name] = value
@@ -99,7 +99,7 @@ package struct PendingProfileChange: Codable, Sendable, Equatable {
             case "lastName": update.lastName = value
             case "externalId": update.externalId = value
             default:
-                let (group, name) = path.split(separator: ".", maxSplits: 1).map(String.init).pair
+                let (group, name) = Self.split(path)
                 if group == "addressInformation" { address[name] = value; addressChanged = true }
                 if group == "additionalCustomerInformation" { additional[name] = .some(value) }
             }
@@ -118,7 +118,7 @@ package struct PendingProfileChange: Codable, Sendable, Equatable {
             case "lastName": return ProfileMetadata.field(K.lastName, in: metadata.userProfile)?.name ?? path
             case "externalId": return ProfileMetadata.field(K.externalId, in: metadata.userProfile)?.name ?? path
             default:
-                let (group, name) = path.split(separator: ".", maxSplits: 1).map(String.init).pair
+                let (group, name) = Self.split(path)
                 let key = group == "addressInformation"
                     ? ProfileMetadata.addressProperties.first { $0.value == name }?.key ?? name : name
                 return ProfileMetadata.field(key, in: metadata[group: group])?.name ?? name
@@ -127,9 +127,13 @@ package struct PendingProfileChange: Codable, Sendable, Equatable {
     }
 }
 
-private extension Array where Element == String {
-    /// The first two elements (a missing one empty).
-    var pair: (String, String) { (first ?? "", count > 1 ? self[1] : "") }
+extension PendingProfileChange {
+    /// A held path's group and name (`addressInformation.city` → `addressInformation`, `city`);
+    /// a key may hold dots, so only the first one splits.
+    static func split(_ path: String) -> (group: String, name: String) {
+        guard let dot = path.firstIndex(of: ".") else { return (path, "") }
+        return (String(path[..<dot]), String(path[path.index(after: dot)...]))
+    }
 }
 
 /// What opening a profile change's confirmation link did.

@@ -22,8 +22,10 @@ extension ProfileService {
             }
             try issuer.enrollmentRules.validateUpdate(update)
             var update = update
+            // Opened once: the held change compares with it, and the update lays itself over it.
+            var document = try EnrollmentService.StoredProfile(of: current, opening: fields)
             let held = PendingProfileChange.holding(&update, metadata: issuer.enrollmentRules.metadata, user: current,
-                                                    document: try EnrollmentService.StoredProfile(of: current, opening: fields))
+                                                    document: document)
             // Before anything of the update is recorded or hashed.
             if !held.isEmpty { try requireProvableAddress(of: current, for: held) }
             var user = current
@@ -34,7 +36,6 @@ extension ProfileService {
             if ProfileMetadata.field(ProfileMetadata.Key.externalId, in: metadata.userProfile)?.updatesAllowed ?? true {
                 user.externalId = update.externalId
             }
-            var document = try EnrollmentService.StoredProfile(of: user, opening: fields)
             if var address = update.addressInformation {
                 for rule in metadata.addressInformation where !rule.updatesAllowed {
                     guard let name = ProfileMetadata.addressProperties[rule.key] else { continue }
