@@ -14,7 +14,7 @@ public struct DPoPProof: Sendable, Equatable {
 }
 
 /// The claims of a DPoP proof.
-package struct DPoPClaims: JWTPayload {
+package struct DPoPClaims: JWTPayload, Equatable {
     package let jti: String
     package let htm: String
     package let htu: String
@@ -70,7 +70,7 @@ public struct DPoPVerifier: Sendable {
         guard proof.utf8.count <= Self.maxLength else { throw Self.invalid("The DPoP proof is too long.") }
         // A compact JWS is base64url segments and dots, nothing else: checked first, so equal text
         // is equal bytes (the header cache's key) and no segment holds padding or `+` and `/`.
-        guard proof.utf8.allSatisfy(Self.isJWSByte) else { throw Self.invalid("The DPoP proof is not a JWS.") }
+        guard Self.isJWS(proof) else { throw Self.invalid("The DPoP proof is not a JWS.") }
         guard let firstDot = proof.utf8.firstIndex(of: UInt8(ascii: ".")), let lastDot = proof.utf8.lastIndex(of: UInt8(ascii: ".")),
               firstDot != lastDot else { throw Self.invalid("The DPoP proof is not a JWS.") }
         // A device sends the same protected header (typ, alg, jwk) with every proof: once jwt-kit has
@@ -83,7 +83,8 @@ public struct DPoPVerifier: Sendable {
         if let known = headers.key(for: headerText) {
             let payloadText = proof[proof.utf8.index(after: firstDot)..<lastDot]
             guard !payloadText.utf8.contains(UInt8(ascii: ".")), let payload = Data(base64URL: payloadText),
-                  let decoded = try? Self.claimsDecoder.decode(DPoPClaims.self, from: payload),
+                  let decoded = payload.withUnsafeBytes({ DPoPClaims(scanning: $0) })
+                    ?? (try? Self.claimsDecoder.decode(DPoPClaims.self, from: payload)),
                   let signature = Data(base64URL: proof[proof.utf8.index(after: lastDot)...]) else {
                 throw Self.invalid("The DPoP proof is not a JWS with the claims jti, htm, htu and iat.")
             }
@@ -101,8 +102,9 @@ public struct DPoPVerifier: Sendable {
             key = try keys.key(for: header.jwk)
             (claims, signatureBytes) = (parsed.payload, parsed.signature)
         }
-        // The one ES256 verification is swift-crypto's, over the signing input as sent.
-        let signingInput = Data(proof.utf8[..<lastDot])
+        // The one ES256 verification is swift-crypto's, over the signing input as sent (hashed
+        // where the text lies, without a copy).
+        let signingInput = Self.sha256(proof.utf8[..<lastDot])
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
               key.key.isValidSignature(signature, for: signingInput) else {
             throw Self.invalid("The DPoP proof's signature does not verify with its jwk.")
@@ -110,7 +112,7 @@ public struct DPoPVerifier: Sendable {
         // Only a header whose key signed this proof is kept: unsigned junk cannot fill the cache.
         headers.remember(headerText, key: key)
         guard claims.htm == method else { throw Self.invalid("The DPoP proof's htm is not this request's method.") }
-        guard Self.stripped(claims.htu) == publicURL.value + path else {
+        guard Self.names(claims.htu, base: publicURL.value, path: path) else {
             throw Self.invalid("The DPoP proof's htu is not this request's URL.")
         }
         let time = now()
@@ -118,7 +120,7 @@ public struct DPoPVerifier: Sendable {
             throw Self.invalid("The DPoP proof's iat is outside the accepted window.")
         }
         if let accessToken {
-            guard claims.ath == Data(SHA256.hash(data: Data(accessToken.utf8))).base64URL else {
+            guard claims.ath == Data(Self.sha256(accessToken.utf8[...])).base64URL else {
                 throw Self.invalid("The DPoP proof's ath is not the hash of the access token.")
             }
         }
@@ -159,18 +161,35 @@ public struct DPoPVerifier: Sendable {
         return thumbprint(x: Data(point.prefix(32)).base64URL, y: Data(point.suffix(32)).base64URL)
     }
 
-    /// The bytes of a compact JWS: the base64url alphabet and the dot.
-    private static func isJWSByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): true
-        default: false
+    /// Whether `text` holds only the bytes of a compact JWS: the base64url alphabet and the dot.
+    private static func isJWS(_ text: String) -> Bool {
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): continue
+            default: return false
+            }
         }
+        return true
     }
 
-    /// `htu` without query or fragment (RFC 9449 §4.3).
-    package static func stripped(_ url: String) -> String {
-        String(url.prefix { $0 != "?" && $0 != "#" })
+    /// SHA-256 of UTF-8 text, read where it lies when it can be.
+    private static func sha256(_ text: Substring.UTF8View) -> SHA256Digest {
+        text.withContiguousStorageIfAvailable { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
+            ?? SHA256.hash(data: Array(text))
+    }
+
+    /// Whether `htu` without its query and fragment (RFC 9449 §4.3) is exactly `base` then `path`,
+    /// compared byte by byte without building either (this runs on every proof). A `?` or `#` in
+    /// `base` or `path` never matches, as it could not once `htu` was stripped.
+    package static func names(_ htu: String, base: String, path: String) -> Bool {
+        var sent = htu.utf8.makeIterator()
+        func follows(_ part: String) -> Bool {
+            part.utf8.allSatisfy { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") && sent.next() == $0 }
+        }
+        guard follows(base), follows(path) else { return false }
+        let rest = sent.next()
+        return rest == nil || rest == UInt8(ascii: "?") || rest == UInt8(ascii: "#")
     }
 
 

@@ -96,3 +96,32 @@ extension APIHandler {
         return .noContent(.init())
     }
 }
+
+extension APIHandler {
+    /// The answer of `currentSession` as JSON bytes, written without the runtime's `JSONEncoder`:
+    /// apps ask for it on every return to the foreground, and encoding it cost more than finding
+    /// the session (issue 24). The same members as `Components.Schemas.SessionResponse`, dates as
+    /// `SecondsDateTranscoder` writes them (`HotPathTests` decodes it with the generated type).
+    /// Answered through `answeredDirectly`, after the edge.
+    /// - Throws: `DomainError(.notLoggedIn)` without a session (the edge refuses that first).
+    package func currentSessionJSON() throws -> [UInt8] {
+        let description = authentication.describe(try caller.identity.require().session)
+        let dates = SecondsDateTranscoder()
+        var json = JSONObjectWriter()
+        json.add("customerUri", description.customerUri)
+        json.add("deviceId", description.deviceID)
+        json.add("createdAt", try dates.encode(description.createdAt))
+        json.add("lastSeenAt", try dates.encode(description.lastSeenAt))
+        json.add("idleExpiresAt", try dates.encode(description.idleExpiresAt))
+        json.add("expiresAt", try dates.encode(description.expiresAt))
+        return json.finished()
+    }
+}
+
+extension APIHandler {
+    /// The operations `APIRouteGroups` answers with these functions instead of the generated
+    /// handler (when the request accepts JSON), by operation id.
+    package var answeredDirectly: [String: @Sendable () throws -> [UInt8]] {
+        ["currentSession": { [self] in try currentSessionJSON() }]
+    }
+}

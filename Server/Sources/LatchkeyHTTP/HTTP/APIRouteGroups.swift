@@ -16,6 +16,10 @@ package struct APIRouteGroups: ServerTransport {
     package let wallet: RouterGroup<WalletRequestContext>
     package let kratos: RouterGroup<KratosRequestContext>
     package let edge: EdgeServices
+    /// Operations answered by a function of the caller that writes the JSON itself, by operation
+    /// id (`APIHandler.answeredDirectly`, JSON of a flat object); a request that does not accept JSON still goes to the
+    /// generated handler, which refuses it as before.
+    package var answeredDirectly: [String: @Sendable () throws -> [UInt8]] = [:]
 
     /// What every operation's edge shares.
     package struct EdgeServices {
@@ -59,12 +63,12 @@ package struct APIRouteGroups: ServerTransport {
 
     /// Registers one operation behind its own edge. Throws `UndeclaredOperation` (the server does
     /// not start) for an operation without a policy.
-    package func register(_ handler: @escaping @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?),
-                  method: HTTPRequest.Method, path: String) throws {
+    package func register(_ handler: @escaping Handler, method: HTTPRequest.Method, path: String) throws {
         guard let policy = OperationPolicy.of(method: method.rawValue, path: path) else {
             throw UndeclaredOperation(route: "\(method.rawValue) \(path)")
         }
-        let handler = Self.answeredOnce.contains(policy.operationID) ? StoredAnswer(handler).handler : handler
+        var handler = Self.answeredOnce.contains(policy.operationID) ? StoredAnswer(handler).handler : handler
+        if let direct = answeredDirectly[policy.operationID] { handler = Self.answering(direct, else: handler) }
         if Self.isKratos(path) {
             kratos.group().add(middleware: edge.middleware(policy) as EdgeMiddleware<KratosRequestContext>)
                 .register(handler, method: method, path: path)
@@ -75,14 +79,17 @@ package struct APIRouteGroups: ServerTransport {
     }
 }
 
-/// An operation's first successful answer, kept and sent again (`APIRouteGroups.answeredOnce`);
-/// a request that does not accept JSON goes to the generated handler, which refuses it.
-private final class StoredAnswer: Sendable {
-    typealias Handler = @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
-    private let generated: Handler
-    private let stored = Mutex<(response: HTTPResponse, body: ArraySlice<UInt8>)?>(nil)
+extension APIRouteGroups {
+    package typealias Handler = @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
 
-    init(_ generated: @escaping Handler) { self.generated = generated }
+    /// The JSON of `direct` for a request that accepts JSON, with the header the generated handler
+    /// sends; `generated` for the others.
+    static func answering(_ direct: @escaping @Sendable () throws -> [UInt8], else generated: @escaping Handler) -> Handler {
+        { request, body, metadata in
+            guard acceptsJSON(request.headerFields[.accept]) else { return try await generated(request, body, metadata) }
+            return (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json; charset=utf-8"]), HTTPBody(try direct()))
+        }
+    }
 
     /// Whether an `Accept` header admits `application/json` (none admits anything): its media
     /// ranges without parameters, compared ignoring case, as the runtime's check reads them.
@@ -93,10 +100,20 @@ private final class StoredAnswer: Sendable {
             return type == "application/json" || type == "application/*" || type == "*/*"
         }
     }
+}
+
+/// An operation's first successful answer, kept and sent again (`APIRouteGroups.answeredOnce`);
+/// a request that does not accept JSON goes to the generated handler, which refuses it.
+private final class StoredAnswer: Sendable {
+    typealias Handler = APIRouteGroups.Handler
+    private let generated: Handler
+    private let stored = Mutex<(response: HTTPResponse, body: ArraySlice<UInt8>)?>(nil)
+
+    init(_ generated: @escaping Handler) { self.generated = generated }
 
     var handler: Handler {
         { [self] request, body, metadata in
-            let acceptsJSON = Self.acceptsJSON(request.headerFields[.accept])
+            let acceptsJSON = APIRouteGroups.acceptsJSON(request.headerFields[.accept])
             if acceptsJSON, let answer = stored.withLock({ $0 }) { return (answer.response, HTTPBody(answer.body)) }
             let (response, answerBody) = try await generated(request, body, metadata)
             guard acceptsJSON, response.status == .ok, let answerBody else { return (response, answerBody) }

@@ -35,7 +35,7 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
     let dpop = DPoPVerifier(publicURL: publicURL, nonces: DPoPNonces(pepper: pepper), now: now)
     let unsealer = CredentialUnsealer(keys: sealKeys, settings: issuer.encryptionSettings,
                                       metadata: issuer.enrollmentRules.metadata, now: now)
-    let groups = APIRouteGroups(
+    var groups = APIRouteGroups(
         wallet: router.group(context: WalletRequestContext.self)
             .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet)),
         kratos: router.group(context: KratosRequestContext.self)
@@ -44,9 +44,11 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
                     deviceBinding: issuer.deviceBinding, proofs: store,
                     unsealer: unsealer,
                     maxBodyBytes: maxBody))
-    try APIHandler(enrollment: services.enrollment, authentication: services.authentication, profile: services.profile,
-                   signup: services.signup, federation: services.federation, statistics: services.statistics,
-                   sealing: unsealer).registerHandlers(
+    let api = try APIHandler(enrollment: services.enrollment, authentication: services.authentication, profile: services.profile,
+                             signup: services.signup, federation: services.federation, statistics: services.statistics,
+                             sealing: unsealer)
+    groups.answeredDirectly = api.answeredDirectly
+    try api.registerHandlers(
         on: groups, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))
     return router
 }
