@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import OpenAPIRuntime
 import LatchkeyAPI
 import LatchkeyDomain
 import LatchkeyHTTP
@@ -44,6 +45,27 @@ import Testing
         }
     }
 
+    /// Attack (review of issue 24): once any proof of an attacker's own key has verified, its header
+    /// is known and the claims of the next proofs with that header are scanned before their
+    /// signature is checked; a number past `Int` in them must be refused, not trap the process.
+    @Test func aHugeNumberInAProofIsRefusedNotACrash() async throws {
+        try await withServer(configure: Self.configure) { _, client in
+            let attacker = TestDeviceKey(), path = "/v1/enrollment/mfa-questions"
+            let signed = attacker.proof("GET", path)
+            #expect(try await client.call(.get, path, headers: appHeaders().with(proof: signed)).status == .ok, "the header is known")
+            let parts = signed.split(separator: ".")
+            for payload in [#"{"x":99999999999999999999}"#, #"{"jti":"a","htm":"GET","htu":"u","iat":9223372036854775808}"#,
+                            #"{"jti":"a","htm":"GET","htu":"u","iat":-9223372036854775809}"#,
+                            #"{"jti":"a","htm":"GET","htu":"u","iat":"# + String(repeating: "9", count: 1000) + "}"] {
+                let proof = parts[0] + "." + TestDeviceKey.b64(Array(payload.utf8)) + "." + parts[2]
+                let answer = try await client.call(.get, path, headers: appHeaders().with(proof: proof))
+                #expect(answer.status == .unauthorized && answer.failure?.id == "invalid_dpop_proof", "\(payload.prefix(60))")
+            }
+            #expect(try await client.call(.get, path, headers: appHeaders().with(proof: attacker.proof("GET", path))).status == .ok,
+                    "the server still answers")
+        }
+    }
+
     /// The claims scanner accepts only what JSONDecoder decodes the same way: over the shapes
     /// clients send (JSONSerialization's escaped slashes, Python's spaces) and mutations of them.
     @Test func theClaimsScannerReadsAsJSONDecoderDoes() throws {
@@ -65,6 +87,9 @@ import Testing
             #"{"jti":"a","htm":"GET","htu":"u","iat":1,"x":{"y":[1,2]},"z":true}"#, #"{"jti":"a\"b","htm":"GET","htu":"u","iat":1}"#,
             #"{"jti":"é","htm":"GET","htu":"u","iat":1}"#, #"{"jti":"a","htm":"GET","htu":"u","iat":"1"}"#, "{}", "",
             #"{"jti":"a","htm":"GET","htu":"u","iat":1,"ath":7}"#, #"{"jti":"a","htm":"GET","htu":"u","iat":1,"nonce":false}"#,
+            #"{"x":99999999999999999999,"jti":"a","htm":"GET","htu":"u","iat":1}"#, #"{"jti":"a","htm":"GET","htu":"u","iat":9223372036854775808}"#,
+            #"{"jti":"a","htm":"GET","htu":"u","iat":-9223372036854775809}"#, #"{"jti":"a","htm":"GET","htu":"u","iat":999999999999999999}"#,
+            #"{"jti":"a","htm":"GET","htu":"u","iat":1000000000000000000}"#, #"{"jti":"a","htm":"GET","htu":"u","iat":"# + String(repeating: "9", count: 1000) + "}",
         ]
         for text in edges {
             if let claims = scanned(Array(text.utf8)) { #expect(claims == decoded(Array(text.utf8)), "\(text)") }
@@ -72,15 +97,17 @@ import Testing
         // Mutations of the common shapes: whatever the scanner accepts, JSONDecoder decodes alike.
         var random = SplitMix64(seed: 24)
         let alphabet = Array(#"{}[]:,"\/ .-+eE0123456789abcdefnrtu"#.utf8) + [0x00, 0x09, 0x0A, 0x7F, 0xC3, 0xA9]
+        let digits = Array("99999999999".utf8)
         var accepted = 0
         for round in 0..<20_000 {
             var text = Array((round.isMultiple(of: 2) ? sdk : python).utf8)
             for _ in 0...Int(random.next() % 3) {
                 let at = Int(random.next() % UInt64(text.count))
                 let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
-                switch random.next() % 3 {
+                switch random.next() % 4 {
                 case 0: text[at] = byte
                 case 1: text.insert(byte, at: at)
+                case 2: text.insert(contentsOf: digits, at: at)  // numbers past 18 digits
                 default: text.remove(at: at)
                 }
             }
@@ -115,12 +142,14 @@ import Testing
     @Test func theSessionAnswerIsTheContractsShape() async throws {
         let clock = TestClock(start: Date(timeIntervalSince1970: 1_790_000_000))
         try await withServer(clock: clock) { app, client in
-            let device = #"phone "7" \ café"#
+            let device = #"phone "7" \ café/2"#
             let session = try await AuthFixture.enrolledSession(app, client, device: device)
             let answer = try await client.call(.get, "/v1/auth/session", headers: appHeaders(device: device, session: session))
             #expect(answer.status == .ok, "\(answer.json)")
             let described = try #require(answer.decoded(Components.Schemas.SessionResponse.self), "\(answer.json)")
             #expect(described.deviceId == device && described.customerUri.hasPrefix("urn:latchkey:customer:"))
+            // JSONEncoder writes a slash as `\/`; the direct answer as it is: the route takes it.
+            #expect(String(decoding: answer.data, as: UTF8.self).contains("café/2"), "answered directly")
             #expect(Set(answer.json.keys) == ["customerUri", "deviceId", "createdAt", "lastSeenAt", "idleExpiresAt", "expiresAt"])
             #expect(answer.json["createdAt"] as? String == "2026-09-21T14:13:20Z" && described.createdAt == clock.now)
             #expect(described.idleExpiresAt == clock.now.addingTimeInterval(1800) && described.expiresAt > described.idleExpiresAt)
@@ -129,6 +158,24 @@ import Testing
             let xml = try await client.call(.get, "/v1/auth/session",
                                             headers: appHeaders(device: device, session: session).with(accept: "application/xml"))
             #expect(xml.status != .ok, "\(xml.status)")
+        }
+    }
+
+    /// The direct answer is taken exactly where the generated handler would answer JSON: no
+    /// `Accept`, or one the runtime parses that admits JSON; anything else (another type, a range
+    /// or quality it cannot parse, which it refuses with 400) goes to the generated handler.
+    @Test func theDirectAnswerIsTakenOnlyWhereTheGeneratedOneWouldAnswerJSON() async throws {
+        let handler = APIRouteGroups.answering({ Array("{}".utf8) }, else: { _, _, _ in (HTTPResponse(status: .badRequest), nil) })
+        let cases: [(String?, Bool)] = [
+            (nil, true), ("application/json", true), ("*/*;q=0.5", true), ("Application/JSON; q=0.9, text/html", true),
+            ("application/*", true), ("application/xml", false), ("application/problem+json", false),
+            ("application/json, text", false), ("application/json;q=2", false), ("*/*;q=abc", false),
+        ]
+        for (accept, direct) in cases {
+            var request = HTTPRequest(method: .get, scheme: "http", authority: "wallet.example", path: "/v1/auth/session")
+            if let accept { request.headerFields[.accept] = accept }
+            let (response, _) = try await handler(request, nil, ServerRequestMetadata())
+            #expect((response.status == .ok) == direct, "\(accept ?? "no Accept")")
         }
     }
 

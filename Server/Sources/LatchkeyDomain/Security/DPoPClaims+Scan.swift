@@ -1,9 +1,10 @@
 extension DPoPClaims {
     /// The claims of a proof's payload, read without Foundation's `JSONDecoder` when the payload
     /// has the shape every client sends: one flat object of printable-ASCII strings (one-character
-    /// escapes included), integers, `true`, `false` and `null`, each member once. Anything else (a
-    /// `\u` escape, a non-ASCII byte, a nested value, a fraction or exponent, a member twice, a missing claim)
-    /// gives nil, and `JSONDecoder` reads the payload as before: so whatever this accepts, it
+    /// escapes included), integers of at most 18 digits, `true`, `false` and `null`, each claim
+    /// once (other members are skipped, as JSONDecoder skips them). Anything else (a `\u` escape,
+    /// a non-ASCII byte, a nested value, a fraction or exponent, a longer number, a claim twice, a
+    /// missing claim) gives nil, and `JSONDecoder` reads the payload as before: so whatever this accepts, it
     /// decodes exactly as `JSONDecoder` would (`HotPathTests` checks both side by side). Decoding
     /// the claims was the largest cost of a proof after its signature (issue 24).
     package init?(scanning payload: UnsafeRawBufferPointer) {
@@ -133,11 +134,13 @@ extension DPoPClaims {
             let start = index
             var magnitude = 0
             while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+                // A 19th digit could overflow (and trap): such a number is left to JSONDecoder.
+                guard index - start < 18 else { return nil }
                 magnitude = magnitude * 10 + Int(bytes[index] - UInt8(ascii: "0"))
                 index += 1
             }
             let digits = index - start
-            guard digits > 0, digits <= 18, digits == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
+            guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
             if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] | 0x20 == UInt8(ascii: "e") { return nil }
             return negative ? -magnitude : magnitude
         }

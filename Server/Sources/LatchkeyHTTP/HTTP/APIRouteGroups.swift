@@ -84,21 +84,34 @@ extension APIRouteGroups {
 
     /// The JSON of `direct` for a request that accepts JSON, with the header the generated handler
     /// sends; `generated` for the others.
-    static func answering(_ direct: @escaping @Sendable () throws -> [UInt8], else generated: @escaping Handler) -> Handler {
+    package static func answering(_ direct: @escaping @Sendable () throws -> [UInt8], else generated: @escaping Handler) -> Handler {
         { request, body, metadata in
             guard acceptsJSON(request.headerFields[.accept]) else { return try await generated(request, body, metadata) }
             return (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json; charset=utf-8"]), HTTPBody(try direct()))
         }
     }
 
-    /// Whether an `Accept` header admits `application/json` (none admits anything): its media
-    /// ranges without parameters, compared ignoring case, as the runtime's check reads them.
-    static func acceptsJSON(_ accept: String?) -> Bool {
+    /// Whether an `Accept` header admits `application/json` (none admits anything), read as the
+    /// runtime reads it: each media range parsed by `AcceptHeaderContentType` (a range or quality
+    /// it cannot parse makes the generated handler answer 400, so such a header is left to it),
+    /// then the type without parameters compared ignoring case.
+    package static func acceptsJSON(_ accept: String?) -> Bool {
         guard let accept else { return true }
-        return accept.split(separator: ",").contains { range in
-            let type = range.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-            return type == "application/json" || type == "application/*" || type == "*/*"
+        var json = false
+        for component in accept.split(separator: ",") {
+            let range = component.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let parsed = AcceptHeaderContentType<MediaRange>(rawValue: range) else { return false }
+            let type = parsed.contentType.rawValue
+            if type == "application/json" || type == "application/*" || type == "*/*" { json = true }
         }
+        return json
+    }
+
+    /// Any media range, for `AcceptHeaderContentType`'s parser.
+    private struct MediaRange: AcceptableProtocol {
+        let rawValue: String
+        init?(rawValue: String) { self.rawValue = rawValue }
+        static var allCases: [MediaRange] { [] }
     }
 }
 
