@@ -10,6 +10,7 @@ Usage: sso_test.py LATCHKEY_BINARY PROVIDER_URL WORKDIR
 """
 import json
 import os
+import hashlib
 import subprocess
 import sys
 import urllib.error
@@ -165,6 +166,31 @@ try:
         again = subprocess.run([BINARY, "users", "import", "-", "--database", DATABASE, "--config", config], stdin=stdin,
                                env={**os.environ, "LOG_LEVEL": "error"}, capture_output=True, text=True)
     check("0 created" in again.stdout and "1 skipped" in again.stdout, "a second run from standard input skips the user")
+
+    # latchkey operators keys (issue 25): made, listed, revoked, on the server's database; the
+    # database holds the key's digest, never the key.
+    key = cli("operators", "keys", "create", "--name", "support-desk", "--role", "support", "--days", "30").strip()
+    key_id = key.split("_")[1] if key.startswith("lkop_") else ""
+    check(key.startswith("lkop_") and len(key) > 60 and len(key_id) == 16, "latchkey operators keys create prints the key once")
+    listed = cli("operators", "keys", "list").splitlines()
+    check(len(listed) == 1 and listed[0].split("\t")[:4] == [key_id, "support", "active", "support-desk"]
+          and key.split("_")[2] not in listed[0] and "last-used=never" in listed[0], "latchkey operators keys list: id, role, state, name")
+    if DATABASE.startswith("sqlite:"):
+        import sqlite3
+        rows = sqlite3.connect(DATABASE[len("sqlite:"):]).execute("SELECT digest FROM operator_keys").fetchall()
+        stored = [row[0] for row in rows]
+    else:
+        stored = subprocess.run(["psql", DATABASE, "-tAc", "SELECT digest FROM operator_keys"], capture_output=True, text=True,
+                                check=True).stdout.split()
+    check(stored == [hashlib.sha256(key.encode()).hexdigest()], "the database holds the key's SHA-256 digest only")
+    cli("operators", "keys", "revoke", key_id)
+    check(cli("operators", "keys", "list").split("\t")[2] == "revoked", "latchkey operators keys revoke")
+    again = subprocess.run([BINARY, "operators", "keys", "revoke", key_id, "--database", DATABASE, "--config", config],
+                           env={**os.environ, "LOG_LEVEL": "error"}, capture_output=True, text=True)
+    check(again.returncode != 0 and "No operator key" in again.stderr, "revoking it again is refused")
+    wrong = subprocess.run([BINARY, "operators", "keys", "create", "--name", "x", "--role", "root", "--database", DATABASE,
+                            "--config", config], env={**os.environ, "LOG_LEVEL": "error"}, capture_output=True, text=True)
+    check(wrong.returncode != 0 and "role" in wrong.stderr, "an unknown role is refused")
 finally:
     server.terminate()
     server.wait()

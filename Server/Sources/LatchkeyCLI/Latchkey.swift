@@ -6,6 +6,6 @@ struct Latchkey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "latchkey",
         abstract: "Latchkey: a self-hostable identity platform for mobile wallets.",
-        subcommands: [Serve.self, Migrate.self, Config.self, Secrets.self, Users.self, Audit.self, Demo.self],
+        subcommands: [Serve.self, Migrate.self, Config.self, Secrets.self, Users.self, Operators.self, Audit.self, Demo.self],
         defaultSubcommand: Serve.self)
 }

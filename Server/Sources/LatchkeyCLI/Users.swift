@@ -149,10 +149,18 @@ struct Users: AsyncParsableCommand {
 /// Runs `body` with the operator service over the configured database (migrated first);
 /// an `OperatorError` becomes the command's error message.
 func withOperator(_ options: ServerOptions, _ body: (OperatorService) async throws -> Void) async throws {
+    try await withOperatorStore(options) { store, configuration in
+        try await body(OperatorService(store: store, issuer: configuration.issuer))
+    }
+}
+
+/// Runs `body` with the configured database (migrated first) and the configuration; an
+/// `OperatorError` becomes the command's error message.
+func withOperatorStore(_ options: ServerOptions, _ body: (any LatchkeyStore, ServerConfiguration) async throws -> Void) async throws {
     let configuration = try options.resolve()
     do {
         try await StoreFactory.withStore(configuration.database, logger: makeLogger(level: .error)) { store in
-            try await body(OperatorService(store: store, issuer: configuration.issuer))
+            try await body(store, configuration)
         }
     } catch let error as OperatorError {
         throw ValidationError(error.description)

@@ -191,6 +191,14 @@ package enum Migrations {
             """,
             "CREATE INDEX login_statistics_batches_day ON login_statistics_batches (day)",
         ]),
+        // Operators' API keys for the admin API (issue 25): digests only.
+        (12, [
+            """
+            CREATE TABLE operator_keys (
+                id TEXT PRIMARY KEY, name TEXT NOT NULL, role TEXT NOT NULL, digest TEXT NOT NULL UNIQUE,
+                created_at BIGINT NOT NULL, expires_at BIGINT, revoked_at BIGINT, last_used_at BIGINT)
+            """,
+        ]),
     ]
 
     /// Statements of a version in one engine's own dialect, run after the common ones.

@@ -99,11 +99,15 @@ public struct OperatorService: Sendable {
 public enum OperatorError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownUser(String)
     case unknownDevice(String, email: String)
+    case unknownKey(String)
+    case invalidKeyRequest(String)
 
     public var description: String {
         switch self {
         case .unknownUser(let email): "No user with email \(email)."
         case .unknownDevice(let device, let email): "Device \(device) is not linked to \(email)."
+        case .unknownKey(let id): "No operator key \(id) that is not revoked."
+        case .invalidKeyRequest(let reason): reason
         }
     }
 }
