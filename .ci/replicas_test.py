@@ -1,6 +1,8 @@
 """CI: two `latchkey serve` on one PostgreSQL, both couriers running. Lockout is exact under
 parallel wrong passwords split across them; a rate limit holds for the pair; a logout on one is
 refused on the other within the documented second; every outbox message is delivered once per id.
+The admin API on each server's own listener: a wallet locked on one is unlocked through the
+other; a key revoked by the CLI is refused at once by both; the public ports do not answer it.
 
 Usage: replicas_test.py BINARY WORKDIR PORT_A PORT_B DATABASE
 """
@@ -26,7 +28,10 @@ SERVERS = [f"http://127.0.0.1:{PORT_A}", f"http://127.0.0.1:{PORT_B}"]
 OUTBOXES = [os.path.join(WORK, "outbox-a.jsonl"), os.path.join(WORK, "outbox-b.jsonl")]
 
 
-def configure(outbox):
+ADMIN_PORTS = [PORT_A + 1000, PORT_B + 1000]
+
+
+def configure(outbox, admin_port=None):
     path = outbox.replace(".jsonl", ".yaml")
     with open(path, "w") as file:
         # The servers sit behind "a proxy" (this script): each step names its client address, so
@@ -36,7 +41,8 @@ def configure(outbox):
                    "http": {"trustedProxies": ["127.0.0.1/32"]},
                    "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem", "sealKeyFile": f"{WORK}/seal-key.pem"},
                    "courier": {"channel": "file", "path": outbox, "pollIntervalMilliseconds": 50},
-                   "issuer": {"deviceBinding": "optional"}}, file)
+                   "issuer": {"deviceBinding": "optional"},
+                   "admin": {"enabled": admin_port is not None, "port": admin_port or 8081}}, file)
     return path
 
 
@@ -107,7 +113,7 @@ generated = subprocess.run([BINARY, "secrets", "generate", "--database", DATABAS
 printed_pin = re.search(r"pin \(LatchkeyContext.sealKeyPins\) (\S+)", generated)
 servers = []
 try:
-    servers = [serve(BINARY, port, DATABASE, configure(outbox)) for port, outbox in zip([PORT_A, PORT_B], OUTBOXES)]
+    servers = [serve(BINARY, port, DATABASE, configure(outbox, admin)) for port, outbox, admin in zip([PORT_A, PORT_B], OUTBOXES, ADMIN_PORTS)]
     check(len(servers) == 2, "two servers on one PostgreSQL database")
 
     published = [[key for key in call(server, "GET", "/v1/enrollment/encryption-settings")[1]["keys"] if key["current"]]
@@ -134,6 +140,38 @@ try:
     check(all(call(server, "POST", "/v1/auth/login/password",
                    {"username": "replica-bob@example.com", "password": "replica-pass-1"})[0] == 423 for server in SERVERS),
           "the wallet is locked (421, HTTP 423) on both servers, even for the right password")
+
+    # The admin API (issue 25), each server on its own loopback listener.
+    def admin(index, method, path, key):
+        request = urllib.request.Request(f"http://127.0.0.1:{ADMIN_PORTS[index]}{path}", method=method,
+                                         headers={"Authorization": "Bearer " + key})
+        try:
+            with urllib.request.urlopen(request, timeout=15) as response:
+                return response.status, json.loads(response.read() or b"{}")
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"{}")
+
+    def key(role):
+        return subprocess.run([BINARY, "operators", "keys", "create", "--name", f"ci-{role}", "--role", role, "--database", DATABASE,
+                               "--config", configure(OUTBOXES[0])], check=True, capture_output=True, text=True,
+                              env={**os.environ, "LOG_LEVEL": "error"}).stdout.strip()
+    support, viewer = key("support"), key("viewer")
+    status, found = admin(0, "GET", "/admin/v1/users?email=replica-bob@example.com", support)
+    bob = found["users"][0]["id"] if status == 200 and found.get("users") else ""
+    check(status == 200 and found["users"][0]["status"] == "deactivated", "the admin API of the first finds the locked wallet")
+    status, detail = admin(1, "GET", f"/admin/v1/users/{bob}", viewer)
+    check(status == 200 and [block["reason"] for block in detail["loginBlocks"]] == ["wallet_deactivated"],
+          f"the second's says why: {detail.get('loginBlocks')}")
+    check(admin(1, "POST", f"/admin/v1/users/{bob}/unlock", viewer)[0] == 403, "a viewer key cannot unlock")
+    check(call(SERVERS[0], "GET", "/admin/v1/users", client="203.0.113.9")[0] == 404, "the public port does not answer the admin API")
+    check(admin(1, "POST", f"/admin/v1/users/{bob}/unlock", support)[0] == 204, "a support key unlocks on the second")
+    check(call(SERVERS[0], "POST", "/v1/auth/login/password", {"username": "replica-bob@example.com", "password": "replica-pass-1"})[0] == 200,
+          "the wallet logs in on the first")
+    key_id = support.split("_")[1]
+    subprocess.run([BINARY, "operators", "keys", "revoke", key_id, "--database", DATABASE, "--config", configure(OUTBOXES[0])],
+                   check=True, capture_output=True, env={**os.environ, "LOG_LEVEL": "error"})
+    check(all(admin(index, "GET", f"/admin/v1/users/{bob}", support)[0] == 401 for index in range(2)),
+          "a key revoked by the CLI is refused at once by both servers")
 
     statuses = [call(SERVERS[index % 2], "GET", "/v1/enrollment/mfa-questions", client="203.0.113.7")[0] for index in range(60)]
     check(statuses.count(200) == 20 and statuses.count(429) == 40,

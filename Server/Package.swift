@@ -8,7 +8,8 @@ import PackageDescription
 let sdk = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent
 
 /// The layers, each a target whose dependencies the compiler checks (docs/architecture.md):
-/// LatchkeyDomain ← LatchkeySQL, LatchkeyHTTP (← LatchkeyServerAPI) ← LatchkeyServer ← the CLI.
+/// LatchkeyDomain ← LatchkeySQL, LatchkeyHTTP (← LatchkeyServerAPI), LatchkeyAdminHTTP (← LatchkeyAdminAPI)
+/// ← LatchkeyServer ← the CLI.
 let package = Package(
     name: "LatchkeyServer",
     platforms: [.macOS(.v15)],
@@ -53,6 +54,27 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             exclude: ["openapi-generator-config.yaml"]
+        ),
+        /// The admin API's contract (its own `openapi.yaml`): types and server stubs, server-only.
+        .target(
+            name: "LatchkeyAdminAPI",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["openapi-generator-config.yaml", "openapi.yaml"]
+        ),
+        /// The admin API over HTTP: operator keys at its edge, roles per operation, thin handlers.
+        .target(
+            name: "LatchkeyAdminHTTP",
+            dependencies: [
+                "LatchkeyDomain", "LatchkeyHTTP", "LatchkeyAdminAPI",
+                .product(name: "LatchkeyCore", package: sdk),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
         ),
         /// The domain: services, policies and security rules, the store protocols and records, the
         /// configuration, and the outgoing adapters the services own (courier, OpenID Connect).
@@ -113,7 +135,7 @@ let package = Package(
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "LatchkeyDomain", "LatchkeySQL", "LatchkeyHTTP", "LatchkeyServerAPI",
+                "LatchkeyDomain", "LatchkeySQL", "LatchkeyHTTP", "LatchkeyServerAPI", "LatchkeyAdminHTTP",
                 .product(name: "LatchkeyAPI", package: sdk), .product(name: "LatchkeyCore", package: sdk),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
@@ -158,7 +180,7 @@ let package = Package(
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [
-                "LatchkeyServer", "LatchkeyDomain", "LatchkeySQL", "LatchkeyHTTP", "LatchkeyTestSupport",
+                "LatchkeyServer", "LatchkeyDomain", "LatchkeySQL", "LatchkeyHTTP", "LatchkeyAdminHTTP", "LatchkeyAdminAPI", "LatchkeyTestSupport",
                 .product(name: "LatchkeyCore", package: sdk), .product(name: "LatchkeyAPI", package: sdk),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),

@@ -27,6 +27,8 @@ public enum ErrorKind: String, CaseIterable, Sendable {
     // Phone sign-up, in Ory Kratos's terms (the spec code is the HTTP status)
     case flowNotFound, flowExpired, flowUsed, flowTypeMismatch, otpNotSent, otpAlreadyUsed, otpExpired
     case otpAttemptsExhausted, otpInvalid, sessionInactive, sessionNotFound, flowTooManyRequests
+    // The admin API (operators' keys)
+    case operatorKeyInvalid, operatorRoleInsufficient, unknownUser
 
     /// One row of the catalogue.
     public struct Entry: Sendable, Equatable {
@@ -60,6 +62,11 @@ public enum ErrorKind: String, CaseIterable, Sendable {
         case .malformedJSON: Entry(id: .malformedJSON, code: 400, httpStatus: 400, message: "The request body is not valid JSON.")
         case .invalidRequest: Entry(id: .invalidRequest, code: 400, httpStatus: 400, message: "The request is not valid.")
         case .notFound: Entry(id: .notFound, code: 404, httpStatus: 404, message: "There is no such route.")
+        case .operatorKeyInvalid:
+            Entry(id: .invalidOperatorKey, code: 401, httpStatus: 401, message: "The operator key is missing, unknown, revoked or expired.")
+        case .operatorRoleInsufficient:
+            Entry(id: .operatorRoleInsufficient, code: 403, httpStatus: 403, message: "The operator key's role does not allow this call.")
+        case .unknownUser: Entry(id: .unknownUser, code: 404, httpStatus: 404, message: "There is no such user.")
         case .methodNotAllowed: Entry(id: .methodNotAllowed, code: 405, httpStatus: 405, message: "The method is not allowed on this route.")
         case .payloadTooLarge: Entry(id: .payloadTooLarge, code: 413, httpStatus: 413, message: "The request body is too large.")
         case .rateLimited: Entry(id: .rateLimited, code: 429, httpStatus: 429, message: "Too many requests; try again in a minute.")

@@ -199,6 +199,11 @@ package enum Migrations {
                 created_at BIGINT NOT NULL, expires_at BIGINT, revoked_at BIGINT, last_used_at BIGINT)
             """,
         ]),
+        // The admin API's pages of users, newest first (issue 25).
+        (13, [
+            "CREATE INDEX users_issuer_created ON users (issuer, created_at, id)",
+            "CREATE INDEX sessions_user_seen ON sessions (user_id, last_seen_at)",
+        ]),
     ]
 
     /// Statements of a version in one engine's own dialect, run after the common ones.

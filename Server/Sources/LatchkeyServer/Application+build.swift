@@ -108,6 +108,8 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let router = try buildRouter(services, configuration: configuration, store: store, pepper: pepper, sealKeys: sealKeys,
                                  publicURL: publicURL, now: options.now)
 
+    let admin = try buildAdmin(configuration, store: store, throttle: services.throttle, router: router, logger: logger, now: options.now)
+
     let channel: any MessageChannel = options.channel ?? makeChannel(configuration.courier, logger: logger)
     let courier = CourierWorker(store: store, channel: channel, cipher: cipher, settings: configuration.courier,
                                 logger: logger, now: options.now, ready: storeService.ready)
@@ -116,7 +118,7 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
         router: router,
         server: .http1(configuration: .init(additionalChannelHandlers: [ClientPresenceHandler()])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
-        services: [storeService] + (options.runCourier ? [courier] : []),
+        services: [storeService] + (options.runCourier ? [courier] : []) + (admin.map { [$0] } ?? []),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             publicURL.bound(host: configuration.host, port: port)

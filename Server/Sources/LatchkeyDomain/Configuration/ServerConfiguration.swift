@@ -22,6 +22,7 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
     public var http = HTTPSettings()
     public var issuer = IssuerSettings()
     public var audit = AuditSettings()
+    public var admin = AdminSettings()
 
     public init() {}
 
@@ -106,6 +107,20 @@ public struct PreviousSealKey: Codable, Sendable, Equatable {
         self.file = file
         self.until = until
     }
+}
+
+/// The admin API (`/admin/v1`, operators' API keys): off unless enabled; served on its own
+/// listener, loopback only by default, and on the public port only when `onPublicPort` says so.
+public struct AdminSettings: Codable, Sendable, Equatable {
+    public var enabled = false
+    public var host = "127.0.0.1"
+    /// The admin listener's port; 0 picks a free one (tests).
+    public var port = 8081
+    /// Also answer `/admin/v1` on the public port (behind a proxy that guards it).
+    public var onPublicPort = false
+    /// Calls per key per minute (then 429 with `Retry-After`).
+    public var requestsPerMinutePerKey = 600
+    public init() {}
 }
 
 /// HTTP limits.

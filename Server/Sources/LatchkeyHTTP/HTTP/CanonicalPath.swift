@@ -9,6 +9,7 @@ import LatchkeyDomain
 /// rules come from the operation it was routed to (`OperationPolicy`), and refusing other spellings
 /// as well keeps one spelling per operation for proofs (`htu`), logs, metrics and rate limits.
 package struct CanonicalPathMiddleware<Context: RequestContext>: RouterMiddleware {
+    package init() {}
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
         guard Self.isCanonical(path) else { throw DomainError(.notFound, message: "There is no route \(path).") }

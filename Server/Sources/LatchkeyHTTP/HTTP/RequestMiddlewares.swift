@@ -11,6 +11,7 @@ import NIOCore
 /// Gives each request an id (`X-Request-ID`, kept from the client when sane), logs one line per
 /// request with method, path (never the query string), status and duration, and no secrets.
 package struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
+    package init() {}
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // The id goes with each line logged (here and by `ErrorMiddleware`), not into the logger's
         // metadata: setting that re-renders the handler's metadata on every request, logged or not.
@@ -30,6 +31,7 @@ package struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
 /// a NUL character with 400 naming the field (`NulCharacterGuard`).
 package struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     package let maxBytes: Int
+    package init(maxBytes: Int) { self.maxBytes = maxBytes }
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBytes {
             throw HTTPError(.contentTooLarge)

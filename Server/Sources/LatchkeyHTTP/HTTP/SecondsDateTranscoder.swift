@@ -5,6 +5,7 @@ import OpenAPIRuntime
 /// Encodes dates as RFC 3339 UTC timestamps with whole seconds (`2026-11-22T12:43:23Z`), without
 /// the cost of `ISO8601DateFormatter` on every answer; decodes with the runtime's ISO 8601 parser.
 package struct SecondsDateTranscoder: DateTranscoder {
+    package init() {}
     package func encode(_ date: Date) throws -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()

@@ -1,0 +1,46 @@
+import Hummingbird
+import HTTPTypes
+import LatchkeyCore
+import LatchkeyDomain
+import LatchkeyHTTP
+
+/// The admin API's edge, one per operation: limits calls per client address before anything is
+/// read, authenticates the operator key (`Authorization: Bearer lkop_…`; 401 with a `Bearer`
+/// challenge otherwise), limits calls per key, then requires the operation's role (403).
+struct AdminEdgeMiddleware: RouterMiddleware {
+    typealias Context = AdminRequestContext
+    let keys: OperatorKeys
+    let throttle: Throttle
+    let settings: AdminSettings
+    let perAddress: Int
+    /// The least role the operation needs (`x-latchkey-role`).
+    let role: OperatorRole
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let address = context.remoteAddress?.ipAddress ?? "unknown"
+        if let wait = try await throttle.refusal("admin-ip:" + address, limit: perAddress) {
+            throw DomainError(.rateLimited, retryAfter: wait)
+        }
+        guard let presented = Self.bearer(request.headers[.authorization]), let key = try await keys.authenticate(presented) else {
+            return ErrorDialect.wallet.response(DomainError(.operatorKeyInvalid, field: "Authorization"),
+                                                headers: [.wwwAuthenticate: #"Bearer realm="latchkey-admin""#])
+        }
+        if let wait = try await throttle.refusal("admin-key:" + key.id, limit: settings.requestsPerMinutePerKey) {
+            throw DomainError(.rateLimited, retryAfter: wait)
+        }
+        guard key.role.includes(role) else {
+            throw DomainError(.operatorRoleInsufficient,
+                              message: "The key's role \(key.role.rawValue) does not allow this call; it needs \(role.rawValue).")
+        }
+        var context = context
+        context.operatorKey = key
+        return try await AdminCaller.$key.withValue(key) { try await next(request, context) }
+    }
+
+    /// The token of `Authorization: Bearer <token>` (the scheme in any case), nil otherwise.
+    static func bearer(_ value: String?) -> String? {
+        guard let value, value.count > 7, value.prefix(7).lowercased() == "bearer " else { return nil }
+        let token = value.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+}

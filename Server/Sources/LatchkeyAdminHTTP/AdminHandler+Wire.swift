@@ -1,0 +1,31 @@
+import Foundation
+import LatchkeyAdminAPI
+import LatchkeyDomain
+
+/// The domain's records as the admin document's shapes.
+extension AdminHandler {
+    static func summary(_ user: UserRecord) -> Components.Schemas.UserSummary {
+        .init(id: user.id, email: user.email, phone: user.phoneNormalized, firstName: user.firstName, lastName: user.lastName,
+              status: user.status == .active ? .active : .deactivated, locked: user.locked, emailVerified: user.emailVerified,
+              createdAt: user.createdAt, lastLoginAt: user.lastLoginAt)
+    }
+
+    static func wire(_ detail: UserDetail) -> Components.Schemas.UserDetail {
+        .init(
+            user: summary(detail.user), failedAttempts: detail.user.failedAttempts,
+            loginBlocks: detail.loginBlocks.map { block in
+                .init(reason: .init(rawValue: block.reason.rawValue)!, message: block.message, deviceId: block.deviceID, until: block.until)
+            },
+            devices: detail.devices.map { device in
+                .init(id: device.deviceID, thumbprint: device.keyThumbprint, label: device.label, deviceType: device.deviceType,
+                      applicationVersion: device.applicationVersion, sdkVersion: device.sdkVersion,
+                      status: .init(rawValue: device.status.rawValue) ?? .deactivated, failedAttempts: device.failedAttempts,
+                      linkedAt: device.linkedAt, lastLoginAt: device.lastLoginAt)
+            },
+            sessions: detail.sessions.map { session in
+                .init(id: String(session.digest.prefix(16)), deviceId: session.deviceID, createdAt: session.createdAt,
+                      lastSeenAt: session.lastSeenAt, expiresAt: session.expiresAt, privilegedUntil: detail.privilegedUntil(session),
+                      bound: session.keyThumbprint != nil)
+            })
+    }
+}

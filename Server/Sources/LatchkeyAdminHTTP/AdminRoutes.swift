@@ -1,0 +1,69 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LatchkeyAdminAPI
+import LatchkeyDomain
+import LatchkeyHTTP
+import OpenAPIHummingbird
+import OpenAPIRuntime
+
+/// The admin API's operations on a route group: each behind its own `AdminEdgeMiddleware`
+/// carrying the role the document declares for it (`x-latchkey-role`, `AdminOperations.roles`).
+struct AdminRoutes: ServerTransport {
+    let group: RouterGroup<AdminRequestContext>
+    let edge: @Sendable (OperatorRole) -> AdminEdgeMiddleware
+
+    /// An operation of the generated code without a role in `AdminOperations.roles`.
+    struct UndeclaredOperation: Error, CustomStringConvertible {
+        let route: String
+        var description: String { "\(route) has no x-latchkey-role" }
+    }
+
+    func register(_ handler: @escaping @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?),
+                  method: HTTPRequest.Method, path: String) throws {
+        guard let role = AdminOperations.roles["\(method.rawValue) \(path)"] else {
+            throw UndeclaredOperation(route: "\(method.rawValue) \(path)")
+        }
+        group.group().add(middleware: edge(role)).register(Self.linkRestored(handler), method: method, path: path)
+    }
+
+    /// The runtime writes header values percent-encoded (as URI parts); `Link` is a structured
+    /// header whose `<…>` and `rel="next"` a client reads as they are, so it is decoded back
+    /// (`AdminHandler` builds it of characters that need no encoding).
+    static func linkRestored(_ handler: @escaping @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws
+        -> (HTTPResponse, HTTPBody?)) -> @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?) {
+        { request, body, metadata in
+            var (response, answer) = try await handler(request, body, metadata)
+            if let link = response.headerFields[Self.link], let decoded = link.removingPercentEncoding {
+                response.headerFields[Self.link] = decoded
+            }
+            return (response, answer)
+        }
+    }
+
+    static let link = HTTPField.Name("Link")!
+}
+
+/// The least role of each admin operation, as `x-latchkey-role` in the admin document declares it
+/// (`AdminAPITests` holds the two together).
+public enum AdminOperations {
+    public static let roles: [String: OperatorRole] = [
+        "GET /admin/v1/users": .viewer,
+        "GET /admin/v1/users/{userId}": .viewer,
+        "POST /admin/v1/users/{userId}/lock": .support,
+        "POST /admin/v1/users/{userId}/unlock": .support,
+        "DELETE /admin/v1/users/{userId}/sessions": .support,
+    ]
+}
+
+/// Adds the admin API to `router` under `/admin/v1`: its own error rendering (the wallet API's
+/// envelope, `code` the HTTP status) and the edge of each operation.
+public func addAdminRoutes(to router: Router<AppRequestContext>, admin: AdminService, keys: OperatorKeys, throttle: Throttle,
+                           settings: AdminSettings, perAddress: Int) throws {
+    let group = router.group(context: AdminRequestContext.self)
+        .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet))
+    let routes = AdminRoutes(group: group) { role in
+        AdminEdgeMiddleware(keys: keys, throttle: throttle, settings: settings, perAddress: perAddress, role: role)
+    }
+    try AdminHandler(admin: admin).registerHandlers(on: routes, configuration: .init(dateTranscoder: SecondsDateTranscoder()))
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// One user as the admin API shows it: every reason it cannot log in, its devices and its live
+/// sessions (the most recently seen `AdminService.sessionsListed`).
+public struct UserDetail: Sendable {
+    public var user: UserRecord
+    public var loginBlocks: [LoginBlock]
+    public var devices: [DeviceRecord]
+    public var sessions: [SessionRecord]
+    /// How long after its login a session stays privileged (`issuer.sessions.privilegedSeconds`).
+    public var privilegedSeconds: Int
+
+    /// Until when a session may make privileged changes, when its login checked a factor.
+    public func privilegedUntil(_ session: SessionRecord) -> Date? {
+        session.factorCheckedAt.map { $0.addingTimeInterval(TimeInterval(privilegedSeconds)) }
+    }
+}
+
+/// A reason a user cannot log in, or cannot log in from some devices, or cannot change a credential.
+public struct LoginBlock: Sendable, Equatable {
+    public enum Reason: String, Sendable {
+        case walletDeactivated = "wallet_deactivated", operatorLock = "operator_lock"
+        case deviceDeactivated = "device_deactivated", deviceSuspended = "device_suspended"
+        case unlinkedDevicesLocked = "unlinked_devices_locked", passwordExpired = "password_expired"
+        case emailNotVerified = "email_not_verified"
+    }
+
+    public var reason: Reason
+    public var message: String
+    public var deviceID: String?
+    public var until: Date?
+
+    /// Every block on `user` at `now`, the wallet's first.
+    static func all(user: UserRecord, devices: [DeviceRecord], unlinkedLockout: Date?, issuer: IssuerSettings, now: Date) -> [LoginBlock] {
+        var blocks: [LoginBlock] = []
+        if user.status == .deactivated {
+            blocks.append(LoginBlock(reason: .walletDeactivated, message: user.failedAttempts > 0
+                ? "Deactivated after \(user.failedAttempts) consecutive failed logins; no login works until it is unlocked."
+                : "Deactivated by an operator; no login works until it is reactivated."))
+        }
+        if user.locked {
+            blocks.append(LoginBlock(reason: .operatorLock, message: "The operator lock: credential changes are refused (424)."))
+        }
+        if let unlinkedLockout {
+            blocks.append(LoginBlock(reason: .unlinkedDevicesLocked,
+                                     message: "Devices not linked to the wallet cannot log in (smart lockout after failures).",
+                                     until: unlinkedLockout))
+        }
+        if let expiry = issuer.passwordExpiry(of: user), expiry <= now {
+            blocks.append(LoginBlock(reason: .passwordExpired, message: "The password expired; logins answer 508 until it is changed.",
+                                     until: expiry))
+        }
+        if issuer.emailVerificationRequired, !user.emailVerified {
+            blocks.append(LoginBlock(reason: .emailNotVerified, message: "The email address is not verified; logins by email answer 418."))
+        }
+        for device in devices where device.status != .active {
+            blocks.append(LoginBlock(reason: device.status == .suspended ? .deviceSuspended : .deviceDeactivated,
+                                     message: device.status == .suspended ? "The device is suspended by an operator."
+                                         : "The device is deactivated (failed logins or an operator).",
+                                     deviceID: device.deviceID))
+        }
+        return blocks
+    }
+}

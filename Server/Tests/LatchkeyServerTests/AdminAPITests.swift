@@ -1,0 +1,181 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import LatchkeyAdminHTTP
+import LatchkeyDomain
+import LatchkeyServer
+import LatchkeyTestSupport
+import Testing
+import Yams
+
+/// Issue 25: the admin API — operator keys at the edge, roles per operation, every call an event
+/// naming the operator — on both engines.
+@Suite struct AdminAPITests {
+    static func configure(_ configuration: inout ServerConfiguration) {
+        configuration.admin.enabled = true
+        configuration.admin.onPublicPort = true
+    }
+
+    static func key(_ app: LatchkeyApplication, _ role: OperatorRole, clock: TestClock? = nil) async throws -> (OperatorKeyRecord, String) {
+        let keys = OperatorKeys(store: app.store, now: { clock?.now ?? Date() })
+        return try await keys.create(name: "\(role.rawValue)-desk", role: role)
+    }
+
+    static func admin(_ key: String) -> HTTPFields { [.authorization: "Bearer \(key)"] }
+
+    static func userID(_ app: LatchkeyApplication, _ email: String = "ada@example.com") async throws -> String {
+        try #require(try await app.store.user(issuer: "default", emailNormalized: email)).id
+    }
+
+    /// Attack: a call without a usable key — none, a wrong one, a revoked or an expired one, a
+    /// wallet session token — is refused with a Bearer challenge before anything is read.
+    @Test(arguments: TestEnvironment.engines)
+    func aCallWithoutAUsableKeyIsRefused(engine: String) async throws {
+        let clock = TestClock(start: Date())
+        try await withServer(engine: engine, clock: clock, configure: Self.configure) { app, client in
+            let session = try await AuthFixture.enrolledSession(app, client)
+            let (record, key) = try await Self.key(app, .admin, clock: clock)
+            let (revoked, revokedKey) = try await Self.key(app, .admin, clock: clock)
+            try await OperatorKeys(store: app.store, now: { clock.now }).revoke(id: revoked.id)
+            let refusals: [HTTPFields] = [[:], Self.admin(key + "x"), Self.admin(revokedKey), Self.admin(session),
+                                          [.authorization: "Basic \(key)"], Self.admin(record.digest)]
+            for headers in refusals {
+                let answer = try await client.call(.get, "/admin/v1/users", headers: headers)
+                #expect(answer.status == .unauthorized && answer.failure?.id == "invalid_operator_key", "\(headers)")
+                #expect(answer.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
+            }
+            #expect(try await client.call(.get, "/admin/v1/users", headers: Self.admin(key)).status == .ok)
+            clock.advance(TimeInterval(OperatorKeys.defaultDays) * 86_400)
+            #expect(try await client.call(.get, "/admin/v1/users", headers: Self.admin(key)).status == .unauthorized, "expired")
+        }
+    }
+
+    /// Attack: a viewer key cannot unlock, lock or end sessions (403), and the user is unchanged.
+    @Test(arguments: TestEnvironment.engines)
+    func aViewerReadsButCannotAct(engine: String) async throws {
+        try await withServer(engine: engine, configure: Self.configure) { app, client in
+            let session = try await AuthFixture.enrolledSession(app, client)
+            let user = try await Self.userID(app)
+            let (_, viewer) = try await Self.key(app, .viewer)
+            #expect(try await client.call(.get, "/admin/v1/users/\(user)", headers: Self.admin(viewer)).status == .ok)
+            for (method, path) in [(HTTPRequest.Method.post, "lock"), (.post, "unlock"), (.delete, "sessions")] {
+                let answer = try await client.call(method, "/admin/v1/users/\(user)/\(path)", headers: Self.admin(viewer))
+                #expect(answer.status == .forbidden && answer.failure?.id == "operator_role_insufficient", "\(path)")
+            }
+            let stored = try #require(try await app.store.user(id: user))
+            #expect(!stored.locked && stored.status == .active)
+            #expect(try await client.call(.get, "/v1/auth/session", headers: appHeaders(session: session)).status == .ok)
+        }
+    }
+
+    /// The support desk's journey: a wallet locked out by wrong passwords is found by its email,
+    /// shows why, is unlocked and logs in again; a stolen phone's sessions are ended.
+    @Test(arguments: TestEnvironment.engines)
+    func supportFindsALockedOutWalletSeesWhyAndUnlocksIt(engine: String) async throws {
+        try await withServer(engine: engine, configure: Self.configure) { app, client in
+            let earlier = try await AuthFixture.enrolledSession(app, client)
+            let (record, support) = try await Self.key(app, .support)
+            for index in 0..<5 { _ = try await AuthFixture.passwordLogin(client, password: "wrong-password-\(index)") }
+            #expect(try await AuthFixture.passwordLogin(client).errorCode == 421, "deactivated by five wrong passwords")
+            #expect(try await client.call(.get, "/v1/auth/session", headers: appHeaders(session: earlier)).status == .unauthorized,
+                    "the deactivation ended its sessions")
+
+            let found = try await client.call(.get, "/admin/v1/users?email=ADA@example.com", headers: Self.admin(support))
+            let users = try #require(found.json["users"] as? [[String: Any]])
+            #expect(users.count == 1 && users[0]["status"] as? String == "deactivated")
+            let user = try #require(users[0]["id"] as? String)
+            let detail = try await client.call(.get, "/admin/v1/users/\(user)", headers: Self.admin(support))
+            let blocks = try #require(detail.json["loginBlocks"] as? [[String: Any]])
+            #expect(blocks.map { $0["reason"] as? String } == ["wallet_deactivated"], "\(blocks)")
+            #expect((blocks[0]["message"] as? String)?.contains("5 consecutive failed logins") == true)
+            #expect(detail.json["failedAttempts"] as? Int == 5)
+
+            #expect(try await client.call(.post, "/admin/v1/users/\(user)/unlock", headers: Self.admin(support)).status == .noContent)
+            let session = try #require(try await AuthFixture.passwordLogin(client).login?.sessionToken, "the wallet logs in again")
+            let after = try await client.call(.get, "/admin/v1/users/\(user)", headers: Self.admin(support))
+            #expect((after.json["loginBlocks"] as? [Any])?.isEmpty == true && after.json["failedAttempts"] as? Int == 0)
+
+            let sessions = try #require(after.json["sessions"] as? [[String: Any]])
+            #expect(!sessions.isEmpty && sessions.allSatisfy { ($0["id"] as? String)?.count == 16 })
+            #expect(try await client.call(.delete, "/admin/v1/users/\(user)/sessions", headers: Self.admin(support)).status == .noContent)
+            #expect(try await client.call(.get, "/v1/auth/session", headers: appHeaders(session: session)).status == .unauthorized,
+                    "the stolen phone's session is over")
+            let ended = try await client.call(.get, "/admin/v1/users/\(user)", headers: Self.admin(support))
+            #expect((ended.json["sessions"] as? [Any])?.isEmpty == true)
+
+            // Every call is an event naming the key; the changes name the user.
+            let events = try await app.store.auditEvents(userID: user, limit: 50).filter { $0.type == .operatorCommand }
+            #expect(events.map { $0.details["command"] ?? "" }.filter { $0.hasPrefix("admin ") }
+                == ["admin getUser", "admin unlockUser", "admin getUser", "admin endUserSessions", "admin getUser"])
+            #expect(events.allSatisfy { $0.details["operatorKey"] == record.id && $0.details["operator"] == "support-desk" })
+            #expect(try await client.call(.get, "/admin/v1/users/nobody", headers: Self.admin(support)).failure?.id == "unknown_user")
+        }
+    }
+
+    /// Pages of users, newest first, keep their place when users register in between; the
+    /// lookups and the page parameters are checked.
+    @Test(arguments: TestEnvironment.engines)
+    func pagesAreStableUnderInserts(engine: String) async throws {
+        try await withServer(engine: engine, configure: Self.configure) { app, client in
+            let (_, viewer) = try await Self.key(app, .viewer)
+            func add(_ index: Int) async throws {
+                var user = StorageContractTests().user("user\(index)@example.com")
+                user.createdAt = Date(timeIntervalSince1970: 1_000_000 + TimeInterval(index / 2))  // pairs share a second
+                try await app.store.createUser(user, answers: [], tokens: [], messages: [])
+            }
+            for index in 0..<7 { try await add(index) }
+            func page(_ query: String) async throws -> (emails: [String], token: String?, link: String?) {
+                let answer = try await client.call(.get, "/admin/v1/users?\(query)", headers: Self.admin(viewer))
+                #expect(answer.status == .ok, "\(answer.json)")
+                let users = answer.json["users"] as? [[String: Any]] ?? []
+                return (users.compactMap { $0["email"] as? String }, answer.json["nextPageToken"] as? String, answer.headers[HTTPField.Name("Link")!])
+            }
+            let first = try await page("pageSize=3")
+            #expect(first.emails.count == 3 && first.emails[0] == "user6@example.com")
+            let token = try #require(first.token)
+            #expect(first.link == "</admin/v1/users?pageSize=3&pageToken=\(token)>; rel=\"next\"")
+            try await add(8)
+            let second = try await page("pageSize=3&pageToken=\(token)")
+            #expect(Set(first.emails).isDisjoint(with: second.emails) && second.emails.count == 3, "\(first.emails) \(second.emails)")
+            let third = try await page("pageSize=3&pageToken=\(try #require(second.token))")
+            // Users of one second are ordered by id: the last page holds one of the first two.
+            #expect(third.emails.count == 1 && third.emails[0].hasPrefix("user") && "01".contains(third.emails[0].dropFirst(4).prefix(1))
+                    && third.token == nil && third.link == nil, "\(third.emails)")
+            #expect(Set(first.emails + second.emails + third.emails).count == 7, "each user once, the newcomer on no page")
+            #expect(try await page("userId=\(try await Self.userID(app, "user3@example.com"))").emails == ["user3@example.com"])
+            #expect(try await page("email=nobody@example.com").emails.isEmpty)
+            #expect(try await page("state=unverified&pageSize=200").emails.count == 8)
+            #expect(try await page("state=locked").emails.isEmpty)
+            for bad in ["pageSize=0", "pageSize=201", "pageToken=nonsense", "email=a@b.c&userId=x", "email=a@b.c&state=locked", "state=gone"] {
+                #expect(try await client.call(.get, "/admin/v1/users?\(bad)", headers: Self.admin(viewer)).status == .badRequest, "\(bad)")
+            }
+        }
+    }
+
+    /// The admin API answers nowhere unless enabled, and on the public port only when asked.
+    @Test func theAdminAPIIsOffAndOffThePublicPortByDefault() async throws {
+        try await withServer { _, client in
+            let answer = try await client.call(.get, "/admin/v1/users", headers: [:])
+            #expect(answer.status == .notFound)
+        }
+        try await withServer(configure: { $0.admin.enabled = true; $0.admin.port = 0 }) { _, client in
+            let answer = try await client.call(.get, "/admin/v1/users", headers: [:])
+            #expect(answer.status == .notFound, "its own listener only")
+        }
+    }
+
+    /// Each operation's role is the one the admin document declares (`x-latchkey-role`).
+    @Test func rolesAreTheDocuments() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/LatchkeyAdminAPI/openapi.yaml")
+        let document = try #require(try Yams.load(yaml: String(contentsOf: url, encoding: .utf8)) as? [String: Any])
+        var declared: [String: OperatorRole] = [:]
+        for (path, item) in document["paths"] as? [String: [String: Any]] ?? [:] {
+            for (method, operation) in item {
+                let role = try #require((operation as? [String: Any])?["x-latchkey-role"] as? String, "\(method) \(path)")
+                declared["\(method.uppercased()) \(path)"] = OperatorRole(rawValue: role)
+            }
+        }
+        #expect(declared == AdminOperations.roles)
+    }
+}
