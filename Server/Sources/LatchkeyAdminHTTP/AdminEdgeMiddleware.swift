@@ -4,20 +4,23 @@ import LatchkeyCore
 import LatchkeyDomain
 import LatchkeyHTTP
 
-/// The admin API's edge, one per operation: limits calls per client address before anything is
-/// read, authenticates the operator key (`Authorization: Bearer lkop_…`; 401 with a `Bearer`
-/// challenge otherwise), limits calls per key, then requires the operation's role (403).
+/// The admin API's edge, one per operation: limits calls per client address (after the trusted
+/// proxies) before anything is read, authenticates the operator key (`Authorization: Bearer
+/// lkop_…`; 401 with a `Bearer` challenge otherwise), limits calls per key, then requires the
+/// operation's role (403, recorded as a failed `operator.command` naming the key).
 struct AdminEdgeMiddleware: RouterMiddleware {
     typealias Context = AdminRequestContext
     let keys: OperatorKeys
+    let admin: AdminService
     let throttle: Throttle
+    let proxies: TrustedProxies
     let settings: AdminSettings
     let perAddress: Int
-    /// The least role the operation needs (`x-latchkey-role`).
-    let role: OperatorRole
+    /// The operation and the least role it needs (`x-latchkey-role`).
+    let operation: AdminOperation
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let address = context.remoteAddress?.ipAddress ?? "unknown"
+        let address = proxies.client(peer: context.remoteAddress?.ipAddress ?? "unknown", forwardedFor: request.headers[values: .xForwardedFor])
         if let wait = try await throttle.refusal("admin-ip:" + address, limit: perAddress) {
             throw DomainError(.rateLimited, retryAfter: wait)
         }
@@ -28,13 +31,15 @@ struct AdminEdgeMiddleware: RouterMiddleware {
         if let wait = try await throttle.refusal("admin-key:" + key.id, limit: settings.requestsPerMinutePerKey) {
             throw DomainError(.rateLimited, retryAfter: wait)
         }
-        guard key.role.includes(role) else {
+        let call = OperatorCall(key: key, clientIP: address)
+        guard key.role.includes(operation.role) else {
+            try await admin.refused(operation.id, for: call)
             throw DomainError(.operatorRoleInsufficient,
-                              message: "The key's role \(key.role.rawValue) does not allow this call; it needs \(role.rawValue).")
+                              message: "The key's role \(key.role.rawValue) does not allow this call; it needs \(operation.role.rawValue).")
         }
         var context = context
-        context.operatorKey = key
-        return try await AdminCaller.$key.withValue(key) { try await next(request, context) }
+        context.operatorCall = call
+        return try await AdminCaller.$call.withValue(call) { try await next(request, context) }
     }
 
     /// The token of `Authorization: Bearer <token>` (the scheme in any case), nil otherwise.

@@ -28,4 +28,24 @@ extension AdminHandler {
                       bound: session.keyThumbprint != nil)
             })
     }
+
+    static func wire(_ event: AuditEvent) -> Components.Schemas.Event {
+        .init(id: event.id, occurredAt: event.occurredAt, _type: event.type.rawValue,
+              outcome: event.outcome == .success ? .success : .failure, userId: event.userID,
+              actor: .init(rawValue: event.actor.rawValue) ?? .system, reason: event.reason, deviceId: event.deviceID,
+              clientIp: event.clientIP, details: .init(additionalProperties: event.details))
+    }
+
+    /// RFC 3339 in UTC, whole seconds, as the answers write times.
+    static func timestamp(_ date: Date) -> String { date.formatted(.iso8601) }
+
+    /// Query items percent-encoded strictly (RFC 3986 unreserved characters only), so a `+` or a
+    /// `:` in a value survives the trip.
+    static func encoded(_ items: [URLQueryItem]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return items.map { item in
+            "\(item.name)=\(item.value?.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+        }.joined(separator: "&")
+    }
 }

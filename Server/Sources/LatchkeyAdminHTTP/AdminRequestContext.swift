@@ -8,8 +8,8 @@ public struct AdminRequestContext: ChildRequestContext, RemoteAddressRequestCont
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
     public var maxUploadSize: Int { 1024 * 1024 }
-    /// The key the call was authenticated with; set by the edge before any handler runs.
-    public var operatorKey: OperatorKeyRecord?
+    /// The key the call was authenticated with and its client; set by the edge before any handler runs.
+    public var operatorCall: OperatorCall?
 
     public init(context: AppRequestContext) {
         coreContext = context.coreContext
@@ -17,8 +17,8 @@ public struct AdminRequestContext: ChildRequestContext, RemoteAddressRequestCont
     }
 }
 
-/// The operator key of the admin call being handled, for the generated handlers (which see no
-/// Hummingbird context): set by `AdminEdgeMiddleware`, read by `AdminHandler`.
+/// The operator key and client of the admin call being handled, for the generated handlers (which
+/// see no Hummingbird context): set by `AdminEdgeMiddleware`, read by `AdminHandler`.
 enum AdminCaller {
-    @TaskLocal static var key: OperatorKeyRecord?
+    @TaskLocal static var call: OperatorCall?
 }

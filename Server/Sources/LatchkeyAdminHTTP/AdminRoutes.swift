@@ -8,10 +8,10 @@ import OpenAPIHummingbird
 import OpenAPIRuntime
 
 /// The admin API's operations on a route group: each behind its own `AdminEdgeMiddleware`
-/// carrying the role the document declares for it (`x-latchkey-role`, `AdminOperations.roles`).
+/// carrying the role the document declares for it (`x-latchkey-role`, `AdminOperations.all`).
 struct AdminRoutes: ServerTransport {
     let group: RouterGroup<AdminRequestContext>
-    let edge: @Sendable (OperatorRole) -> AdminEdgeMiddleware
+    let edge: @Sendable (AdminOperation) -> AdminEdgeMiddleware
 
     /// An operation of the generated code without a role in `AdminOperations.roles`.
     struct UndeclaredOperation: Error, CustomStringConvertible {
@@ -21,10 +21,10 @@ struct AdminRoutes: ServerTransport {
 
     func register(_ handler: @escaping @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?),
                   method: HTTPRequest.Method, path: String) throws {
-        guard let role = AdminOperations.roles["\(method.rawValue) \(path)"] else {
+        guard let operation = AdminOperations.all["\(method.rawValue) \(path)"] else {
             throw UndeclaredOperation(route: "\(method.rawValue) \(path)")
         }
-        group.group().add(middleware: edge(role)).register(Self.linkRestored(handler), method: method, path: path)
+        group.group().add(middleware: edge(operation)).register(Self.linkRestored(AdminInput.guarded(handler)), method: method, path: path)
     }
 
     /// The runtime writes header values percent-encoded (as URI parts); `Link` is a structured
@@ -44,26 +44,38 @@ struct AdminRoutes: ServerTransport {
     static let link = HTTPField.Name("Link")!
 }
 
-/// The least role of each admin operation, as `x-latchkey-role` in the admin document declares it
-/// (`AdminAPITests` holds the two together).
+/// An admin operation: its id and the least role it needs.
+public struct AdminOperation: Sendable, Equatable {
+    public let id: String
+    public let role: OperatorRole
+    public init(id: String, role: OperatorRole) {
+        self.id = id
+        self.role = role
+    }
+}
+
+/// Each admin operation by `METHOD path`, as `operationId` and `x-latchkey-role` in the admin
+/// document declare it (`AdminAPITests` holds the two together).
 public enum AdminOperations {
-    public static let roles: [String: OperatorRole] = [
-        "GET /admin/v1/users": .viewer,
-        "GET /admin/v1/users/{userId}": .viewer,
-        "POST /admin/v1/users/{userId}/lock": .support,
-        "POST /admin/v1/users/{userId}/unlock": .support,
-        "DELETE /admin/v1/users/{userId}/sessions": .support,
+    public static let all: [String: AdminOperation] = [
+        "GET /admin/v1/users": .init(id: "listUsers", role: .viewer),
+        "GET /admin/v1/users/{userId}": .init(id: "getUser", role: .viewer),
+        "POST /admin/v1/users/{userId}/lock": .init(id: "lockUser", role: .support),
+        "POST /admin/v1/users/{userId}/unlock": .init(id: "unlockUser", role: .support),
+        "DELETE /admin/v1/users/{userId}/sessions": .init(id: "endUserSessions", role: .support),
+        "GET /admin/v1/events": .init(id: "listEvents", role: .viewer),
     ]
 }
 
 /// Adds the admin API to `router` under `/admin/v1`: its own error rendering (the wallet API's
 /// envelope, `code` the HTTP status) and the edge of each operation.
 public func addAdminRoutes(to router: Router<AppRequestContext>, admin: AdminService, keys: OperatorKeys, throttle: Throttle,
-                           settings: AdminSettings, perAddress: Int) throws {
+                           proxies: TrustedProxies, settings: AdminSettings, perAddress: Int) throws {
     let group = router.group(context: AdminRequestContext.self)
         .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet))
-    let routes = AdminRoutes(group: group) { role in
-        AdminEdgeMiddleware(keys: keys, throttle: throttle, settings: settings, perAddress: perAddress, role: role)
+    let routes = AdminRoutes(group: group) { operation in
+        AdminEdgeMiddleware(keys: keys, admin: admin, throttle: throttle, proxies: proxies, settings: settings,
+                            perAddress: perAddress, operation: operation)
     }
     try AdminHandler(admin: admin).registerHandlers(on: routes, configuration: .init(dateTranscoder: SecondsDateTranscoder()))
 }

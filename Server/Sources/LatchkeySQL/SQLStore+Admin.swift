@@ -13,8 +13,9 @@ extension SQLStore {
         case nil: break
         }
         if let cursor {
-            sql += " AND (created_at < $2 OR (created_at = $3 AND id < $4))"
-            binds += [cursor.createdAt.epochSeconds, cursor.createdAt.epochSeconds, .text(cursor.id)]
+            // A row value, so both engines read the index from the cursor on instead of filtering.
+            sql += " AND (created_at, id) < ($2, $3)"
+            binds += [cursor.createdAt.epochSeconds, .text(cursor.id)]
         }
         binds.append(.integer(Int64(limit)))
         sql += " ORDER BY created_at DESC, id DESC LIMIT $\(binds.count)"
@@ -28,8 +29,55 @@ extension SQLStore {
             """, [.text(userID), now.epochSeconds, idleBefore.epochSeconds, .integer(Int64(limit))]).map { try SessionRecord(row: $0) }
     }
 
+    public func unlockUser(userID: String, limits: AttemptLimits, now: Date) async throws -> (wallet: Bool, devices: [String]) {
+        try await engine.transaction { db in
+            let wallet = try await !db.query("""
+                UPDATE users SET status = 'active' WHERE id = $1 AND status = 'deactivated' AND failed_attempts >= $2 RETURNING id
+                """, [.text(userID), .integer(Int64(limits.wallet))]).isEmpty
+            try await db.execute("UPDATE users SET locked = 0, failed_attempts = 0 WHERE id = $1", [.text(userID)])
+            let devices = try await db.query("""
+                UPDATE devices SET status = 'active', failed_attempts = 0
+                WHERE user_id = $1 AND status = 'deactivated' AND failed_attempts >= $2 RETURNING device_id
+                """, [.text(userID), .integer(Int64(limits.device))]).map { try $0.string("device_id") }
+            try await Self.clearUnlinkedAttempts(userID: userID, in: db)
+            return (wallet, devices.sorted())
+        }
+    }
+
+    public func endUserSessions(userID: String, now: Date) async throws {
+        sessions.remove(userID: userID, deviceID: nil)
+        try await engine.transaction { db in
+            try await Self.revokeSessions(userID: userID, except: nil, deviceID: nil, now: now, in: db)
+            try await Self.revokeDeviceTokens(userID: userID, now: now, in: db)
+        }
+        // Again after the update: a check that missed the cache in between may have cached the row.
+        sessions.remove(userID: userID, deviceID: nil)
+    }
+
     public func unlinkedLockout(userID: String, now: Date) async throws -> Date? {
         try await engine.read("SELECT locked_until FROM unlinked_attempts WHERE user_id = $1 AND locked_until > $2",
                               [.text(userID), now.epochSeconds]).first.map { try $0.date("locked_until") }
+    }
+}
+
+extension SQLStore {
+    public func auditEvents(matching filter: AuditEventFilter, before id: String?, limit: Int) async throws -> [AuditEvent] {
+        var conditions: [String] = []
+        var binds: [SQLValue] = []
+        func add(_ condition: String, _ value: SQLValue) {
+            binds.append(value)
+            conditions.append(condition.replacingOccurrences(of: "?", with: "$\(binds.count)"))
+        }
+        if let userID = filter.userID { add("user_id = ?", .text(userID)) }
+        if let type = filter.type { add("type = ?", .text(type.rawValue)) }
+        if let outcome = filter.outcome { add("outcome = ?", .text(outcome.rawValue)) }
+        if let clientIP = filter.clientIP { add("client_ip = ?", .text(clientIP)) }
+        if let since = filter.since { add("occurred_at >= ?", since.epochSeconds) }
+        if let until = filter.until { add("occurred_at < ?", until.epochSeconds) }
+        if let id { add("id < ?", .text(id)) }
+        binds.append(.integer(Int64(limit)))
+        let clause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        return try await engine.read("SELECT * FROM audit_events \(clause) ORDER BY id DESC LIMIT $\(binds.count)", binds)
+            .map { try AuditEvent(row: $0) }
     }
 }

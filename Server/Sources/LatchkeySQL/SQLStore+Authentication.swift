@@ -244,6 +244,9 @@ extension SQLStore {
     public func revokeSessions(userID: String, except: String?, deviceID: String?, now: Date) async throws {
         sessions.remove(userID: userID, deviceID: deviceID)
         try await Self.revokeSessions(userID: userID, except: except, deviceID: deviceID, now: now, in: engine)
+        // Again after the update: a check that missed the cache in between may have cached the row
+        // as it was before.
+        sessions.remove(userID: userID, deviceID: deviceID)
     }
 
     /// Revokes a user's sessions (all, all but one, or one device's) with `db`, e.g. inside a transaction.

@@ -7,18 +7,20 @@ import LatchkeyDomain
 import LatchkeyHTTP
 import Logging
 
-/// The admin API (`admin.enabled`): on the public router when `admin.onPublicPort`, and else on a
-/// listener of its own (`admin.host`, `admin.port`), an application run as a service of the main
-/// one (started and stopped with it). Answers the service to run, if any.
+/// The admin API (`admin.enabled`): on the public router instead of a listener of its own when
+/// `admin.onPublicPort`, else on its own listener (`admin.host`, `admin.port`), an application run
+/// as a service of the main one (started and stopped with it). Answers the service to run, if any.
 func buildAdmin(_ configuration: ServerConfiguration, store: any LatchkeyStore, throttle: Throttle, router: Router<AppRequestContext>,
                 logger: Logger, now: @escaping @Sendable () -> Date) throws -> (any Service)? {
+    // Validated with the configuration (`http.trustedProxies`).
+    let proxies = TrustedProxies(configuration.http.trustedProxies) ?? TrustedProxies([])!
     let settings = configuration.admin
     guard settings.enabled else { return nil }
     let admin = AdminService(store: store, issuer: configuration.issuer, now: now)
     let keys = OperatorKeys(store: store, now: now)
     let perAddress = configuration.rateLimits.requestsPerMinutePerIP
     if settings.onPublicPort {
-        try addAdminRoutes(to: router, admin: admin, keys: keys, throttle: throttle, settings: settings, perAddress: perAddress)
+        try addAdminRoutes(to: router, admin: admin, keys: keys, throttle: throttle, proxies: proxies, settings: settings, perAddress: perAddress)
         return nil
     }
     let adminRouter = Router(context: AppRequestContext.self)
@@ -26,7 +28,7 @@ func buildAdmin(_ configuration: ServerConfiguration, store: any LatchkeyStore, 
     adminRouter.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet))
     adminRouter.add(middleware: CanonicalPathMiddleware())
     adminRouter.add(middleware: BodyLimitMiddleware(maxBytes: configuration.http.maxBodyBytes))
-    try addAdminRoutes(to: adminRouter, admin: admin, keys: keys, throttle: throttle, settings: settings, perAddress: perAddress)
+    try addAdminRoutes(to: adminRouter, admin: admin, keys: keys, throttle: throttle, proxies: proxies, settings: settings, perAddress: perAddress)
     let host = settings.host, port = settings.port
     return Application(router: adminRouter,
                        configuration: .init(address: .hostname(host, port: port), serverName: "Latchkey admin"),

@@ -58,7 +58,8 @@ import Testing
             clock.advance(1)
             _ = try await keys.authenticate(key)
             #expect(try await keys.list().first?.lastUsedAt == Self.start.addingTimeInterval(60))
-            // Parallel calls of one key after a minute agree on one write.
+            // Parallel calls of one key, a minute and more later: the use is recorded (the
+            // update's condition lets one of them write).
             clock.advance(120)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<8 { group.addTask { _ = try await keys.authenticate(key) } }
@@ -75,12 +76,17 @@ import Testing
             let (record, key) = try await keys.create(name: "desk", role: .admin, days: 1)
             clock.advance(1)
             try await keys.revoke(id: record.id)
+            clock.advance(1)
+            await #expect(throws: OperatorError.unknownKey(record.id)) { try await keys.revoke(id: record.id) }
             let events = try await store.auditEvents(after: nil, since: nil, limit: 10)
-            #expect(events.map(\.type) == [.operatorCommand, .operatorCommand])
+            #expect(events.map(\.type) == [.operatorCommand, .operatorCommand, .operatorCommand])
             #expect(events.map { $0.details["command"] ?? "" } == ["operator key created \(record.id) admin desk",
-                                                                   "operator key revoked \(record.id)"])
+                                                                   "operator key revoked \(record.id)", "operator key revoked \(record.id)"])
+            #expect(events.map(\.outcome) == [.success, .success, .failure], "revoking it again revoked nothing")
             #expect(events.allSatisfy { $0.actor == .operator && !"\($0)".contains(key.suffix(43)) })
             await #expect(throws: OperatorError.self) { _ = try await keys.create(name: " ", role: .viewer) }
+            await #expect(throws: OperatorError.self) { _ = try await keys.create(name: "desk\tadmin", role: .viewer) }
+            await #expect(throws: OperatorError.self) { _ = try await keys.create(name: "desk\nadmin", role: .viewer) }
             await #expect(throws: OperatorError.self) { _ = try await keys.create(name: "x", role: .viewer, days: 0) }
             await #expect(throws: OperatorError.self) { _ = try await keys.create(name: "x", role: .viewer, days: 367) }
             #expect(try await keys.list().count == 1, "a refused request writes nothing")

@@ -404,5 +404,128 @@ extension Components {
                 case sessions
             }
         }
+        /// - Remark: Generated from `#/components/schemas/Event`.
+        public struct Event: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Event/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Event/occurredAt`.
+            public var occurredAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/Event/type`.
+            public var _type: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Event/outcome`.
+            @frozen public enum OutcomePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case success = "success"
+                case failure = "failure"
+            }
+            /// - Remark: Generated from `#/components/schemas/Event/outcome`.
+            public var outcome: Components.Schemas.Event.OutcomePayload
+            /// - Remark: Generated from `#/components/schemas/Event/userId`.
+            public var userId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Event/actor`.
+            @frozen public enum ActorPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case user = "user"
+                case _operator = "operator"
+                case system = "system"
+            }
+            /// - Remark: Generated from `#/components/schemas/Event/actor`.
+            public var actor: Components.Schemas.Event.ActorPayload
+            /// - Remark: Generated from `#/components/schemas/Event/reason`.
+            public var reason: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Event/deviceId`.
+            public var deviceId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Event/clientIp`.
+            public var clientIp: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Event/details`.
+            public struct DetailsPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Swift.String]
+                /// Creates a new `DetailsPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Swift.String] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/Event/details`.
+            public var details: Components.Schemas.Event.DetailsPayload
+            /// Creates a new `Event`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - occurredAt:
+            ///   - _type:
+            ///   - outcome:
+            ///   - userId:
+            ///   - actor:
+            ///   - reason:
+            ///   - deviceId:
+            ///   - clientIp:
+            ///   - details:
+            public init(
+                id: Swift.String,
+                occurredAt: Foundation.Date,
+                _type: Swift.String,
+                outcome: Components.Schemas.Event.OutcomePayload,
+                userId: Swift.String? = nil,
+                actor: Components.Schemas.Event.ActorPayload,
+                reason: Swift.String? = nil,
+                deviceId: Swift.String? = nil,
+                clientIp: Swift.String? = nil,
+                details: Components.Schemas.Event.DetailsPayload
+            ) {
+                self.id = id
+                self.occurredAt = occurredAt
+                self._type = _type
+                self.outcome = outcome
+                self.userId = userId
+                self.actor = actor
+                self.reason = reason
+                self.deviceId = deviceId
+                self.clientIp = clientIp
+                self.details = details
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case occurredAt
+                case _type = "type"
+                case outcome
+                case userId
+                case actor
+                case reason
+                case deviceId
+                case clientIp
+                case details
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/EventPage`.
+        public struct EventPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/EventPage/events`.
+            public var events: [Components.Schemas.Event]
+            /// - Remark: Generated from `#/components/schemas/EventPage/nextPageToken`.
+            public var nextPageToken: Swift.String?
+            /// Creates a new `EventPage`.
+            ///
+            /// - Parameters:
+            ///   - events:
+            ///   - nextPageToken:
+            public init(
+                events: [Components.Schemas.Event],
+                nextPageToken: Swift.String? = nil
+            ) {
+                self.events = events
+                self.nextPageToken = nextPageToken
+            }
+            public enum CodingKeys: String, CodingKey {
+                case events
+                case nextPageToken
+            }
+        }
     }
 }

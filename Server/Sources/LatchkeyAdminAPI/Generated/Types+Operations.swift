@@ -1337,4 +1337,317 @@ public enum Operations {
             }
         }
     }
+    /// The audit trail, newest first, filtered; a page at a time.
+    ///
+    /// Every filter given must match: `userId`, `type` (e.g. `login.failed`, docs/security.md lists
+    /// them), `outcome`, `clientIp`, and the time range `since` (inclusive) to `until`
+    /// (exclusive). `nextPageToken` (and `Link`) asks for the older events after the page; events
+    /// recorded in between never shift a page. Admin calls are themselves events
+    /// (`operator.command`).
+    ///
+    ///
+    /// - Remark: HTTP `GET /admin/v1/events`.
+    /// - Remark: Generated from `#/paths//admin/v1/events/get(listEvents)`.
+    public enum ListEvents {
+        public static let id: Swift.String = "listEvents"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/v1/events/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/v1/events/GET/query/userId`.
+                public var userId: Swift.String?
+                /// - Remark: Generated from `#/paths/admin/v1/events/GET/query/type`.
+                public var _type: Swift.String?
+                /// - Remark: Generated from `#/paths/admin/v1/events/GET/query/outcome`.
+                @frozen public enum OutcomePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case success = "success"
+                    case failure = "failure"
+                }
+                /// - Remark: Generated from `#/paths/admin/v1/events/GET/query/outcome`.
+                public var outcome: Operations.ListEvents.Input.Query.OutcomePayload?
+                /// - Remark: Generated from `#/paths/admin/v1/events/GET/query/clientIp`.
+                public var clientIp: Swift.String?
+                /// - Remark: Generated from `#/paths/admin/v1/events/GET/query/since`.
+                public var since: Foundation.Date?
+                /// - Remark: Generated from `#/paths/admin/v1/events/GET/query/until`.
+                public var until: Foundation.Date?
+                /// - Remark: Generated from `#/paths/admin/v1/events/GET/query/pageSize`.
+                public var pageSize: Swift.Int?
+                /// - Remark: Generated from `#/paths/admin/v1/events/GET/query/pageToken`.
+                public var pageToken: Swift.String?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - userId:
+                ///   - _type:
+                ///   - outcome:
+                ///   - clientIp:
+                ///   - since:
+                ///   - until:
+                ///   - pageSize:
+                ///   - pageToken:
+                public init(
+                    userId: Swift.String? = nil,
+                    _type: Swift.String? = nil,
+                    outcome: Operations.ListEvents.Input.Query.OutcomePayload? = nil,
+                    clientIp: Swift.String? = nil,
+                    since: Foundation.Date? = nil,
+                    until: Foundation.Date? = nil,
+                    pageSize: Swift.Int? = nil,
+                    pageToken: Swift.String? = nil
+                ) {
+                    self.userId = userId
+                    self._type = _type
+                    self.outcome = outcome
+                    self.clientIp = clientIp
+                    self.since = since
+                    self.until = until
+                    self.pageSize = pageSize
+                    self.pageToken = pageToken
+                }
+            }
+            public var query: Operations.ListEvents.Input.Query
+            /// - Remark: Generated from `#/paths/admin/v1/events/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListEvents.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListEvents.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ListEvents.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.ListEvents.Input.Query = .init(),
+                headers: Operations.ListEvents.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/v1/events/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// `<…>; rel="next"` when there is a next page.
+                    ///
+                    /// - Remark: Generated from `#/paths/admin/v1/events/GET/responses/200/headers/Link`.
+                    public var link: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - link: `<…>; rel="next"` when there is a next page.
+                    public init(link: Swift.String? = nil) {
+                        self.link = link
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListEvents.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/admin/v1/events/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/v1/events/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.EventPage)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.EventPage {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ListEvents.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.ListEvents.Output.Ok.Headers = .init(),
+                    body: Operations.ListEvents.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// A page of events.
+            ///
+            /// - Remark: Generated from `#/paths//admin/v1/events/get(listEvents)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListEvents.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ListEvents.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (`docs/api.md` lists them); `code` is the HTTP status.
+            ///
+            /// - Remark: Generated from `#/paths//admin/v1/events/get(listEvents)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (`docs/api.md` lists them); `code` is the HTTP status.
+            ///
+            /// - Remark: Generated from `#/paths//admin/v1/events/get(listEvents)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (`docs/api.md` lists them); `code` is the HTTP status.
+            ///
+            /// - Remark: Generated from `#/paths//admin/v1/events/get(listEvents)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (`docs/api.md` lists them); `code` is the HTTP status.
+            ///
+            /// - Remark: Generated from `#/paths//admin/v1/events/get(listEvents)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (`docs/api.md` lists them); `code` is the HTTP status.
+            ///
+            /// - Remark: Generated from `#/paths//admin/v1/events/get(listEvents)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
 }

@@ -48,6 +48,18 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /admin/v1/users/{userId}/sessions`.
     /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/sessions/delete(endUserSessions)`.
     func endUserSessions(_ input: Operations.EndUserSessions.Input) async throws -> Operations.EndUserSessions.Output
+    /// The audit trail, newest first, filtered; a page at a time.
+    ///
+    /// Every filter given must match: `userId`, `type` (e.g. `login.failed`, docs/security.md lists
+    /// them), `outcome`, `clientIp`, and the time range `since` (inclusive) to `until`
+    /// (exclusive). `nextPageToken` (and `Link`) asks for the older events after the page; events
+    /// recorded in between never shift a page. Admin calls are themselves events
+    /// (`operator.command`).
+    ///
+    ///
+    /// - Remark: HTTP `GET /admin/v1/events`.
+    /// - Remark: Generated from `#/paths//admin/v1/events/get(listEvents)`.
+    func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -120,6 +132,26 @@ extension APIProtocol {
     ) async throws -> Operations.EndUserSessions.Output {
         try await endUserSessions(Operations.EndUserSessions.Input(
             path: path,
+            headers: headers
+        ))
+    }
+    /// The audit trail, newest first, filtered; a page at a time.
+    ///
+    /// Every filter given must match: `userId`, `type` (e.g. `login.failed`, docs/security.md lists
+    /// them), `outcome`, `clientIp`, and the time range `since` (inclusive) to `until`
+    /// (exclusive). `nextPageToken` (and `Link`) asks for the older events after the page; events
+    /// recorded in between never shift a page. Admin calls are themselves events
+    /// (`operator.command`).
+    ///
+    ///
+    /// - Remark: HTTP `GET /admin/v1/events`.
+    /// - Remark: Generated from `#/paths//admin/v1/events/get(listEvents)`.
+    public func listEvents(
+        query: Operations.ListEvents.Input.Query = .init(),
+        headers: Operations.ListEvents.Input.Headers = .init()
+    ) async throws -> Operations.ListEvents.Output {
+        try await listEvents(Operations.ListEvents.Input(
+            query: query,
             headers: headers
         ))
     }

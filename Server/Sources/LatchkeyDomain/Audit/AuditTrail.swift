@@ -62,9 +62,9 @@ public final class AuditTrail: @unchecked Sendable {
     /// Runs `body` with a trail of its own (a command's), written as `flush` says however `body`
     /// ends; a failed body's events are written as well as can be, its own error is what the
     /// caller gets.
-    public static func run<T: Sendable>(actor: AuditActor, store: any AuditStore,
+    public static func run<T: Sendable>(actor: AuditActor, clientIP: String? = nil, store: any AuditStore,
                                         _ body: (AuditTrail) async throws -> T) async throws -> T {
-        let trail = AuditTrail(actor: actor)
+        let trail = AuditTrail(actor: actor, clientIP: clientIP)
         let result: Result<T, any Error>
         do { result = .success(try await body(trail)) } catch { result = .failure(error) }
         if case .success = result { try await trail.flush(to: store) } else { try? await trail.flush(to: store) }

@@ -131,7 +131,7 @@ extension ServerConfiguration {
         try require(courier.maxAttempts >= 1, "courier.maxAttempts", "Must be at least 1.")
         try require(http.maxBodyBytes >= 1024, "http.maxBodyBytes", "Must be at least 1024.")
         try require((0...65_535).contains(admin.port), "admin.port", "Must be a port number (0 picks a free one).")
-        try require(!admin.enabled || admin.onPublicPort || admin.port != port || admin.host != host, "admin.port",
+        try require(!admin.enabled || admin.onPublicPort || admin.port == 0 || admin.port != port, "admin.port",
                     "The admin listener needs a port of its own (or onPublicPort).")
         try require(admin.requestsPerMinutePerKey >= 1, "admin.requestsPerMinutePerKey", "Must be at least 1.")
         try require(TrustedProxies(http.trustedProxies) != nil, "http.trustedProxies",

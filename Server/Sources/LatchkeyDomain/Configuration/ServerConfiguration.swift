@@ -116,9 +116,10 @@ public struct AdminSettings: Codable, Sendable, Equatable {
     public var host = "127.0.0.1"
     /// The admin listener's port; 0 picks a free one (tests).
     public var port = 8081
-    /// Also answer `/admin/v1` on the public port (behind a proxy that guards it).
+    /// Answer `/admin/v1` on the public port instead of a listener of its own (only behind a
+    /// proxy that guards it).
     public var onPublicPort = false
-    /// Calls per key per minute (then 429 with `Retry-After`).
+    /// Calls per key per minute (then 429 with `Retry-After`); like every limit, off with `rateLimits.enabled: false`.
     public var requestsPerMinutePerKey = 600
     public init() {}
 }

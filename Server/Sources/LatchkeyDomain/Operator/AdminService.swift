@@ -6,6 +6,7 @@ import LatchkeyCore
 /// `operator.command` event naming it (reads too). Knows no HTTP; refuses with `DomainError`.
 public struct AdminService: Sendable {
     public typealias Store = UserStore & DeviceStore & SessionStore & CredentialStore & AttemptStore & AuditStore & AdminStore
+        & AdminAuditStore
     package let store: any Store
     package let issuer: IssuerSettings
     package let now: @Sendable () -> Date
@@ -26,9 +27,13 @@ public struct AdminService: Sendable {
     /// The user `lookup` names (zero or one), or a page of users in `state`, newest first, after
     /// `cursor`; with the cursor of the next page when there is one.
     public func users(_ lookup: Lookup?, state: UserStateFilter?, after cursor: UserPageCursor?, limit: Int,
-                      for key: OperatorKeyRecord) async throws -> (users: [UserRecord], next: UserPageCursor?) {
-        try await recorded("listUsers", key: key) {
-            if let lookup { return (try await find(lookup).map { [$0] } ?? [], nil) }
+                      for call: OperatorCall) async throws -> (users: [UserRecord], next: UserPageCursor?) {
+        if let lookup {
+            // Read first, so the event names the user the lookup disclosed.
+            let found = try await find(lookup)
+            return try await recorded("listUsers", user: found?.id, call: call) { (found.map { [$0] } ?? [], nil) }
+        }
+        return try await recorded("listUsers", user: nil, call: call) {
             // One row past the page says whether another page follows, without counting.
             let rows = try await store.users(issuer: issuer.id, state: state, after: cursor, limit: limit + 1)
             let page = Array(rows.prefix(limit))
@@ -37,10 +42,21 @@ public struct AdminService: Sendable {
         }
     }
 
+    /// Events of the audit trail matching `filter`, newest first, before the event `before`; with
+    /// the id to continue from when another page follows.
+    public func events(_ filter: AuditEventFilter, before: String?, limit: Int,
+                       for call: OperatorCall) async throws -> (events: [AuditEvent], next: String?) {
+        try await recorded("listEvents", user: filter.userID, call: call) {
+            let rows = try await store.auditEvents(matching: filter, before: before, limit: limit + 1)
+            let page = Array(rows.prefix(limit))
+            return (page, rows.count > limit ? page.last?.id : nil)
+        }
+    }
+
     /// One user with every reason it cannot log in, its devices and live sessions.
     /// Throws `DomainError(.unknownUser)`.
-    public func detail(userID: String, for key: OperatorKeyRecord) async throws -> UserDetail {
-        try await recorded("getUser", userID: userID, key: key) { user, _ in
+    public func detail(userID: String, for call: OperatorCall) async throws -> UserDetail {
+        try await recorded("getUser", userID: userID, call: call) { user, _ in
             let time = now()
             let devices = try await store.devices(userID: user.id)
             let sessions = try await store.liveSessions(
@@ -54,29 +70,35 @@ public struct AdminService: Sendable {
     }
 
     /// Sets the operator lock. Throws `DomainError(.unknownUser)`.
-    public func lock(userID: String, for key: OperatorKeyRecord) async throws {
-        try await recorded("lockUser", userID: userID, key: key) { user, store in
+    public func lock(userID: String, for call: OperatorCall) async throws {
+        try await recorded("lockUser", userID: userID, call: call) { user, store in
             try await store.setLocked(userID: user.id, locked: true)
         }
     }
 
-    /// Lifts every lock: the operator lock, a deactivation (its failure count cleared) and the
-    /// smart lockout of unlinked devices. Throws `DomainError(.unknownUser)`.
-    public func unlock(userID: String, for key: OperatorKeyRecord) async throws {
-        try await recorded("unlockUser", userID: userID, key: key) { user, store in
-            if user.locked { try await store.setLocked(userID: user.id, locked: false) }
-            if user.status != .active || user.failedAttempts > 0 {
-                try await store.setUserStatus(userID: user.id, status: .active, now: now())
-            }
-            try await store.clearUnlinkedAttempts(userID: user.id)
+    /// Lifts the locks, in one transaction: the operator lock, the failure count, a deactivation
+    /// that failures caused (of the wallet, and of each device), the smart lockout of unlinked
+    /// devices. A deactivation by an operator is not a lock: it stays (`AdminStore.unlockUser`).
+    /// Throws `DomainError(.unknownUser)`.
+    public func unlock(userID: String, for call: OperatorCall) async throws {
+        try await recorded("unlockUser", userID: userID, call: call) { user, store in
+            _ = try await store.unlockUser(userID: user.id, limits: issuer.attemptLimits, now: now())
         }
     }
 
-    /// Ends every session and device token of the user. Throws `DomainError(.unknownUser)`.
-    public func endSessions(userID: String, for key: OperatorKeyRecord) async throws {
-        try await recorded("endUserSessions", userID: userID, key: key) { user, store in
-            try await store.revokeSessions(userID: user.id, except: nil, deviceID: nil, now: now())
-            try await store.revokeDeviceTokens(userID: user.id, now: now())
+    /// Ends every session and device token of the user, in one transaction. Throws `DomainError(.unknownUser)`.
+    public func endSessions(userID: String, for call: OperatorCall) async throws {
+        try await recorded("endUserSessions", userID: userID, call: call) { user, store in
+            try await store.endUserSessions(userID: user.id, now: now())
+        }
+    }
+
+    /// Records a call the edge refused to a known key (its role is below the operation's).
+    public func refused(_ command: String, for call: OperatorCall) async throws {
+        try await AuditTrail.run(actor: .operator, store: store) { trail in
+            var details = Self.details(command, call)
+            details["refused"] = "role \(call.key.role.rawValue)"
+            trail.record(.operatorCommand, user: nil, outcome: .failure, details: details, at: now())
         }
     }
 
@@ -86,7 +108,9 @@ public struct AdminService: Sendable {
         case .email(let email): user = try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email))
         case .phone(let phone):
             // Phone sign-ups keep the E.164 number as it was verified.
-            guard PhoneNumber.isValid(phone) else { return nil }
+            guard PhoneNumber.isValid(phone) else {
+                throw DomainError(.invalidField, message: "phone must be an E.164 number (send + as %2B).", field: "phone")
+            }
             user = try await store.user(issuer: issuer.id, phoneNormalized: phone)
         case .userID(let id): user = try await store.user(id: id)
         case .thumbprint(let thumbprint):
@@ -97,13 +121,13 @@ public struct AdminService: Sendable {
     }
 
     /// Runs an admin call about a user in its own audit scope: its `operator.command` event names
-    /// the call, the key (id and name) and the user, recorded before the change so that a change
-    /// writes it in its own transaction; a user that does not exist (or is another issuer's) is a
-    /// failed event with the id asked for, and `DomainError(.unknownUser)`.
-    private func recorded<T: Sendable>(_ command: String, userID: String, key: OperatorKeyRecord,
+    /// the call, the key (id and name), the client address and the user, recorded before the
+    /// change so that a change writes it in its own transaction; a user that does not exist (or is
+    /// another issuer's) is a failed event with the id asked for, and `DomainError(.unknownUser)`.
+    private func recorded<T: Sendable>(_ command: String, userID: String, call: OperatorCall,
                                        _ body: (UserRecord, any Store) async throws -> T) async throws -> T {
-        try await AuditTrail.run(actor: .operator, store: store) { trail in
-            var details = Self.details(command, key)
+        try await AuditTrail.run(actor: .operator, clientIP: call.clientIP, store: store) { trail in
+            var details = Self.details(command, call)
             guard let user = try await store.user(id: userID), user.issuer == issuer.id else {
                 details["userId"] = String(userID.prefix(64))
                 trail.record(.operatorCommand, user: nil, outcome: .failure, details: details, at: now())
@@ -114,15 +138,16 @@ public struct AdminService: Sendable {
         }
     }
 
-    /// Runs an admin call about no one user (a lookup, a page) in its own audit scope.
-    private func recorded<T: Sendable>(_ command: String, key: OperatorKeyRecord, _ body: () async throws -> T) async throws -> T {
-        try await AuditTrail.run(actor: .operator, store: store) { trail in
-            trail.record(.operatorCommand, user: nil, details: Self.details(command, key), at: now())
+    /// Runs a read in its own audit scope, its event about `user` when it concerns one.
+    private func recorded<T: Sendable>(_ command: String, user: String?, call: OperatorCall,
+                                       _ body: () async throws -> T) async throws -> T {
+        try await AuditTrail.run(actor: .operator, clientIP: call.clientIP, store: store) { trail in
+            trail.record(.operatorCommand, user: user, details: Self.details(command, call), at: now())
             return try await body()
         }
     }
 
-    private static func details(_ command: String, _ key: OperatorKeyRecord) -> [String: String] {
-        ["command": "admin \(command)", "operatorKey": key.id, "operator": key.name]
+    private static func details(_ command: String, _ call: OperatorCall) -> [String: String] {
+        ["command": "admin \(command)", "operatorKey": call.key.id, "operator": call.key.name]
     }
 }

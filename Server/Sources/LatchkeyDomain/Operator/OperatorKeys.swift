@@ -24,7 +24,12 @@ public struct OperatorKeys: Sendable {
     /// Throws `OperatorError.invalidKeyRequest` for an empty name or days out of range.
     public func create(name: String, role: OperatorRole, days: Int = defaultDays) async throws -> (record: OperatorKeyRecord, key: String) {
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty, name.count <= 100 else { throw OperatorError.invalidKeyRequest("The name must be 1 to 100 characters.") }
+        // It goes into `keys list`'s columns and every event's `operator`: no tab, line break or other control.
+        guard !name.isEmpty, name.count <= 100, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control
+            || $0.properties.generalCategory == .format || $0.properties.generalCategory == .lineSeparator
+            || $0.properties.generalCategory == .paragraphSeparator }) else {
+            throw OperatorError.invalidKeyRequest("The name must be 1 to 100 printable characters.")
+        }
         guard (1...Self.maximumDays).contains(days) else {
             throw OperatorError.invalidKeyRequest("A key lives 1 to \(Self.maximumDays) days.")
         }
@@ -40,11 +45,17 @@ public struct OperatorKeys: Sendable {
     /// Every key, newest first (digests only).
     public func list() async throws -> [OperatorKeyRecord] { try await store.operatorKeys() }
 
-    /// Revokes a key at once on every replica. Throws `OperatorError.unknownKey`.
+    /// Revokes a key at once on every replica. Throws `OperatorError.unknownKey` (recorded as a
+    /// failed command: nothing was revoked).
     public func revoke(id: String) async throws {
-        var revoked = false
-        try await audited("operator key revoked \(id)") { store in revoked = try await store.revokeOperatorKey(id: id, now: now()) }
-        guard revoked else { throw OperatorError.unknownKey(id) }
+        guard try await store.operatorKeys().contains(where: { $0.id == id && $0.revokedAt == nil }) else {
+            try await AuditTrail.run(actor: .operator, store: store) { trail in
+                trail.record(.operatorCommand, user: nil, outcome: .failure,
+                             details: ["command": "operator key revoked \(id.prefix(64))"], at: now())
+            }
+            throw OperatorError.unknownKey(id)
+        }
+        try await audited("operator key revoked \(id)") { store in _ = try await store.revokeOperatorKey(id: id, now: now()) }
     }
 
     /// The usable key a call presents (`Authorization: Bearer lkop_…`), its use recorded; nil for

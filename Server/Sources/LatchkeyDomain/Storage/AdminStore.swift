@@ -34,4 +34,35 @@ public protocol AdminStore: AuditingStore {
     func liveSessions(userID: String, now: Date, idleBefore: Date, limit: Int) async throws -> [SessionRecord]
     /// Until when the smart lockout keeps unlinked devices out of the wallet, if it does at `now`.
     func unlinkedLockout(userID: String, now: Date) async throws -> Date?
+    /// Lifts the locks of a wallet in one transaction: the operator lock, the wallet's failure
+    /// count, a deactivation that failures caused (a count at `limits.wallet`), each device
+    /// deactivated by failures (a count at `limits.device`), and the smart lockout. A deactivation
+    /// by an operator (fewer failures) stays. Answers whether the wallet was reactivated, and which devices.
+    func unlockUser(userID: String, limits: AttemptLimits, now: Date) async throws -> (wallet: Bool, devices: [String])
+    /// Ends every session and device token of a user in one transaction.
+    func endUserSessions(userID: String, now: Date) async throws
+}
+
+/// Which events of the audit trail an operator lists (`listEvents`); nil matches anything.
+public struct AuditEventFilter: Sendable, Equatable {
+    public var userID: String?
+    public var type: AuditEventType?
+    public var outcome: AuditOutcome?
+    public var clientIP: String?
+    /// From this instant (inclusive).
+    public var since: Date?
+    /// Before this instant (exclusive).
+    public var until: Date?
+
+    public init(userID: String? = nil, type: AuditEventType? = nil, outcome: AuditOutcome? = nil, clientIP: String? = nil,
+                since: Date? = nil, until: Date? = nil) {
+        (self.userID, self.type, self.outcome, self.clientIP, self.since, self.until) = (userID, type, outcome, clientIP, since, until)
+    }
+}
+
+/// The audit trail for the admin API.
+public protocol AdminAuditStore: Sendable {
+    /// Events matching `filter`, newest first (by id, which sorts as they were recorded), before
+    /// the event `id` when given; at most `limit`.
+    func auditEvents(matching filter: AuditEventFilter, before id: String?, limit: Int) async throws -> [AuditEvent]
 }
