@@ -30,7 +30,8 @@ extension AdminHandler {
     }
 
     static func wire(_ event: AuditEvent) -> Components.Schemas.Event {
-        .init(id: event.id, occurredAt: event.occurredAt, _type: event.type.rawValue,
+        // The document's EventType is AuditEventType's raw values (`parameterRulesAreTheDocuments`).
+        .init(id: event.id, occurredAt: event.occurredAt, _type: Components.Schemas.EventType(rawValue: event.type.rawValue)!,
               outcome: event.outcome == .success ? .success : .failure, userId: event.userID,
               actor: .init(rawValue: event.actor.rawValue) ?? .system, reason: event.reason, deviceId: event.deviceID,
               clientIp: event.clientIP, details: .init(additionalProperties: event.details))

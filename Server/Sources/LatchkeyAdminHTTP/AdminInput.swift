@@ -4,47 +4,79 @@ import LatchkeyCore
 import LatchkeyDomain
 import OpenAPIRuntime
 
-/// What the admin API checks of a request before the generated handler reads it, so bad input is
-/// a 400 naming its parameter: no control character (a NUL, which PostgreSQL's `text` cannot
-/// hold, or a line break) in a path segment or a query value; the enumerated and numeric query
-/// parameters hold one of their values (the runtime's own decoding error names no parameter).
+/// What the admin API checks of a request before the generated handler reads it — the admin
+/// document's constraints that the generated code does not enforce — so that every schema-invalid
+/// request is a 400 naming its parameter (the runtime's own decoding errors name none): no control
+/// character in the path (a NUL, which PostgreSQL's `text` cannot hold); each query parameter's
+/// length, pattern, enumeration or integer form (`AdminAPITests` holds them to the document).
 enum AdminInput {
-    /// The query parameters with a fixed set of values.
-    static let choices: [String: Set<String>] = [
-        "state": Set(UserStateFilter.allCases.map(\.rawValue)), "outcome": ["success", "failure"],
+    /// One parameter's constraints, as the document writes them.
+    struct Rule: Sendable {
+        var lengths: ClosedRange<Int>?
+        var pattern: String?
+        var choices: Set<String>?
+        var integer = false
+
+        static func text(_ lengths: ClosedRange<Int>? = nil, _ pattern: String? = nil) -> Rule { Rule(lengths: lengths, pattern: pattern) }
+        static func one(of choices: some Sequence<String>) -> Rule { Rule(choices: Set(choices)) }
+        static let whole = Rule(integer: true)
+    }
+
+    /// No control character (C0, DEL, C1).
+    static let printable = "^[^\\x00-\\x1f\\x7f-\\x9f]+$"
+
+    /// The query parameters of each operation.
+    static let query: [String: [String: Rule]] = [
+        "listUsers": [
+            "email": .text(1...320, printable), "phone": .text(nil, "^\\+[1-9][0-9]{7,14}$"), "userId": .text(1...64, printable),
+            "thumbprint": .text(nil, "^[A-Za-z0-9_-]{43}$"), "state": .one(of: UserStateFilter.allCases.map(\.rawValue)),
+            "pageSize": .whole, "pageToken": .text(nil, "^[0-9]{1,11}\\.[0-9A-Za-z-]{1,64}$"),
+        ],
+        "listEvents": [
+            "userId": .text(1...64, printable), "type": .one(of: AuditEventType.allCases.map(\.rawValue)),
+            "outcome": .one(of: ["success", "failure"]), "clientIp": .text(nil, "^[0-9A-Fa-f:.]{2,45}$"),
+            "pageSize": .whole, "pageToken": .text(nil, "^[0-9]{1,20}-[0-9a-f]{1,16}$"),
+        ],
     ]
-    static let integers: Set<String> = ["pageSize"]
+    /// The path parameter of the operations on one user.
+    static let userID = Rule.text(1...64, printable)
 
     /// Throws `DomainError(.invalidField)` naming the parameter at fault.
-    static func check(_ request: HTTPRequest) throws {
+    static func check(_ request: HTTPRequest, operation: String) throws {
         guard let target = request.path, let components = URLComponents(string: target) else { return }
-        let segments = components.path.split(separator: "/")
-        for segment in segments where (segment.removingPercentEncoding ?? String(segment)).unicodeScalars.contains(where: isControl) {
-            // The only path parameter of the admin API is the user's id.
-            throw DomainError(.invalidField, message: "userId must not hold control characters.", field: "userId")
+        let segments = components.path.split(separator: "/", omittingEmptySubsequences: false)
+        // `/admin/v1/users/{userId}[/…]`: the fourth segment is the only path parameter.
+        if segments.count > 4, segments[3] == "users" {
+            try check(String(segments[4]).removingPercentEncoding ?? String(segments[4]), userID, name: "userId")
         }
+        let rules = query[operation] ?? [:]
         for item in components.queryItems ?? [] {
-            let value = item.value ?? ""
-            if value.unicodeScalars.contains(where: isControl) {
-                throw DomainError(.invalidField, message: "\(item.name) must not hold control characters.", field: item.name)
-            }
-            if let allowed = choices[item.name], !allowed.contains(value) {
-                throw DomainError(.invalidField, message: "\(item.name) is one of \(allowed.sorted().joined(separator: ", ")).",
-                                  field: item.name)
-            }
-            if integers.contains(item.name), Int(value) == nil {
-                throw DomainError(.invalidField, message: "\(item.name) must be a whole number.", field: item.name)
-            }
+            guard let rule = rules[item.name] else { continue }
+            try check(item.value ?? "", rule, name: item.name)
         }
     }
 
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.generalCategory == .control }
+    private static func check(_ value: String, _ rule: Rule, name: String) throws {
+        func refuse(_ message: String) -> DomainError { DomainError(.invalidField, message: "\(name) \(message)", field: name) }
+        if let lengths = rule.lengths, !lengths.contains(value.unicodeScalars.count) {
+            throw refuse("must be \(lengths.lowerBound) to \(lengths.upperBound) characters.")
+        }
+        // ECMA-262's `$` is the end of the text; ICU's also matches before a final line break.
+        if let pattern = rule.pattern, value.range(of: pattern.hasSuffix("$") ? pattern.dropLast() + "\\z" : pattern,
+                                                   options: .regularExpression) == nil {
+            throw refuse("does not have the form \(pattern).")
+        }
+        if let choices = rule.choices, !choices.contains(value) {
+            throw refuse("is one of \(choices.sorted().joined(separator: ", ")).")
+        }
+        if rule.integer, Int(value) == nil { throw refuse("must be a whole number.") }
+    }
 
     /// `handler` behind `check`.
-    static func guarded(_ handler: @escaping @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws
+    static func guarded(_ operation: String, _ handler: @escaping @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws
         -> (HTTPResponse, HTTPBody?)) -> @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?) {
         { request, body, metadata in
-            try check(request)
+            try check(request, operation: operation)
             return try await handler(request, body, metadata)
         }
     }

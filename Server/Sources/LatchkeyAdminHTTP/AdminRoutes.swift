@@ -24,7 +24,7 @@ struct AdminRoutes: ServerTransport {
         guard let operation = AdminOperations.all["\(method.rawValue) \(path)"] else {
             throw UndeclaredOperation(route: "\(method.rawValue) \(path)")
         }
-        group.group().add(middleware: edge(operation)).register(Self.linkRestored(AdminInput.guarded(handler)), method: method, path: path)
+        group.group().add(middleware: edge(operation)).register(Self.linkRestored(AdminInput.guarded(operation.id, handler)), method: method, path: path)
     }
 
     /// The runtime writes header values percent-encoded (as URI parts); `Link` is a structured
@@ -65,6 +65,16 @@ public enum AdminOperations {
         "DELETE /admin/v1/users/{userId}/sessions": .init(id: "endUserSessions", role: .support),
         "GET /admin/v1/events": .init(id: "listEvents", role: .viewer),
     ]
+
+    /// The admin routes by method, so a known path with another method is 405 with `Allow`.
+    public static let table: RouteTable = {
+        var table = RouteTable()
+        for route in all.keys.sorted() {
+            let parts = route.split(separator: " ", maxSplits: 1)
+            table.add(HTTPRequest.Method(String(parts[0]))!, String(parts[1]))
+        }
+        return table
+    }()
 }
 
 /// Adds the admin API to `router` under `/admin/v1`: its own error rendering (the wallet API's
@@ -72,7 +82,7 @@ public enum AdminOperations {
 public func addAdminRoutes(to router: Router<AppRequestContext>, admin: AdminService, keys: OperatorKeys, throttle: Throttle,
                            proxies: TrustedProxies, settings: AdminSettings, perAddress: Int) throws {
     let group = router.group(context: AdminRequestContext.self)
-        .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet))
+        .add(middleware: ErrorMiddleware(routes: AdminOperations.table, dialect: .wallet))
     let routes = AdminRoutes(group: group) { operation in
         AdminEdgeMiddleware(keys: keys, admin: admin, throttle: throttle, proxies: proxies, settings: settings,
                             perAddress: perAddress, operation: operation)

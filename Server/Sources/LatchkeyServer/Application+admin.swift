@@ -25,7 +25,7 @@ func buildAdmin(_ configuration: ServerConfiguration, store: any LatchkeyStore, 
     }
     let adminRouter = Router(context: AppRequestContext.self)
     adminRouter.add(middleware: RequestLogMiddleware())
-    adminRouter.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet))
+    adminRouter.add(middleware: ErrorMiddleware(routes: AdminOperations.table, dialect: .wallet))
     adminRouter.add(middleware: CanonicalPathMiddleware())
     adminRouter.add(middleware: BodyLimitMiddleware(maxBytes: configuration.http.maxBodyBytes))
     try addAdminRoutes(to: adminRouter, admin: admin, keys: keys, throttle: throttle, proxies: proxies, settings: settings, perAddress: perAddress)

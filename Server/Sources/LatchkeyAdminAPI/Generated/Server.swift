@@ -108,8 +108,9 @@ extension APIProtocol {
 fileprivate extension UniversalServer where APIHandler: APIProtocol {
     /// Users, newest first, or the one an exact lookup names; a page at a time.
     ///
-    /// At most one lookup (`email`, `phone`, `userId`, `thumbprint`) gives the user it names (or
-    /// none). Otherwise `state` filters the users, newest first, `pageSize` at a time; the answer's
+    /// The lookups (`email`, `phone`, `userId`, `thumbprint`) give the user they all name (or
+    /// none), on one page (`pageToken` does not apply); `state`, given too, must hold for it.
+    /// Without a lookup, `state` filters the users, newest first, `pageSize` at a time; the answer's
     /// `nextPageToken` (and its `Link: <…>; rel="next"`) asks for the page after, which stays the
     /// same when users register in between (keyset pagination).
     ///
@@ -923,9 +924,9 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// The audit trail, newest first, filtered; a page at a time.
     ///
-    /// Every filter given must match: `userId`, `type` (e.g. `login.failed`, docs/security.md lists
-    /// them), `outcome`, `clientIp`, and the time range `since` (inclusive) to `until`
-    /// (exclusive). `nextPageToken` (and `Link`) asks for the older events after the page; events
+    /// Every filter given must match: `userId`, `type` (docs/security.md describes them), `outcome`,
+    /// `clientIp`, and the time range `since` (inclusive) to `until` (exclusive; none when it is
+    /// not after `since`). `nextPageToken` (and `Link`) asks for the older events after the page; events
     /// recorded in between never shift a page. Admin calls are themselves events
     /// (`operator.command`).
     ///
@@ -959,7 +960,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                         style: .form,
                         explode: true,
                         name: "type",
-                        as: Swift.String.self
+                        as: Components.Schemas.EventType.self
                     ),
                     outcome: try converter.getOptionalQueryItemAsURI(
                         in: request.soar_query,

@@ -404,6 +404,41 @@ extension Components {
                 case sessions
             }
         }
+        /// What an event records (docs/security.md, "Audit trail").
+        ///
+        /// - Remark: Generated from `#/components/schemas/EventType`.
+        @frozen public enum EventType: String, Codable, Hashable, Sendable, CaseIterable {
+            case user_registered = "user.registered"
+            case registration_replaced = "registration.replaced"
+            case registration_expired = "registration.expired"
+            case login_succeeded = "login.succeeded"
+            case login_failed = "login.failed"
+            case credential_checkFailed = "credential.check_failed"
+            case mfa_prompted = "mfa.prompted"
+            case mfa_answered = "mfa.answered"
+            case lockout_wallet = "lockout.wallet"
+            case lockout_device = "lockout.device"
+            case lockout_unlinked = "lockout.unlinked"
+            case wallet_status = "wallet.status"
+            case device_status = "device.status"
+            case password_changed = "password.changed"
+            case passcode_changed = "passcode.changed"
+            case mfaAnswers_changed = "mfa_answers.changed"
+            case email_changeRequested = "email.change_requested"
+            case email_changed = "email.changed"
+            case email_reverted = "email.reverted"
+            case profile_changeRequested = "profile.change_requested"
+            case profile_changed = "profile.changed"
+            case device_linked = "device.linked"
+            case device_unlinked = "device.unlinked"
+            case deviceToken_created = "device_token.created"
+            case certificate_issued = "certificate.issued"
+            case certificate_revoked = "certificate.revoked"
+            case reset_requested = "reset.requested"
+            case reset_completed = "reset.completed"
+            case session_ended = "session.ended"
+            case operator_command = "operator.command"
+        }
         /// - Remark: Generated from `#/components/schemas/Event`.
         public struct Event: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Event/id`.
@@ -411,7 +446,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/Event/occurredAt`.
             public var occurredAt: Foundation.Date
             /// - Remark: Generated from `#/components/schemas/Event/type`.
-            public var _type: Swift.String
+            public var _type: Components.Schemas.EventType
             /// - Remark: Generated from `#/components/schemas/Event/outcome`.
             @frozen public enum OutcomePayload: String, Codable, Hashable, Sendable, CaseIterable {
                 case success = "success"
@@ -471,7 +506,7 @@ extension Components {
             public init(
                 id: Swift.String,
                 occurredAt: Foundation.Date,
-                _type: Swift.String,
+                _type: Components.Schemas.EventType,
                 outcome: Components.Schemas.Event.OutcomePayload,
                 userId: Swift.String? = nil,
                 actor: Components.Schemas.Event.ActorPayload,

@@ -19,8 +19,9 @@ public import struct Foundation.Date
 public enum Operations {
     /// Users, newest first, or the one an exact lookup names; a page at a time.
     ///
-    /// At most one lookup (`email`, `phone`, `userId`, `thumbprint`) gives the user it names (or
-    /// none). Otherwise `state` filters the users, newest first, `pageSize` at a time; the answer's
+    /// The lookups (`email`, `phone`, `userId`, `thumbprint`) give the user they all name (or
+    /// none), on one page (`pageToken` does not apply); `state`, given too, must hold for it.
+    /// Without a lookup, `state` filters the users, newest first, `pageSize` at a time; the answer's
     /// `nextPageToken` (and its `Link: <…>; rel="next"`) asks for the page after, which stays the
     /// same when users register in between (keyset pagination).
     ///
@@ -34,6 +35,8 @@ public enum Operations {
             public struct Query: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/admin/v1/users/GET/query/email`.
                 public var email: Swift.String?
+                /// E.164 (send its + as %2B).
+                ///
                 /// - Remark: Generated from `#/paths/admin/v1/users/GET/query/phone`.
                 public var phone: Swift.String?
                 /// - Remark: Generated from `#/paths/admin/v1/users/GET/query/userId`.
@@ -46,18 +49,20 @@ public enum Operations {
                 public var state: Components.Schemas.UserState?
                 /// - Remark: Generated from `#/paths/admin/v1/users/GET/query/pageSize`.
                 public var pageSize: Swift.Int?
+                /// A page's position (`nextPageToken`).
+                ///
                 /// - Remark: Generated from `#/paths/admin/v1/users/GET/query/pageToken`.
                 public var pageToken: Swift.String?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - email:
-                ///   - phone:
+                ///   - phone: E.164 (send its + as %2B).
                 ///   - userId:
                 ///   - thumbprint: A device key's RFC 7638 thumbprint.
                 ///   - state:
                 ///   - pageSize:
-                ///   - pageToken:
+                ///   - pageToken: A page's position (`nextPageToken`).
                 public init(
                     email: Swift.String? = nil,
                     phone: Swift.String? = nil,
@@ -1339,9 +1344,9 @@ public enum Operations {
     }
     /// The audit trail, newest first, filtered; a page at a time.
     ///
-    /// Every filter given must match: `userId`, `type` (e.g. `login.failed`, docs/security.md lists
-    /// them), `outcome`, `clientIp`, and the time range `since` (inclusive) to `until`
-    /// (exclusive). `nextPageToken` (and `Link`) asks for the older events after the page; events
+    /// Every filter given must match: `userId`, `type` (docs/security.md describes them), `outcome`,
+    /// `clientIp`, and the time range `since` (inclusive) to `until` (exclusive; none when it is
+    /// not after `since`). `nextPageToken` (and `Link`) asks for the older events after the page; events
     /// recorded in between never shift a page. Admin calls are themselves events
     /// (`operator.command`).
     ///
@@ -1356,7 +1361,7 @@ public enum Operations {
                 /// - Remark: Generated from `#/paths/admin/v1/events/GET/query/userId`.
                 public var userId: Swift.String?
                 /// - Remark: Generated from `#/paths/admin/v1/events/GET/query/type`.
-                public var _type: Swift.String?
+                public var _type: Components.Schemas.EventType?
                 /// - Remark: Generated from `#/paths/admin/v1/events/GET/query/outcome`.
                 @frozen public enum OutcomePayload: String, Codable, Hashable, Sendable, CaseIterable {
                     case success = "success"
@@ -1372,6 +1377,8 @@ public enum Operations {
                 public var until: Foundation.Date?
                 /// - Remark: Generated from `#/paths/admin/v1/events/GET/query/pageSize`.
                 public var pageSize: Swift.Int?
+                /// A page's position (`nextPageToken`).
+                ///
                 /// - Remark: Generated from `#/paths/admin/v1/events/GET/query/pageToken`.
                 public var pageToken: Swift.String?
                 /// Creates a new `Query`.
@@ -1384,10 +1391,10 @@ public enum Operations {
                 ///   - since:
                 ///   - until:
                 ///   - pageSize:
-                ///   - pageToken:
+                ///   - pageToken: A page's position (`nextPageToken`).
                 public init(
                     userId: Swift.String? = nil,
-                    _type: Swift.String? = nil,
+                    _type: Components.Schemas.EventType? = nil,
                     outcome: Operations.ListEvents.Input.Query.OutcomePayload? = nil,
                     clientIp: Swift.String? = nil,
                     since: Foundation.Date? = nil,

@@ -19,8 +19,9 @@ public import struct Foundation.Date
 public protocol APIProtocol: Sendable {
     /// Users, newest first, or the one an exact lookup names; a page at a time.
     ///
-    /// At most one lookup (`email`, `phone`, `userId`, `thumbprint`) gives the user it names (or
-    /// none). Otherwise `state` filters the users, newest first, `pageSize` at a time; the answer's
+    /// The lookups (`email`, `phone`, `userId`, `thumbprint`) give the user they all name (or
+    /// none), on one page (`pageToken` does not apply); `state`, given too, must hold for it.
+    /// Without a lookup, `state` filters the users, newest first, `pageSize` at a time; the answer's
     /// `nextPageToken` (and its `Link: <…>; rel="next"`) asks for the page after, which stays the
     /// same when users register in between (keyset pagination).
     ///
@@ -50,9 +51,9 @@ public protocol APIProtocol: Sendable {
     func endUserSessions(_ input: Operations.EndUserSessions.Input) async throws -> Operations.EndUserSessions.Output
     /// The audit trail, newest first, filtered; a page at a time.
     ///
-    /// Every filter given must match: `userId`, `type` (e.g. `login.failed`, docs/security.md lists
-    /// them), `outcome`, `clientIp`, and the time range `since` (inclusive) to `until`
-    /// (exclusive). `nextPageToken` (and `Link`) asks for the older events after the page; events
+    /// Every filter given must match: `userId`, `type` (docs/security.md describes them), `outcome`,
+    /// `clientIp`, and the time range `since` (inclusive) to `until` (exclusive; none when it is
+    /// not after `since`). `nextPageToken` (and `Link`) asks for the older events after the page; events
     /// recorded in between never shift a page. Admin calls are themselves events
     /// (`operator.command`).
     ///
@@ -66,8 +67,9 @@ public protocol APIProtocol: Sendable {
 extension APIProtocol {
     /// Users, newest first, or the one an exact lookup names; a page at a time.
     ///
-    /// At most one lookup (`email`, `phone`, `userId`, `thumbprint`) gives the user it names (or
-    /// none). Otherwise `state` filters the users, newest first, `pageSize` at a time; the answer's
+    /// The lookups (`email`, `phone`, `userId`, `thumbprint`) give the user they all name (or
+    /// none), on one page (`pageToken` does not apply); `state`, given too, must hold for it.
+    /// Without a lookup, `state` filters the users, newest first, `pageSize` at a time; the answer's
     /// `nextPageToken` (and its `Link: <…>; rel="next"`) asks for the page after, which stays the
     /// same when users register in between (keyset pagination).
     ///
@@ -137,9 +139,9 @@ extension APIProtocol {
     }
     /// The audit trail, newest first, filtered; a page at a time.
     ///
-    /// Every filter given must match: `userId`, `type` (e.g. `login.failed`, docs/security.md lists
-    /// them), `outcome`, `clientIp`, and the time range `since` (inclusive) to `until`
-    /// (exclusive). `nextPageToken` (and `Link`) asks for the older events after the page; events
+    /// Every filter given must match: `userId`, `type` (docs/security.md describes them), `outcome`,
+    /// `clientIp`, and the time range `since` (inclusive) to `until` (exclusive; none when it is
+    /// not after `since`). `nextPageToken` (and `Link`) asks for the older events after the page; events
     /// recorded in between never shift a page. Admin calls are themselves events
     /// (`operator.command`).
     ///

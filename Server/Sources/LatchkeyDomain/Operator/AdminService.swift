@@ -24,13 +24,20 @@ public struct AdminService: Sendable {
         case email(String), phone(String), userID(String), thumbprint(String)
     }
 
-    /// The user `lookup` names (zero or one), or a page of users in `state`, newest first, after
-    /// `cursor`; with the cursor of the next page when there is one.
-    public func users(_ lookup: Lookup?, state: UserStateFilter?, after cursor: UserPageCursor?, limit: Int,
+    /// The user every lookup names (zero or one; `state`, given too, must hold for it), or
+    /// without a lookup a page of users in `state`, newest first, after `cursor`; with the cursor
+    /// of the next page when there is one.
+    public func users(_ lookups: [Lookup], state: UserStateFilter?, after cursor: UserPageCursor?, limit: Int,
                       for call: OperatorCall) async throws -> (users: [UserRecord], next: UserPageCursor?) {
-        if let lookup {
+        if !lookups.isEmpty {
             // Read first, so the event names the user the lookup disclosed.
-            let found = try await find(lookup)
+            var found: UserRecord?
+            for (index, lookup) in lookups.enumerated() {
+                let user = try await find(lookup)
+                guard let user, index == 0 || user.id == found?.id else { found = nil; break }
+                found = user
+            }
+            if let user = found, let state, !Self.matches(user, state) { found = nil }
             return try await recorded("listUsers", user: found?.id, call: call) { (found.map { [$0] } ?? [], nil) }
         }
         return try await recorded("listUsers", user: nil, call: call) {
@@ -39,6 +46,16 @@ public struct AdminService: Sendable {
             let page = Array(rows.prefix(limit))
             let next = rows.count > limit ? page.last.map { UserPageCursor(createdAt: $0.createdAt, id: $0.id) } : nil
             return (page, next)
+        }
+    }
+
+    /// Whether `user` is in `state` (as `AdminStore.users` filters).
+    static func matches(_ user: UserRecord, _ state: UserStateFilter) -> Bool {
+        switch state {
+        case .active: user.status == .active && !user.locked
+        case .locked: user.locked
+        case .deactivated: user.status != .active
+        case .unverified: !user.emailVerified
         }
     }
 

@@ -32,7 +32,13 @@ package struct SecondsDateTranscoder: DateTranscoder {
         return text
     }
 
+    /// RFC 3339 with or without fractional seconds (both are `date-time`).
     package func decode(_ text: String) throws -> Date {
-        try ISO8601DateTranscoder().decode(text)
+        do { return try ISO8601DateTranscoder().decode(text) } catch {
+            guard let date = try? ISO8601DateTranscoder(options: [.withInternetDateTime, .withFractionalSeconds]).decode(text) else {
+                throw error
+            }
+            return date
+        }
     }
 }
