@@ -2,13 +2,14 @@ import Foundation
 import HTTPTypes
 import LatchkeyCore
 import LatchkeyDomain
+import LatchkeyHTTP
 import OpenAPIRuntime
 
 /// What the admin API checks of a request before the generated handler reads it — the admin
 /// document's constraints that the generated code does not enforce — so that every schema-invalid
 /// request is a 400 naming its parameter (the runtime's own decoding errors name none): no control
 /// character in the path (a NUL, which PostgreSQL's `text` cannot hold); each query parameter's
-/// length, pattern, enumeration or integer form (`AdminAPITests` holds them to the document).
+/// length, pattern, enumeration, integer or date-time form (`AdminAPITests` holds them to the document).
 enum AdminInput {
     /// One parameter's constraints, as the document writes them.
     struct Rule: Sendable {
@@ -16,10 +17,12 @@ enum AdminInput {
         var pattern: String?
         var choices: Set<String>?
         var integer = false
+        var dateTime = false
 
         static func text(_ lengths: ClosedRange<Int>? = nil, _ pattern: String? = nil) -> Rule { Rule(lengths: lengths, pattern: pattern) }
         static func one(of choices: some Sequence<String>) -> Rule { Rule(choices: Set(choices)) }
         static let whole = Rule(integer: true)
+        static let date = Rule(dateTime: true)
     }
 
     /// No control character (C0, DEL, C1).
@@ -35,7 +38,7 @@ enum AdminInput {
         "listEvents": [
             "userId": .text(1...64, printable), "type": .one(of: AuditEventType.allCases.map(\.rawValue)),
             "outcome": .one(of: ["success", "failure"]), "clientIp": .text(nil, "^[0-9A-Fa-f:.]{2,45}$"),
-            "pageSize": .whole, "pageToken": .text(nil, "^[0-9]{1,20}-[0-9a-f]{1,16}$"),
+            "since": .date, "until": .date, "pageSize": .whole, "pageToken": .text(nil, "^[0-9]{1,20}-[0-9a-f]{1,16}$"),
         ],
     ]
     /// The path parameter of the operations on one user.
@@ -70,6 +73,9 @@ enum AdminInput {
             throw refuse("is one of \(choices.sorted().joined(separator: ", ")).")
         }
         if rule.integer, Int(value) == nil { throw refuse("must be a whole number.") }
+        if rule.dateTime, (try? SecondsDateTranscoder().decode(value)) == nil {
+            throw refuse("must be an RFC 3339 date-time (2026-11-25T09:30:00Z).")
+        }
     }
 
     /// `handler` behind `check`.

@@ -22,7 +22,7 @@ extension Operators.Keys {
             abstract: "Create a key; it is printed this once (only its digest is stored).")
         @OptionGroup var options: ServerOptions
         @Option(help: "Who or what holds it, e.g. support-desk.") var name: String
-        @Option(help: "viewer (reads), support (also acts on users and sessions) or admin (also erases, imports, manages keys).")
+        @Option(help: "viewer (reads), support (also acts on users and sessions) or admin (support's calls today; erasing, imports and keys over the API are to come).")
         var role: OperatorRole
         @Option(help: "Days until it expires (1–\(OperatorKeys.maximumDays)).") var days = OperatorKeys.defaultDays
 

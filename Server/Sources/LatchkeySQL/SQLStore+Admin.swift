@@ -40,6 +40,11 @@ extension SQLStore {
                 WHERE user_id = $1 AND status = 'deactivated' AND failed_attempts >= $2 RETURNING device_id
                 """, [.text(userID), .integer(Int64(limits.device))]).map { try $0.string("device_id") }
             try await Self.clearUnlinkedAttempts(userID: userID, in: db)
+            // The reactivations are status changes like any other (`wallet.status`, `device.status`).
+            if wallet { db.audit?.record(.walletStatusChanged, user: userID, reason: .status(UserStatus.active), at: now) }
+            for device in devices.sorted() {
+                db.audit?.record(.deviceStatusChanged, user: userID, reason: .status(DeviceStatus.active), deviceID: device, at: now)
+            }
             return (wallet, devices.sorted())
         }
     }

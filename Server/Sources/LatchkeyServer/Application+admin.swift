@@ -11,7 +11,8 @@ import Logging
 /// `admin.onPublicPort`, else on its own listener (`admin.host`, `admin.port`), an application run
 /// as a service of the main one (started and stopped with it). Answers the service to run, if any.
 func buildAdmin(_ configuration: ServerConfiguration, store: any LatchkeyStore, throttle: Throttle, router: Router<AppRequestContext>,
-                logger: Logger, now: @escaping @Sendable () -> Date) throws -> (any Service)? {
+                logger: Logger, now: @escaping @Sendable () -> Date,
+                beforeStart: @escaping @Sendable () async throws -> Void) throws -> (any Service)? {
     // Validated with the configuration (`http.trustedProxies`).
     let proxies = TrustedProxies(configuration.http.trustedProxies) ?? TrustedProxies([])!
     let settings = configuration.admin
@@ -30,10 +31,13 @@ func buildAdmin(_ configuration: ServerConfiguration, store: any LatchkeyStore, 
     adminRouter.add(middleware: BodyLimitMiddleware(maxBytes: configuration.http.maxBodyBytes))
     try addAdminRoutes(to: adminRouter, admin: admin, keys: keys, throttle: throttle, proxies: proxies, settings: settings, perAddress: perAddress)
     let host = settings.host, port = settings.port
-    return Application(router: adminRouter,
+    var application = Application(router: adminRouter,
                        configuration: .init(address: .hostname(host, port: port), serverName: "Latchkey admin"),
                        onServerRunning: { channel in
                            logger.info("Admin API listening", metadata: ["address": "\(channel.localAddress?.description ?? "\(host):\(port)")"])
                        },
                        logger: logger)
+    // Like the public server: no call before the schema is migrated and the store is ready.
+    application.beforeServerStarts(perform: beforeStart)
+    return application
 }

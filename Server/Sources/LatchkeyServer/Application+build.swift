@@ -108,7 +108,8 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let router = try buildRouter(services, configuration: configuration, store: store, pepper: pepper, sealKeys: sealKeys,
                                  publicURL: publicURL, now: options.now)
 
-    let admin = try buildAdmin(configuration, store: store, throttle: services.throttle, router: router, logger: logger, now: options.now)
+    let admin = try buildAdmin(configuration, store: store, throttle: services.throttle, router: router, logger: logger, now: options.now,
+                               beforeStart: { try await storeService.ready.wait() })
 
     let channel: any MessageChannel = options.channel ?? makeChannel(configuration.courier, logger: logger)
     let courier = CourierWorker(store: store, channel: channel, cipher: cipher, settings: configuration.courier,

@@ -622,7 +622,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
             }
         )
     }
-    /// Lifts every lock on the wallet - the operator lock, a deactivation (its failure count cleared) and the smart lockout of unlinked devices.
+    /// Lifts the locks: the operator lock, the failure count, a deactivation that failures caused (the wallet's and each device's) and the smart lockout of unlinked devices; an operator's deactivation stays.
     ///
     /// - Remark: HTTP `POST /admin/v1/users/{userId}/unlock`.
     /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/unlock/post(unlockUser)`.

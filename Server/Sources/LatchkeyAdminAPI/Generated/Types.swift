@@ -39,7 +39,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /admin/v1/users/{userId}/lock`.
     /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/lock/post(lockUser)`.
     func lockUser(_ input: Operations.LockUser.Input) async throws -> Operations.LockUser.Output
-    /// Lifts every lock on the wallet - the operator lock, a deactivation (its failure count cleared) and the smart lockout of unlinked devices.
+    /// Lifts the locks: the operator lock, the failure count, a deactivation that failures caused (the wallet's and each device's) and the smart lockout of unlinked devices; an operator's deactivation stays.
     ///
     /// - Remark: HTTP `POST /admin/v1/users/{userId}/unlock`.
     /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/unlock/post(unlockUser)`.
@@ -111,7 +111,7 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// Lifts every lock on the wallet - the operator lock, a deactivation (its failure count cleared) and the smart lockout of unlinked devices.
+    /// Lifts the locks: the operator lock, the failure count, a deactivation that failures caused (the wallet's and each device's) and the smart lockout of unlinked devices; an operator's deactivation stays.
     ///
     /// - Remark: HTTP `POST /admin/v1/users/{userId}/unlock`.
     /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/unlock/post(unlockUser)`.

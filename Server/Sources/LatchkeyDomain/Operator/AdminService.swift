@@ -112,7 +112,7 @@ public struct AdminService: Sendable {
 
     /// Records a call the edge refused to a known key (its role is below the operation's).
     public func refused(_ command: String, for call: OperatorCall) async throws {
-        try await AuditTrail.run(actor: .operator, store: store) { trail in
+        try await AuditTrail.run(actor: .operator, clientIP: call.clientIP, store: store) { trail in
             var details = Self.details(command, call)
             details["refused"] = "role \(call.key.role.rawValue)"
             trail.record(.operatorCommand, user: nil, outcome: .failure, details: details, at: now())

@@ -34,9 +34,10 @@ public struct LoginBlock: Sendable, Equatable {
     static func all(user: UserRecord, devices: [DeviceRecord], unlinkedLockout: Date?, issuer: IssuerSettings, now: Date) -> [LoginBlock] {
         var blocks: [LoginBlock] = []
         if user.status == .deactivated {
-            blocks.append(LoginBlock(reason: .walletDeactivated, message: user.failedAttempts > 0
+            // As `AdminStore.unlockUser` tells them apart: failures reached the threshold, or an operator.
+            blocks.append(LoginBlock(reason: .walletDeactivated, message: user.failedAttempts >= issuer.attemptLimits.wallet
                 ? "Deactivated after \(user.failedAttempts) consecutive failed logins; no login works until it is unlocked."
-                : "Deactivated by an operator; no login works until it is reactivated."))
+                : "Deactivated by an operator; no login works until it is reactivated (unlock does not lift it)."))
         }
         if user.locked {
             blocks.append(LoginBlock(reason: .operatorLock, message: "The operator lock: credential changes are refused (424)."))
@@ -54,10 +55,14 @@ public struct LoginBlock: Sendable, Equatable {
             blocks.append(LoginBlock(reason: .emailNotVerified, message: "The email address is not verified; logins by email answer 418."))
         }
         for device in devices where device.status != .active {
+            let message = switch device.status {
+            case .suspended: "The device is suspended by an operator."
+            case _ where device.failedAttempts >= issuer.attemptLimits.device:
+                "The device is deactivated after \(device.failedAttempts) failed logins; unlock lifts it."
+            default: "The device is deactivated by an operator; unlock does not lift it."
+            }
             blocks.append(LoginBlock(reason: device.status == .suspended ? .deviceSuspended : .deviceDeactivated,
-                                     message: device.status == .suspended ? "The device is suspended by an operator."
-                                         : "The device is deactivated (failed logins or an operator).",
-                                     deviceID: device.deviceID))
+                                     message: message, deviceID: device.deviceID))
         }
         return blocks
     }
