@@ -28,7 +28,7 @@ public enum ErrorKind: String, CaseIterable, Sendable {
     case flowNotFound, flowExpired, flowUsed, flowTypeMismatch, otpNotSent, otpAlreadyUsed, otpExpired
     case otpAttemptsExhausted, otpInvalid, sessionInactive, sessionNotFound, flowTooManyRequests
     // The admin API (operators' keys)
-    case operatorKeyInvalid, operatorRoleInsufficient, unknownUser
+    case operatorKeyInvalid, operatorRoleInsufficient, unknownUser, unknownDevice, unknownSession, unknownOperatorKey, alreadyVerified
 
     /// One row of the catalogue.
     public struct Entry: Sendable, Equatable {
@@ -67,6 +67,12 @@ public enum ErrorKind: String, CaseIterable, Sendable {
         case .operatorRoleInsufficient:
             Entry(id: .operatorRoleInsufficient, code: 403, httpStatus: 403, message: "The operator key's role does not allow this call.")
         case .unknownUser: Entry(id: .unknownUser, code: 404, httpStatus: 404, message: "There is no such user.")
+        case .unknownDevice: Entry(id: .unknownDevice, code: 404, httpStatus: 404, message: "The user has no such device.")
+        case .unknownSession: Entry(id: .unknownSession, code: 404, httpStatus: 404, message: "The user has no such live session.")
+        case .unknownOperatorKey:
+            Entry(id: .unknownOperatorKey, code: 404, httpStatus: 404, message: "There is no such operator key that is not revoked.")
+        case .alreadyVerified:
+            Entry(id: .alreadyVerified, code: 409, httpStatus: 409, message: "The user's email address is already verified.")
         case .methodNotAllowed: Entry(id: .methodNotAllowed, code: 405, httpStatus: 405, message: "The method is not allowed on this route.")
         case .payloadTooLarge: Entry(id: .payloadTooLarge, code: 413, httpStatus: 413, message: "The request body is too large.")
         case .rateLimited: Entry(id: .rateLimited, code: 429, httpStatus: 429, message: "Too many requests; try again in a minute.")

@@ -37,6 +37,19 @@ extension AdminHandler {
               clientIp: event.clientIP, details: .init(additionalProperties: event.details))
     }
 
+    static func wire(_ message: OutboxMessage) -> Components.Schemas.CourierMessage {
+        let state: Components.Schemas.CourierMessage.StatePayload = message.deliveredAt != nil ? .sent : message.failedAt != nil ? .failed : .pending
+        return .init(id: message.id, channel: .init(rawValue: message.channel) ?? .email, recipient: message.recipient,
+                     template: message.template, state: state, attempts: message.attempts, createdAt: message.createdAt,
+                     nextAttemptAt: state == .pending ? message.nextAttemptAt : nil, deliveredAt: message.deliveredAt,
+                     failedAt: message.failedAt, lastError: message.lastError)
+    }
+
+    static func wire(_ key: OperatorKeyRecord) -> Components.Schemas.OperatorKey {
+        .init(id: key.id, name: key.name, role: .init(rawValue: key.role.rawValue) ?? .viewer, createdAt: key.createdAt,
+              expiresAt: key.expiresAt, revokedAt: key.revokedAt, lastUsedAt: key.lastUsedAt)
+    }
+
     /// RFC 3339 in UTC, whole seconds, as the answers write times.
     static func timestamp(_ date: Date) -> String { date.formatted(.iso8601) }
 

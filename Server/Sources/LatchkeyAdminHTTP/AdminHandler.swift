@@ -6,11 +6,13 @@ import LatchkeyDomain
 /// The admin document's operations, as thin calls into `AdminService` for the call's operator key.
 struct AdminHandler: APIProtocol {
     let admin: AdminService
+    /// The largest import body (`admin.importMaxBytes`).
+    let importMaxBytes: Int
     /// Users a page holds unless `pageSize` says otherwise.
     static let defaultPageSize = 50
 
     /// The key `AdminEdgeMiddleware` authenticated and its client (always set behind it).
-    private var call: OperatorCall {
+    var call: OperatorCall {
         get throws {
             guard let call = AdminCaller.call else { throw DomainError(.operatorKeyInvalid, field: "Authorization") }
             return call

@@ -40,18 +40,33 @@ enum AdminInput {
             "outcome": .one(of: ["success", "failure"]), "clientIp": .text(nil, "^[0-9A-Fa-f:.]{2,45}$"),
             "since": .date, "until": .date, "pageSize": .whole, "pageToken": .text(nil, "^[0-9]{1,20}-[0-9a-f]{1,16}$"),
         ],
+        "listCourierMessages": [
+            "state": .one(of: CourierMessageState.allCases.map(\.rawValue)), "pageSize": .whole,
+            "pageToken": .text(nil, "^[0-9]{1,11}\\.[0-9A-Za-z-]{1,64}$"),
+        ],
+        "sendResetLink": ["credential": .one(of: ["password", "passcode"])],
+        "importUsers": ["update": .one(of: ["true", "false"])],
     ]
-    /// The path parameter of the operations on one user.
+    /// The path parameters: a user, one of its devices or sessions, an operator key.
     static let userID = Rule.text(1...64, printable)
+    static let deviceID = Rule.text(1...200, "^[^\\x00-\\x1f\\x7f-\\x9f/]+$")
+    static let sessionID = Rule.text(nil, "^[0-9a-f]{16}$")
+    static let keyID = Rule.text(nil, "^[0-9A-Za-z]{1,64}$")
+    /// A key's name over the API (the command line takes any printable name).
+    static let keyName = Rule.text(1...100, "^[!-~][ -~]*$")
 
     /// Throws `DomainError(.invalidField)` naming the parameter at fault.
     static func check(_ request: HTTPRequest, operation: String) throws {
         guard let target = request.path, let components = URLComponents(string: target) else { return }
         let segments = components.path.split(separator: "/", omittingEmptySubsequences: false)
-        // `/admin/v1/users/{userId}[/…]`: the fourth segment is the only path parameter.
+        func segment(_ index: Int) -> String { String(segments[index]).removingPercentEncoding ?? String(segments[index]) }
+        // `/admin/v1/users/{userId}[/devices/{deviceId}|/sessions/{sessionId}][/…]`, `/admin/v1/keys/{keyId}`.
         if segments.count > 4, segments[3] == "users" {
-            try check(String(segments[4]).removingPercentEncoding ?? String(segments[4]), userID, name: "userId")
+            try check(segment(4), userID, name: "userId")
+            if segments.count > 6, segments[5] == "devices" { try check(segment(6), deviceID, name: "deviceId") }
+            if segments.count > 6, segments[5] == "sessions" { try check(segment(6), sessionID, name: "sessionId") }
         }
+        if segments.count > 4, segments[3] == "keys" { try check(segment(4), keyID, name: "keyId") }
         let rules = query[operation] ?? [:]
         for item in components.queryItems ?? [] {
             guard let rule = rules[item.name] else { continue }
@@ -59,7 +74,7 @@ enum AdminInput {
         }
     }
 
-    private static func check(_ value: String, _ rule: Rule, name: String) throws {
+    static func check(_ value: String, _ rule: Rule, name: String) throws {
         func refuse(_ message: String) -> DomainError { DomainError(.invalidField, message: "\(name) \(message)", field: name) }
         if let lengths = rule.lengths, !lengths.contains(value.unicodeScalars.count) {
             throw refuse("must be \(lengths.lowerBound) to \(lengths.upperBound) characters.")

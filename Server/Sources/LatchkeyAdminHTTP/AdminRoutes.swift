@@ -64,7 +64,26 @@ public enum AdminOperations {
         "POST /admin/v1/users/{userId}/unlock": .init(id: "unlockUser", role: .support),
         "DELETE /admin/v1/users/{userId}/sessions": .init(id: "endUserSessions", role: .support),
         "GET /admin/v1/events": .init(id: "listEvents", role: .viewer),
+        "DELETE /admin/v1/users/{userId}": .init(id: "eraseUser", role: .admin),
+        "POST /admin/v1/users/{userId}/deactivate": .init(id: "deactivateUser", role: .support),
+        "POST /admin/v1/users/{userId}/reactivate": .init(id: "reactivateUser", role: .support),
+        "POST /admin/v1/users/{userId}/devices/{deviceId}/deactivate": .init(id: "deactivateDevice", role: .support),
+        "POST /admin/v1/users/{userId}/devices/{deviceId}/suspend": .init(id: "suspendDevice", role: .support),
+        "POST /admin/v1/users/{userId}/devices/{deviceId}/reactivate": .init(id: "reactivateDevice", role: .support),
+        "DELETE /admin/v1/users/{userId}/devices/{deviceId}": .init(id: "unlinkDevice", role: .support),
+        "DELETE /admin/v1/users/{userId}/sessions/{sessionId}": .init(id: "endSession", role: .support),
+        "POST /admin/v1/users/{userId}/verification-email": .init(id: "resendVerification", role: .support),
+        "POST /admin/v1/users/{userId}/reset-link": .init(id: "sendResetLink", role: .support),
+        "POST /admin/v1/users/{userId}/verify": .init(id: "markVerified", role: .support),
+        "GET /admin/v1/courier/messages": .init(id: "listCourierMessages", role: .viewer),
+        "POST /admin/v1/users/import": .init(id: "importUsers", role: .admin),
+        "GET /admin/v1/keys": .init(id: "listOperatorKeys", role: .admin),
+        "POST /admin/v1/keys": .init(id: "createOperatorKey", role: .admin),
+        "DELETE /admin/v1/keys/{keyId}": .init(id: "revokeOperatorKey", role: .admin),
     ]
+
+    /// Routes whose body the handler reads as it arrives (the request body limit does not apply).
+    public static let streamedPaths: Set<String> = ["/admin/v1/users/import"]
 
     /// The admin routes by method, so a known path with another method is 405 with `Allow`.
     public static let table: RouteTable = {
@@ -87,5 +106,5 @@ public func addAdminRoutes(to router: Router<AppRequestContext>, admin: AdminSer
         AdminEdgeMiddleware(keys: keys, admin: admin, throttle: throttle, proxies: proxies, settings: settings,
                             perAddress: perAddress, operation: operation)
     }
-    try AdminHandler(admin: admin).registerHandlers(on: routes, configuration: .init(dateTranscoder: SecondsDateTranscoder()))
+    try AdminHandler(admin: admin, importMaxBytes: settings.importMaxBytes).registerHandlers(on: routes, configuration: .init(dateTranscoder: SecondsDateTranscoder()))
 }

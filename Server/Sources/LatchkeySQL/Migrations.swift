@@ -204,6 +204,13 @@ package enum Migrations {
             "CREATE INDEX users_issuer_created ON users (issuer, created_at, id)",
             "CREATE INDEX sessions_user_seen ON sessions (user_id, last_seen_at)",
         ]),
+        // The courier's messages by state, newest first, for the admin API: partial indexes so a
+        // page of the few pending or failed messages reads no sent ones.
+        (14, [
+            "CREATE INDEX outbox_created ON outbox (created_at, id)",
+            "CREATE INDEX outbox_pending ON outbox (created_at, id) WHERE delivered_at IS NULL AND failed_at IS NULL",
+            "CREATE INDEX outbox_failed ON outbox (created_at, id) WHERE failed_at IS NOT NULL",
+        ]),
     ]
 
     /// Statements of a version in one engine's own dialect, run after the common ones.
@@ -239,7 +246,42 @@ package enum Migrations {
                 """,
             ],
         ],
+        // Erasing a user (admin API) redacts its events: the only change the trail allows is
+        // emptying what identifies the person beyond the user id (details, client address,
+        // device) of an event about a user, every other column unchanged.
+        14: [
+            .sqlite: [
+                "DROP TRIGGER audit_events_no_update",
+                """
+                CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events
+                WHEN NOT (\(redaction))
+                BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END
+                """,
+            ],
+            .postgres: [
+                """
+                CREATE OR REPLACE FUNCTION audit_events_guard() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_OP = 'UPDATE' THEN
+                        IF \(redaction) THEN RETURN NEW; END IF;
+                        RAISE EXCEPTION 'audit_events is append-only';
+                    END IF;
+                    IF OLD.occurred_at > extract(epoch FROM now())::bigint - 86400 THEN
+                        RAISE EXCEPTION 'audit_events younger than a day cannot be deleted';
+                    END IF;
+                    RETURN OLD;
+                END $$
+                """,
+            ],
+        ],
     ]
+
+    /// The one update of an audit event the triggers let through (both engines read it alike).
+    private static let redaction = """
+        OLD.user_id IS NOT NULL AND NEW.id = OLD.id AND NEW.occurred_at = OLD.occurred_at AND NEW.type = OLD.type
+        AND NEW.outcome = OLD.outcome AND NEW.user_id = OLD.user_id AND NEW.actor = OLD.actor
+        AND NEW.reason IS NOT DISTINCT FROM OLD.reason AND NEW.details = '{}' AND NEW.client_ip IS NULL AND NEW.device_id IS NULL
+        """
 
     /// The newest schema version.
     package static var latest: Int { all.map(\.version).max() ?? 0 }

@@ -10,14 +10,13 @@ import Logging
 /// The admin API (`admin.enabled`): on the public router instead of a listener of its own when
 /// `admin.onPublicPort`, else on its own listener (`admin.host`, `admin.port`), an application run
 /// as a service of the main one (started and stopped with it). Answers the service to run, if any.
-func buildAdmin(_ configuration: ServerConfiguration, store: any LatchkeyStore, throttle: Throttle, router: Router<AppRequestContext>,
+func buildAdmin(_ configuration: ServerConfiguration, store: any LatchkeyStore, admin: AdminService, throttle: Throttle, router: Router<AppRequestContext>,
                 logger: Logger, now: @escaping @Sendable () -> Date,
                 beforeStart: @escaping @Sendable () async throws -> Void) throws -> (any Service)? {
     // Validated with the configuration (`http.trustedProxies`).
     let proxies = TrustedProxies(configuration.http.trustedProxies) ?? TrustedProxies([])!
     let settings = configuration.admin
     guard settings.enabled else { return nil }
-    let admin = AdminService(store: store, issuer: configuration.issuer, now: now)
     let keys = OperatorKeys(store: store, now: now)
     let perAddress = configuration.rateLimits.requestsPerMinutePerIP
     if settings.onPublicPort {
@@ -28,7 +27,7 @@ func buildAdmin(_ configuration: ServerConfiguration, store: any LatchkeyStore, 
     adminRouter.add(middleware: RequestLogMiddleware())
     adminRouter.add(middleware: ErrorMiddleware(routes: AdminOperations.table, dialect: .wallet))
     adminRouter.add(middleware: CanonicalPathMiddleware())
-    adminRouter.add(middleware: BodyLimitMiddleware(maxBytes: configuration.http.maxBodyBytes))
+    adminRouter.add(middleware: BodyLimitMiddleware(maxBytes: configuration.http.maxBodyBytes, streamedPaths: AdminOperations.streamedPaths))
     try addAdminRoutes(to: adminRouter, admin: admin, keys: keys, throttle: throttle, proxies: proxies, settings: settings, perAddress: perAddress)
     let host = settings.host, port = settings.port
     var application = Application(router: adminRouter,

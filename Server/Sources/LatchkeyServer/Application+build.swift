@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import LatchkeyAPI
+import LatchkeyAdminHTTP
 import LatchkeyDomain
 import LatchkeyHTTP
 import LatchkeySQL
@@ -105,10 +106,12 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let services = buildServices(ServiceFoundation(configuration: configuration, database: database.engine, store: store,
                                                    pepper: pepper, hasher: hasher,
                                                    cipher: cipher, authority: authority, publicURL: publicURL, now: options.now))
+    let adminHere = configuration.admin.enabled && configuration.admin.onPublicPort
     let router = try buildRouter(services, configuration: configuration, store: store, pepper: pepper, sealKeys: sealKeys,
-                                 publicURL: publicURL, now: options.now)
+                                 publicURL: publicURL, adminRoutes: adminHere ? AdminOperations.table : nil,
+                                 streamedPaths: adminHere ? AdminOperations.streamedPaths : [], now: options.now)
 
-    let admin = try buildAdmin(configuration, store: store, throttle: services.throttle, router: router, logger: logger, now: options.now,
+    let admin = try buildAdmin(configuration, store: store, admin: services.admin, throttle: services.throttle, router: router, logger: logger, now: options.now,
                                beforeStart: { try await storeService.ready.wait() })
 
     let channel: any MessageChannel = options.channel ?? makeChannel(configuration.courier, logger: logger)

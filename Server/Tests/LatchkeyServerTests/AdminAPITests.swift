@@ -318,19 +318,23 @@ import Yams
                     var schema = try #require(parameter["schema"] as? [String: Any])
                     if let reference = schema["$ref"] as? String { schema = schemas[String(reference.split(separator: "/").last!)] ?? [:] }
                     let name = try #require(parameter["name"] as? String)
-                    let rule = parameter["in"] as? String == "path" ? AdminInput.userID : AdminInput.query[id]?[name]
+                    let paths = ["userId": AdminInput.userID, "deviceId": AdminInput.deviceID, "sessionId": AdminInput.sessionID,
+                                 "keyId": AdminInput.keyID]
+                    let rule = parameter["in"] as? String == "path" ? paths[name] : AdminInput.query[id]?[name]
                     let documented = try #require(rule, "\(id) \(name) has a rule")
                     #expect(documented.dateTime == (schema["format"] as? String == "date-time"), "\(id) \(name) date-time")
                     #expect(documented.pattern == schema["pattern"] as? String, "\(id) \(name) pattern")
                     let lengths = (schema["minLength"] as? Int).map { $0...(schema["maxLength"] as? Int ?? .max) }
                     #expect(documented.lengths == lengths, "\(id) \(name) lengths")
-                    #expect(documented.choices == (schema["enum"] as? [String]).map(Set.init), "\(id) \(name) enum")
+                    // A boolean's choices are its two spellings.
+                    let choices = schema["type"] as? String == "boolean" ? ["true", "false"] : schema["enum"] as? [String]
+                    #expect(documented.choices == choices.map(Set.init), "\(id) \(name) enum")
                     #expect(documented.integer == (schema["type"] as? String == "integer"), "\(id) \(name) integer")
                     checked += 1
                 }
             }
         }
-        #expect(checked == 19, "every parameter")
+        #expect(checked == 41, "every parameter")
     }
 
     /// Each operation's role is the one the admin document declares (`x-latchkey-role`).

@@ -120,8 +120,21 @@ import Testing
             await #expect(throws: (any Error).self) {
                 try await store.engine.execute("DELETE FROM audit_events WHERE reason = 'unknown_user'")
             }
+            // Attack on the one change erasure may make (a redaction): anything more than emptying
+            // an event about a user is refused — a changed type, a redaction that keeps details,
+            // an event about no one, a detail rewritten to something else.
+            for forgery in [
+                "UPDATE audit_events SET details = '{}', client_ip = NULL, device_id = NULL, type = 'login.succeeded' WHERE user_id IS NOT NULL",
+                "UPDATE audit_events SET client_ip = NULL, device_id = NULL WHERE user_id IS NOT NULL",
+                "UPDATE audit_events SET details = '{}', client_ip = NULL, device_id = NULL WHERE user_id IS NULL",
+                "UPDATE audit_events SET details = '{\"to\":\"mallory@example.com\"}', client_ip = NULL, device_id = NULL WHERE user_id IS NOT NULL",
+                "UPDATE audit_events SET details = '{}', client_ip = NULL, device_id = NULL, user_id = 'someone-else' WHERE user_id IS NOT NULL",
+            ] {
+                await #expect(throws: (any Error).self, "\(forgery)") { try await store.engine.execute(forgery) }
+            }
             let before = try await Self.trail(app)
-            #expect(before.count == 2 && before.allSatisfy { $0.reason != "forged" })
+            #expect(before.count == 2 && before.allSatisfy { $0.reason != "forged" && !$0.details.isEmpty || $0.type == .loginFailed })
+            #expect(before.first { $0.type == .userRegistered }?.details.isEmpty == false, "unchanged")
             let service = OperatorService(store: app.store, issuer: app.configuration.issuer, now: { clock.now })
             #expect(try await service.purgeEvents(retentionDays: 365) == 1, "the registration 400 days ago")
             let after = try await Self.trail(app)

@@ -438,6 +438,7 @@ extension Components {
             case reset_completed = "reset.completed"
             case session_ended = "session.ended"
             case operator_command = "operator.command"
+            case user_erased = "user.erased"
         }
         /// - Remark: Generated from `#/components/schemas/Event`.
         public struct Event: Codable, Hashable, Sendable {
@@ -560,6 +561,355 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case events
                 case nextPageToken
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CourierMessage`.
+        public struct CourierMessage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CourierMessage/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CourierMessage/channel`.
+            @frozen public enum ChannelPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case email = "email"
+                case sms = "sms"
+            }
+            /// - Remark: Generated from `#/components/schemas/CourierMessage/channel`.
+            public var channel: Components.Schemas.CourierMessage.ChannelPayload
+            /// - Remark: Generated from `#/components/schemas/CourierMessage/recipient`.
+            public var recipient: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CourierMessage/template`.
+            public var template: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CourierMessage/state`.
+            @frozen public enum StatePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case pending = "pending"
+                case sent = "sent"
+                case failed = "failed"
+            }
+            /// - Remark: Generated from `#/components/schemas/CourierMessage/state`.
+            public var state: Components.Schemas.CourierMessage.StatePayload
+            /// - Remark: Generated from `#/components/schemas/CourierMessage/attempts`.
+            public var attempts: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/CourierMessage/createdAt`.
+            public var createdAt: Foundation.Date
+            /// When a pending message is tried next.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CourierMessage/nextAttemptAt`.
+            public var nextAttemptAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/CourierMessage/deliveredAt`.
+            public var deliveredAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/CourierMessage/failedAt`.
+            public var failedAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/CourierMessage/lastError`.
+            public var lastError: Swift.String?
+            /// Creates a new `CourierMessage`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - channel:
+            ///   - recipient:
+            ///   - template:
+            ///   - state:
+            ///   - attempts:
+            ///   - createdAt:
+            ///   - nextAttemptAt: When a pending message is tried next.
+            ///   - deliveredAt:
+            ///   - failedAt:
+            ///   - lastError:
+            public init(
+                id: Swift.String,
+                channel: Components.Schemas.CourierMessage.ChannelPayload,
+                recipient: Swift.String,
+                template: Swift.String,
+                state: Components.Schemas.CourierMessage.StatePayload,
+                attempts: Swift.Int,
+                createdAt: Foundation.Date,
+                nextAttemptAt: Foundation.Date? = nil,
+                deliveredAt: Foundation.Date? = nil,
+                failedAt: Foundation.Date? = nil,
+                lastError: Swift.String? = nil
+            ) {
+                self.id = id
+                self.channel = channel
+                self.recipient = recipient
+                self.template = template
+                self.state = state
+                self.attempts = attempts
+                self.createdAt = createdAt
+                self.nextAttemptAt = nextAttemptAt
+                self.deliveredAt = deliveredAt
+                self.failedAt = failedAt
+                self.lastError = lastError
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case channel
+                case recipient
+                case template
+                case state
+                case attempts
+                case createdAt
+                case nextAttemptAt
+                case deliveredAt
+                case failedAt
+                case lastError
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/MessagePage`.
+        public struct MessagePage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/MessagePage/messages`.
+            public var messages: [Components.Schemas.CourierMessage]
+            /// - Remark: Generated from `#/components/schemas/MessagePage/nextPageToken`.
+            public var nextPageToken: Swift.String?
+            /// Creates a new `MessagePage`.
+            ///
+            /// - Parameters:
+            ///   - messages:
+            ///   - nextPageToken:
+            public init(
+                messages: [Components.Schemas.CourierMessage],
+                nextPageToken: Swift.String? = nil
+            ) {
+                self.messages = messages
+                self.nextPageToken = nextPageToken
+            }
+            public enum CodingKeys: String, CodingKey {
+                case messages
+                case nextPageToken
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ImportFailure`.
+        public struct ImportFailure: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ImportFailure/line`.
+            public var line: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ImportFailure/field`.
+            public var field: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ImportFailure/message`.
+            public var message: Swift.String
+            /// Creates a new `ImportFailure`.
+            ///
+            /// - Parameters:
+            ///   - line:
+            ///   - field:
+            ///   - message:
+            public init(
+                line: Swift.Int,
+                field: Swift.String? = nil,
+                message: Swift.String
+            ) {
+                self.line = line
+                self.field = field
+                self.message = message
+            }
+            public enum CodingKeys: String, CodingKey {
+                case line
+                case field
+                case message
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ImportReport`.
+        public struct ImportReport: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ImportReport/lines`.
+            public var lines: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ImportReport/created`.
+            public var created: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ImportReport/updated`.
+            public var updated: Swift.Int
+            /// Addresses the issuer already had (without `update`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportReport/skipped`.
+            public var skipped: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ImportReport/failed`.
+            public var failed: Swift.Int
+            /// The first 1000 failed lines.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ImportReport/failures`.
+            public var failures: [Components.Schemas.ImportFailure]
+            /// Creates a new `ImportReport`.
+            ///
+            /// - Parameters:
+            ///   - lines:
+            ///   - created:
+            ///   - updated:
+            ///   - skipped: Addresses the issuer already had (without `update`).
+            ///   - failed:
+            ///   - failures: The first 1000 failed lines.
+            public init(
+                lines: Swift.Int,
+                created: Swift.Int,
+                updated: Swift.Int,
+                skipped: Swift.Int,
+                failed: Swift.Int,
+                failures: [Components.Schemas.ImportFailure]
+            ) {
+                self.lines = lines
+                self.created = created
+                self.updated = updated
+                self.skipped = skipped
+                self.failed = failed
+                self.failures = failures
+            }
+            public enum CodingKeys: String, CodingKey {
+                case lines
+                case created
+                case updated
+                case skipped
+                case failed
+                case failures
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/OperatorKey`.
+        public struct OperatorKey: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/OperatorKey/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/OperatorKey/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/OperatorKey/role`.
+            @frozen public enum RolePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case viewer = "viewer"
+                case support = "support"
+                case admin = "admin"
+            }
+            /// - Remark: Generated from `#/components/schemas/OperatorKey/role`.
+            public var role: Components.Schemas.OperatorKey.RolePayload
+            /// - Remark: Generated from `#/components/schemas/OperatorKey/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/OperatorKey/expiresAt`.
+            public var expiresAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/OperatorKey/revokedAt`.
+            public var revokedAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/OperatorKey/lastUsedAt`.
+            public var lastUsedAt: Foundation.Date?
+            /// Creates a new `OperatorKey`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - name:
+            ///   - role:
+            ///   - createdAt:
+            ///   - expiresAt:
+            ///   - revokedAt:
+            ///   - lastUsedAt:
+            public init(
+                id: Swift.String,
+                name: Swift.String,
+                role: Components.Schemas.OperatorKey.RolePayload,
+                createdAt: Foundation.Date,
+                expiresAt: Foundation.Date? = nil,
+                revokedAt: Foundation.Date? = nil,
+                lastUsedAt: Foundation.Date? = nil
+            ) {
+                self.id = id
+                self.name = name
+                self.role = role
+                self.createdAt = createdAt
+                self.expiresAt = expiresAt
+                self.revokedAt = revokedAt
+                self.lastUsedAt = lastUsedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case name
+                case role
+                case createdAt
+                case expiresAt
+                case revokedAt
+                case lastUsedAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/OperatorKeyList`.
+        public struct OperatorKeyList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/OperatorKeyList/keys`.
+            public var keys: [Components.Schemas.OperatorKey]
+            /// Creates a new `OperatorKeyList`.
+            ///
+            /// - Parameters:
+            ///   - keys:
+            public init(keys: [Components.Schemas.OperatorKey]) {
+                self.keys = keys
+            }
+            public enum CodingKeys: String, CodingKey {
+                case keys
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/OperatorKeyRequest`.
+        public struct OperatorKeyRequest: Codable, Hashable, Sendable {
+            /// Printable ASCII (the command line takes any printable name).
+            ///
+            /// - Remark: Generated from `#/components/schemas/OperatorKeyRequest/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/OperatorKeyRequest/role`.
+            @frozen public enum RolePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case viewer = "viewer"
+                case support = "support"
+                case admin = "admin"
+            }
+            /// - Remark: Generated from `#/components/schemas/OperatorKeyRequest/role`.
+            public var role: Components.Schemas.OperatorKeyRequest.RolePayload
+            /// - Remark: Generated from `#/components/schemas/OperatorKeyRequest/days`.
+            public var days: Swift.Int?
+            /// Creates a new `OperatorKeyRequest`.
+            ///
+            /// - Parameters:
+            ///   - name: Printable ASCII (the command line takes any printable name).
+            ///   - role:
+            ///   - days:
+            public init(
+                name: Swift.String,
+                role: Components.Schemas.OperatorKeyRequest.RolePayload,
+                days: Swift.Int? = nil
+            ) {
+                self.name = name
+                self.role = role
+                self.days = days
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+                case role
+                case days
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.role = try container.decode(
+                    Components.Schemas.OperatorKeyRequest.RolePayload.self,
+                    forKey: .role
+                )
+                self.days = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .days
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "name",
+                    "role",
+                    "days"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CreatedOperatorKey`.
+        public struct CreatedOperatorKey: Codable, Hashable, Sendable {
+            /// `lkop_…`: shown this once.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CreatedOperatorKey/key`.
+            public var key: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CreatedOperatorKey/operatorKey`.
+            public var operatorKey: Components.Schemas.OperatorKey
+            /// Creates a new `CreatedOperatorKey`.
+            ///
+            /// - Parameters:
+            ///   - key: `lkop_…`: shown this once.
+            ///   - operatorKey:
+            public init(
+                key: Swift.String,
+                operatorKey: Components.Schemas.OperatorKey
+            ) {
+                self.key = key
+                self.operatorKey = operatorKey
+            }
+            public enum CodingKeys: String, CodingKey {
+                case key
+                case operatorKey
             }
         }
     }

@@ -34,6 +34,68 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /admin/v1/users/{userId}`.
     /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/get(getUser)`.
     func getUser(_ input: Operations.GetUser.Input) async throws -> Operations.GetUser.Output
+    /// Erases the user.
+    ///
+    /// The user's identity, credentials, devices, sessions, device tokens, certificates, federated
+    /// identities and statistics are deleted, with the courier's messages to its addresses and its
+    /// phone sign-up flows, in one transaction. Its audit events are kept with the user id only
+    /// (details, client address and device emptied); a `user.erased` event records the erasure
+    /// (docs/operations.md, "Erasing a user").
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /admin/v1/users/{userId}`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/delete(eraseUser)`.
+    func eraseUser(_ input: Operations.EraseUser.Input) async throws -> Operations.EraseUser.Output
+    /// Deactivates the wallet: no login works and its sessions end, until it is reactivated.
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/{userId}/deactivate`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/deactivate/post(deactivateUser)`.
+    func deactivateUser(_ input: Operations.DeactivateUser.Input) async throws -> Operations.DeactivateUser.Output
+    /// Reactivates the wallet and forgives its consecutive failures.
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/{userId}/reactivate`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/reactivate/post(reactivateUser)`.
+    func reactivateUser(_ input: Operations.ReactivateUser.Input) async throws -> Operations.ReactivateUser.Output
+    /// Deactivates one device: its sessions end and its certificates are revoked.
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/{userId}/devices/{deviceId}/deactivate`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/devices/{deviceId}/deactivate/post(deactivateDevice)`.
+    func deactivateDevice(_ input: Operations.DeactivateDevice.Input) async throws -> Operations.DeactivateDevice.Output
+    /// Suspends one device (temporary): its sessions end, its certificates stay.
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/{userId}/devices/{deviceId}/suspend`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/devices/{deviceId}/suspend/post(suspendDevice)`.
+    func suspendDevice(_ input: Operations.SuspendDevice.Input) async throws -> Operations.SuspendDevice.Output
+    /// Reactivates one device and forgives its failures.
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/{userId}/devices/{deviceId}/reactivate`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/devices/{deviceId}/reactivate/post(reactivateDevice)`.
+    func reactivateDevice(_ input: Operations.ReactivateDevice.Input) async throws -> Operations.ReactivateDevice.Output
+    /// Unlinks one device: its sessions, device tokens and certificates end with it.
+    ///
+    /// - Remark: HTTP `DELETE /admin/v1/users/{userId}/devices/{deviceId}`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/devices/{deviceId}/delete(unlinkDevice)`.
+    func unlinkDevice(_ input: Operations.UnlinkDevice.Input) async throws -> Operations.UnlinkDevice.Output
+    /// Ends one live session (its id as the user's detail shows it), on every replica within a second.
+    ///
+    /// - Remark: HTTP `DELETE /admin/v1/users/{userId}/sessions/{sessionId}`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/sessions/{sessionId}/delete(endSession)`.
+    func endSession(_ input: Operations.EndSession.Input) async throws -> Operations.EndSession.Output
+    /// Sends a new verification link to the user's address (earlier links stay valid until used or expired).
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/{userId}/verification-email`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/verification-email/post(resendVerification)`.
+    func resendVerification(_ input: Operations.ResendVerification.Input) async throws -> Operations.ResendVerification.Output
+    /// Sends a link to the secure portal to reset the password or the passcode, as a forgotten credential's request does.
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/{userId}/reset-link`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/reset-link/post(sendResetLink)`.
+    func sendResetLink(_ input: Operations.SendResetLink.Input) async throws -> Operations.SendResetLink.Output
+    /// Marks the email address (and the app instance) verified.
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/{userId}/verify`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/verify/post(markVerified)`.
+    func markVerified(_ input: Operations.MarkVerified.Input) async throws -> Operations.MarkVerified.Output
     /// Sets the operator lock: credential changes answer 424 (`account_locked`) until it is lifted.
     ///
     /// - Remark: HTTP `POST /admin/v1/users/{userId}/lock`.
@@ -49,6 +111,37 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /admin/v1/users/{userId}/sessions`.
     /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/sessions/delete(endUserSessions)`.
     func endUserSessions(_ input: Operations.EndUserSessions.Input) async throws -> Operations.EndUserSessions.Output
+    /// The courier's messages, newest first, by state; a page at a time. Never their bodies (links and codes).
+    ///
+    /// - Remark: HTTP `GET /admin/v1/courier/messages`.
+    /// - Remark: Generated from `#/paths//admin/v1/courier/messages/get(listCourierMessages)`.
+    func listCourierMessages(_ input: Operations.ListCourierMessages.Input) async throws -> Operations.ListCourierMessages.Output
+    /// Imports users from JSON Lines, as `latchkey users import` does; the body is read as it arrives.
+    ///
+    /// One user per line (docs/operations.md, "Importing users"); a bad line is reported with its
+    /// number and skipped, nothing of it written; the others are written in batches. With `update`,
+    /// a user whose address exists is overwritten instead of skipped. The body may be as large as
+    /// `admin.importMaxBytes` (413 past it; the batches before stay written).
+    ///
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/import`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/import/post(importUsers)`.
+    func importUsers(_ input: Operations.ImportUsers.Input) async throws -> Operations.ImportUsers.Output
+    /// Every operator key, newest first (never a secret).
+    ///
+    /// - Remark: HTTP `GET /admin/v1/keys`.
+    /// - Remark: Generated from `#/paths//admin/v1/keys/get(listOperatorKeys)`.
+    func listOperatorKeys(_ input: Operations.ListOperatorKeys.Input) async throws -> Operations.ListOperatorKeys.Output
+    /// A new operator key, shown in this answer only.
+    ///
+    /// - Remark: HTTP `POST /admin/v1/keys`.
+    /// - Remark: Generated from `#/paths//admin/v1/keys/post(createOperatorKey)`.
+    func createOperatorKey(_ input: Operations.CreateOperatorKey.Input) async throws -> Operations.CreateOperatorKey.Output
+    /// Revokes a key, at once on every replica.
+    ///
+    /// - Remark: HTTP `DELETE /admin/v1/keys/{keyId}`.
+    /// - Remark: Generated from `#/paths//admin/v1/keys/{keyId}/delete(revokeOperatorKey)`.
+    func revokeOperatorKey(_ input: Operations.RevokeOperatorKey.Input) async throws -> Operations.RevokeOperatorKey.Output
     /// The audit trail, newest first, filtered; a page at a time.
     ///
     /// Every filter given must match: `userId`, `type` (docs/security.md describes them), `outcome`,
@@ -98,6 +191,158 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// Erases the user.
+    ///
+    /// The user's identity, credentials, devices, sessions, device tokens, certificates, federated
+    /// identities and statistics are deleted, with the courier's messages to its addresses and its
+    /// phone sign-up flows, in one transaction. Its audit events are kept with the user id only
+    /// (details, client address and device emptied); a `user.erased` event records the erasure
+    /// (docs/operations.md, "Erasing a user").
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /admin/v1/users/{userId}`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/delete(eraseUser)`.
+    public func eraseUser(
+        path: Operations.EraseUser.Input.Path,
+        headers: Operations.EraseUser.Input.Headers = .init()
+    ) async throws -> Operations.EraseUser.Output {
+        try await eraseUser(Operations.EraseUser.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Deactivates the wallet: no login works and its sessions end, until it is reactivated.
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/{userId}/deactivate`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/deactivate/post(deactivateUser)`.
+    public func deactivateUser(
+        path: Operations.DeactivateUser.Input.Path,
+        headers: Operations.DeactivateUser.Input.Headers = .init()
+    ) async throws -> Operations.DeactivateUser.Output {
+        try await deactivateUser(Operations.DeactivateUser.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Reactivates the wallet and forgives its consecutive failures.
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/{userId}/reactivate`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/reactivate/post(reactivateUser)`.
+    public func reactivateUser(
+        path: Operations.ReactivateUser.Input.Path,
+        headers: Operations.ReactivateUser.Input.Headers = .init()
+    ) async throws -> Operations.ReactivateUser.Output {
+        try await reactivateUser(Operations.ReactivateUser.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Deactivates one device: its sessions end and its certificates are revoked.
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/{userId}/devices/{deviceId}/deactivate`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/devices/{deviceId}/deactivate/post(deactivateDevice)`.
+    public func deactivateDevice(
+        path: Operations.DeactivateDevice.Input.Path,
+        headers: Operations.DeactivateDevice.Input.Headers = .init()
+    ) async throws -> Operations.DeactivateDevice.Output {
+        try await deactivateDevice(Operations.DeactivateDevice.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Suspends one device (temporary): its sessions end, its certificates stay.
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/{userId}/devices/{deviceId}/suspend`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/devices/{deviceId}/suspend/post(suspendDevice)`.
+    public func suspendDevice(
+        path: Operations.SuspendDevice.Input.Path,
+        headers: Operations.SuspendDevice.Input.Headers = .init()
+    ) async throws -> Operations.SuspendDevice.Output {
+        try await suspendDevice(Operations.SuspendDevice.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Reactivates one device and forgives its failures.
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/{userId}/devices/{deviceId}/reactivate`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/devices/{deviceId}/reactivate/post(reactivateDevice)`.
+    public func reactivateDevice(
+        path: Operations.ReactivateDevice.Input.Path,
+        headers: Operations.ReactivateDevice.Input.Headers = .init()
+    ) async throws -> Operations.ReactivateDevice.Output {
+        try await reactivateDevice(Operations.ReactivateDevice.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Unlinks one device: its sessions, device tokens and certificates end with it.
+    ///
+    /// - Remark: HTTP `DELETE /admin/v1/users/{userId}/devices/{deviceId}`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/devices/{deviceId}/delete(unlinkDevice)`.
+    public func unlinkDevice(
+        path: Operations.UnlinkDevice.Input.Path,
+        headers: Operations.UnlinkDevice.Input.Headers = .init()
+    ) async throws -> Operations.UnlinkDevice.Output {
+        try await unlinkDevice(Operations.UnlinkDevice.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Ends one live session (its id as the user's detail shows it), on every replica within a second.
+    ///
+    /// - Remark: HTTP `DELETE /admin/v1/users/{userId}/sessions/{sessionId}`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/sessions/{sessionId}/delete(endSession)`.
+    public func endSession(
+        path: Operations.EndSession.Input.Path,
+        headers: Operations.EndSession.Input.Headers = .init()
+    ) async throws -> Operations.EndSession.Output {
+        try await endSession(Operations.EndSession.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Sends a new verification link to the user's address (earlier links stay valid until used or expired).
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/{userId}/verification-email`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/verification-email/post(resendVerification)`.
+    public func resendVerification(
+        path: Operations.ResendVerification.Input.Path,
+        headers: Operations.ResendVerification.Input.Headers = .init()
+    ) async throws -> Operations.ResendVerification.Output {
+        try await resendVerification(Operations.ResendVerification.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Sends a link to the secure portal to reset the password or the passcode, as a forgotten credential's request does.
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/{userId}/reset-link`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/reset-link/post(sendResetLink)`.
+    public func sendResetLink(
+        path: Operations.SendResetLink.Input.Path,
+        query: Operations.SendResetLink.Input.Query = .init(),
+        headers: Operations.SendResetLink.Input.Headers = .init()
+    ) async throws -> Operations.SendResetLink.Output {
+        try await sendResetLink(Operations.SendResetLink.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Marks the email address (and the app instance) verified.
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/{userId}/verify`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/verify/post(markVerified)`.
+    public func markVerified(
+        path: Operations.MarkVerified.Input.Path,
+        headers: Operations.MarkVerified.Input.Headers = .init()
+    ) async throws -> Operations.MarkVerified.Output {
+        try await markVerified(Operations.MarkVerified.Input(
+            path: path,
+            headers: headers
+        ))
+    }
     /// Sets the operator lock: credential changes answer 424 (`account_locked`) until it is lifted.
     ///
     /// - Remark: HTTP `POST /admin/v1/users/{userId}/lock`.
@@ -133,6 +378,73 @@ extension APIProtocol {
         headers: Operations.EndUserSessions.Input.Headers = .init()
     ) async throws -> Operations.EndUserSessions.Output {
         try await endUserSessions(Operations.EndUserSessions.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The courier's messages, newest first, by state; a page at a time. Never their bodies (links and codes).
+    ///
+    /// - Remark: HTTP `GET /admin/v1/courier/messages`.
+    /// - Remark: Generated from `#/paths//admin/v1/courier/messages/get(listCourierMessages)`.
+    public func listCourierMessages(
+        query: Operations.ListCourierMessages.Input.Query = .init(),
+        headers: Operations.ListCourierMessages.Input.Headers = .init()
+    ) async throws -> Operations.ListCourierMessages.Output {
+        try await listCourierMessages(Operations.ListCourierMessages.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Imports users from JSON Lines, as `latchkey users import` does; the body is read as it arrives.
+    ///
+    /// One user per line (docs/operations.md, "Importing users"); a bad line is reported with its
+    /// number and skipped, nothing of it written; the others are written in batches. With `update`,
+    /// a user whose address exists is overwritten instead of skipped. The body may be as large as
+    /// `admin.importMaxBytes` (413 past it; the batches before stay written).
+    ///
+    ///
+    /// - Remark: HTTP `POST /admin/v1/users/import`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/import/post(importUsers)`.
+    public func importUsers(
+        query: Operations.ImportUsers.Input.Query = .init(),
+        headers: Operations.ImportUsers.Input.Headers = .init(),
+        body: Operations.ImportUsers.Input.Body
+    ) async throws -> Operations.ImportUsers.Output {
+        try await importUsers(Operations.ImportUsers.Input(
+            query: query,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Every operator key, newest first (never a secret).
+    ///
+    /// - Remark: HTTP `GET /admin/v1/keys`.
+    /// - Remark: Generated from `#/paths//admin/v1/keys/get(listOperatorKeys)`.
+    public func listOperatorKeys(headers: Operations.ListOperatorKeys.Input.Headers = .init()) async throws -> Operations.ListOperatorKeys.Output {
+        try await listOperatorKeys(Operations.ListOperatorKeys.Input(headers: headers))
+    }
+    /// A new operator key, shown in this answer only.
+    ///
+    /// - Remark: HTTP `POST /admin/v1/keys`.
+    /// - Remark: Generated from `#/paths//admin/v1/keys/post(createOperatorKey)`.
+    public func createOperatorKey(
+        headers: Operations.CreateOperatorKey.Input.Headers = .init(),
+        body: Operations.CreateOperatorKey.Input.Body
+    ) async throws -> Operations.CreateOperatorKey.Output {
+        try await createOperatorKey(Operations.CreateOperatorKey.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Revokes a key, at once on every replica.
+    ///
+    /// - Remark: HTTP `DELETE /admin/v1/keys/{keyId}`.
+    /// - Remark: Generated from `#/paths//admin/v1/keys/{keyId}/delete(revokeOperatorKey)`.
+    public func revokeOperatorKey(
+        path: Operations.RevokeOperatorKey.Input.Path,
+        headers: Operations.RevokeOperatorKey.Input.Headers = .init()
+    ) async throws -> Operations.RevokeOperatorKey.Output {
+        try await revokeOperatorKey(Operations.RevokeOperatorKey.Input(
             path: path,
             headers: headers
         ))

@@ -78,6 +78,8 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     case resetCompleted = "reset.completed"
     case sessionEnded = "session.ended"
     case operatorCommand = "operator.command"
+    /// An operator erased the user (admin API): its earlier events keep only the user id.
+    case userErased = "user.erased"
 }
 
 /// How it ended.

@@ -134,6 +134,7 @@ extension ServerConfiguration {
         try require(!admin.enabled || admin.onPublicPort || admin.port == 0 || admin.port != port, "admin.port",
                     "The admin listener needs a port of its own (or onPublicPort).")
         try require(admin.requestsPerMinutePerKey >= 1, "admin.requestsPerMinutePerKey", "Must be at least 1.")
+        try require(admin.importMaxBytes >= 1024, "admin.importMaxBytes", "Must be at least 1024.")
         try require(TrustedProxies(http.trustedProxies) != nil, "http.trustedProxies",
                     "Each entry must be an IP address or a CIDR block (192.0.2.0/24, 2001:db8::/32).")
         let password = issuer.password

@@ -121,6 +121,9 @@ public struct AdminSettings: Codable, Sendable, Equatable {
     public var onPublicPort = false
     /// Calls per key per minute (then 429 with `Retry-After`); like every limit, off with `rateLimits.enabled: false`.
     public var requestsPerMinutePerKey = 600
+    /// The largest body of an import (`POST /admin/v1/users/import`), read as it arrives: the
+    /// request body limit (`http.maxBodyBytes`) does not apply to it.
+    public var importMaxBytes = 268_435_456
     public init() {}
 }
 

@@ -7,15 +7,23 @@ import LatchkeyCore
 public struct AdminService: Sendable {
     public typealias Store = UserStore & DeviceStore & SessionStore & CredentialStore & AttemptStore & AuditStore & AdminStore
         & AdminAuditStore
+        & AdminActionStore & OutboxStore & ImportStore & OperatorKeyStore
     package let store: any Store
     package let issuer: IssuerSettings
+    package let outbox: OutboxWriter
+    package let verifier: CredentialVerifier
+    package let importer: UserImporter
     package let now: @Sendable () -> Date
     /// The most sessions a user's detail lists (the most recently seen).
     public static let sessionsListed = 100
 
-    public init(store: any Store, issuer: IssuerSettings, now: @escaping @Sendable () -> Date = Date.init) {
+    package init(store: any Store, issuer: IssuerSettings, outbox: OutboxWriter, verifier: CredentialVerifier, importer: UserImporter,
+                 now: @escaping @Sendable () -> Date) {
         self.store = store
         self.issuer = issuer
+        self.outbox = outbox
+        self.verifier = verifier
+        self.importer = importer
         self.now = now
     }
 
@@ -73,7 +81,7 @@ public struct AdminService: Sendable {
     /// One user with every reason it cannot log in, its devices and live sessions.
     /// Throws `DomainError(.unknownUser)`.
     public func detail(userID: String, for call: OperatorCall) async throws -> UserDetail {
-        try await recorded("getUser", userID: userID, call: call) { user, _ in
+        try await recorded("getUser", userID: userID, call: call) { user, _, _ in
             let time = now()
             let devices = try await store.devices(userID: user.id)
             let sessions = try await store.liveSessions(
@@ -88,7 +96,7 @@ public struct AdminService: Sendable {
 
     /// Sets the operator lock. Throws `DomainError(.unknownUser)`.
     public func lock(userID: String, for call: OperatorCall) async throws {
-        try await recorded("lockUser", userID: userID, call: call) { user, store in
+        try await recorded("lockUser", userID: userID, call: call) { user, store, _ in
             try await store.setLocked(userID: user.id, locked: true)
         }
     }
@@ -98,14 +106,14 @@ public struct AdminService: Sendable {
     /// devices. A deactivation by an operator is not a lock: it stays (`AdminStore.unlockUser`).
     /// Throws `DomainError(.unknownUser)`.
     public func unlock(userID: String, for call: OperatorCall) async throws {
-        try await recorded("unlockUser", userID: userID, call: call) { user, store in
+        try await recorded("unlockUser", userID: userID, call: call) { user, store, _ in
             _ = try await store.unlockUser(userID: user.id, limits: issuer.attemptLimits, now: now())
         }
     }
 
     /// Ends every session and device token of the user, in one transaction. Throws `DomainError(.unknownUser)`.
     public func endSessions(userID: String, for call: OperatorCall) async throws {
-        try await recorded("endUserSessions", userID: userID, call: call) { user, store in
+        try await recorded("endUserSessions", userID: userID, call: call) { user, store, _ in
             try await store.endUserSessions(userID: user.id, now: now())
         }
     }
@@ -138,11 +146,13 @@ public struct AdminService: Sendable {
     }
 
     /// Runs an admin call about a user in its own audit scope: its `operator.command` event names
-    /// the call, the key (id and name), the client address and the user, recorded before the
-    /// change so that a change writes it in its own transaction; a user that does not exist (or is
-    /// another issuer's) is a failed event with the id asked for, and `DomainError(.unknownUser)`.
-    private func recorded<T: Sendable>(_ command: String, userID: String, call: OperatorCall,
-                                       _ body: (UserRecord, any Store) async throws -> T) async throws -> T {
+    /// the call, the key (id and name), the client address, the user (and device), recorded before
+    /// the change so that a change writes it in its own transaction; a user that does not exist (or
+    /// is another issuer's) is a failed event with the id asked for, and `DomainError(.unknownUser)`.
+    /// A body that refuses before it writes (an unknown device) leaves a failed event naming the
+    /// error instead of what it recorded.
+    package func recorded<T: Sendable>(_ command: String, userID: String, deviceID: String? = nil, call: OperatorCall,
+                                       _ body: (UserRecord, any Store, AuditTrail) async throws -> T) async throws -> T {
         try await AuditTrail.run(actor: .operator, clientIP: call.clientIP, store: store) { trail in
             var details = Self.details(command, call)
             guard let user = try await store.user(id: userID), user.issuer == issuer.id else {
@@ -150,21 +160,41 @@ public struct AdminService: Sendable {
                 trail.record(.operatorCommand, user: nil, outcome: .failure, details: details, at: now())
                 throw DomainError(.unknownUser, field: "userId")
             }
-            trail.record(.operatorCommand, user: user.id, details: details, at: now())
-            return try await body(user, store.recording(into: trail))
+            let device = deviceID.map { String($0.prefix(200)) }
+            trail.record(.operatorCommand, user: user.id, deviceID: device, details: details, at: now())
+            do {
+                return try await body(user, store.recording(into: trail), trail)
+            } catch let error as DomainError {
+                // Still pending: nothing was written, so what the body recorded did not happen.
+                if trail.take().first?.type == .operatorCommand {
+                    details["error"] = error.id.rawValue
+                    trail.record(.operatorCommand, user: user.id, outcome: .failure, deviceID: device, details: details, at: now())
+                }
+                throw error
+            }
         }
     }
 
-    /// Runs a read in its own audit scope, its event about `user` when it concerns one.
-    private func recorded<T: Sendable>(_ command: String, user: String?, call: OperatorCall,
+    /// Runs a call that is about no one user (or reads one) in its own audit scope, its event
+    /// about `user` when it concerns one; a refusal is a failed event naming the error.
+    package func recorded<T: Sendable>(_ command: String, user: String?, call: OperatorCall,
                                        _ body: () async throws -> T) async throws -> T {
         try await AuditTrail.run(actor: .operator, clientIP: call.clientIP, store: store) { trail in
-            trail.record(.operatorCommand, user: user, details: Self.details(command, call), at: now())
-            return try await body()
+            var details = Self.details(command, call)
+            trail.record(.operatorCommand, user: user, details: details, at: now())
+            do {
+                return try await body()
+            } catch let error as DomainError {
+                if trail.take().first?.type == .operatorCommand {
+                    details["error"] = error.id.rawValue
+                    trail.record(.operatorCommand, user: user, outcome: .failure, details: details, at: now())
+                }
+                throw error
+            }
         }
     }
 
-    private static func details(_ command: String, _ call: OperatorCall) -> [String: String] {
+    package static func details(_ command: String, _ call: OperatorCall) -> [String: String] {
         ["command": "admin \(command)", "operatorKey": call.key.id, "operator": call.key.name]
     }
 }

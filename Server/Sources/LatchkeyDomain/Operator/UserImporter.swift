@@ -51,10 +51,17 @@ public struct UserImporter: Sendable {
     /// after each batch. Throws what the database throws (the batches before stay written).
     public func run(lines: some Sequence<Substring>, update: Bool, failure: (Failure) -> Void,
                     progress: (Report) -> Void) async throws -> Report {
+        try await run(lines: SyncLines(base: lines), update: update, failure: failure, progress: progress)
+    }
+
+    /// `run` of lines that arrive as they are read (the admin API's streamed body). Throws what
+    /// `lines` throws too (the batches before stay written).
+    public func run(lines: some AsyncSequence<Substring, any Error>, update: Bool, failure: (Failure) -> Void,
+                    progress: (Report) -> Void) async throws -> Report {
         var report = Report()
         var seen: [String: Int] = [:]
         var hasher: SecretHasher?
-        var iterator = lines.makeIterator()
+        var iterator = lines.makeAsyncIterator()
         // A batch is written while the next is read and checked: the two take about as long.
         var writing: Task<[ImportOutcome], any Error>?
         do {
@@ -62,7 +69,7 @@ public struct UserImporter: Sendable {
             while !ended {
                 var chunk: [(line: Int, text: Substring)] = []
                 while chunk.count < batchSize {
-                    guard let text = iterator.next() else { ended = true; break }
+                    guard let text = try await iterator.next() else { ended = true; break }
                     report.lines += 1
                     if !text.allSatisfy(\.isWhitespace) { chunk.append((report.lines, text)) }
                 }
@@ -191,4 +198,14 @@ extension Optional {
         guard let self else { return nil }
         return try await transform(self)
     }
+}
+
+/// A sequence of lines read as an asynchronous one (the command line's file).
+private struct SyncLines<Base: Sequence<Substring>>: AsyncSequence, AsyncIteratorProtocol {
+    typealias Element = Substring
+    typealias Failure = any Error
+    var iterator: Base.Iterator
+    init(base: Base) { iterator = base.makeIterator() }
+    func makeAsyncIterator() -> Self { self }
+    mutating func next() async throws -> Substring? { iterator.next() }
 }

@@ -41,6 +41,8 @@ public struct Services: Sendable {
     public let signup: SignupService
     public let federation: FederationService
     public let statistics: LoginStatisticsService
+    /// The admin API's operations (served only when `admin.enabled`).
+    public let admin: AdminService
     /// The per-minute limits the edge and the pages count with too.
     public let throttle: Throttle
     /// Admission to hash work, which the edge asks first (`OperationPolicy.hashes`).
@@ -83,5 +85,8 @@ public func buildServices(_ foundation: ServiceFoundation) -> Services {
                                       }),
                                       audit: audit, admitted: admitted, now: now),
         statistics: LoginStatisticsService(store: store, settings: issuer.statistics, now: now),
+        admin: AdminService(store: store, issuer: issuer, outbox: outbox, verifier: verifier,
+                            importer: UserImporter(store: store, issuer: issuer, hasher: { [hasher = foundation.hasher] in hasher }, now: now),
+                            now: now),
         throttle: throttle, hashGate: foundation.hasher.gate)
 }

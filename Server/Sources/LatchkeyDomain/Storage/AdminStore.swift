@@ -66,3 +66,32 @@ public protocol AdminAuditStore: Sendable {
     /// the event `id` when given; at most `limit`.
     func auditEvents(matching filter: AuditEventFilter, before id: String?, limit: Int) async throws -> [AuditEvent]
 }
+
+/// Which of the courier's messages an operator lists (`listCourierMessages`).
+public enum CourierMessageState: String, Sendable, CaseIterable {
+    /// Not delivered yet, still being tried.
+    case pending
+    /// Delivered.
+    case sent
+    /// Given up after the last attempt.
+    case failed
+}
+
+/// Where a page of messages ends (newest first), as `UserPageCursor` for users.
+public typealias MessagePageCursor = UserPageCursor
+
+/// The admin API's changes beyond the wallets' own stores: ending one session, erasing a user,
+/// and the courier's messages.
+public protocol AdminActionStore: Sendable {
+    /// Revokes the live session of the user whose digest starts with `sessionID` (the id the admin
+    /// API shows). Answers whether one was revoked.
+    func endSession(userID: String, sessionID: String, now: Date) async throws -> Bool
+    /// Erases a user in one transaction: the user, and with it its credentials, devices, sessions,
+    /// tokens, certificates, federated identities and statistics; the courier's messages to its
+    /// addresses; its phone sign-up flows. Its audit events are kept with the user id, their
+    /// details, client address and device emptied (the one change the trail allows). Answers
+    /// whether the user existed.
+    func eraseUser(userID: String, now: Date) async throws -> Bool
+    /// The courier's messages in `state` (any when nil), newest first, after `cursor`; at most `limit`.
+    func outboxMessages(state: CourierMessageState?, after cursor: MessagePageCursor?, limit: Int) async throws -> [OutboxMessage]
+}

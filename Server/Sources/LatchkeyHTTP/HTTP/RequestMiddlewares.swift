@@ -31,8 +31,14 @@ package struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
 /// a NUL character with 400 naming the field (`NulCharacterGuard`).
 package struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     package let maxBytes: Int
-    package init(maxBytes: Int) { self.maxBytes = maxBytes }
+    /// Paths whose handler reads the body as it arrives, with a limit of its own (the admin API's import).
+    package let streamedPaths: Set<String>
+    package init(maxBytes: Int, streamedPaths: Set<String> = []) {
+        self.maxBytes = maxBytes
+        self.streamedPaths = streamedPaths
+    }
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if !streamedPaths.isEmpty, request.method == .post, streamedPaths.contains(request.uri.path) { return try await next(request, context) }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBytes {
             throw HTTPError(.contentTooLarge)
         }

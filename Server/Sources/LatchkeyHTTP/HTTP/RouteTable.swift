@@ -12,6 +12,13 @@ public struct RouteTable: Sendable {
         routes.append((method, template))
     }
 
+    /// This table with the routes of `other` too.
+    package func adding(_ other: RouteTable?) -> RouteTable {
+        var table = self
+        table.routes += other?.routes ?? []
+        return table
+    }
+
     /// The methods allowed on a concrete path.
     public func methods(for path: String) -> [HTTPRequest.Method] {
         let segments = path.split(separator: "/")

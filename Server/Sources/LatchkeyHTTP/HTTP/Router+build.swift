@@ -11,17 +11,19 @@ import OpenAPIRuntime
 /// the web pages (limited per client IP, forms CSRF-protected), and the contract's operations on
 /// the wallet and Kratos-compatible groups, each behind the edge of its own policy.
 package func buildRouter(_ services: Services, configuration: ServerConfiguration, store: any LatchkeyStore, pepper: SymmetricKey,
-                 sealKeys: SealKeyring, publicURL: PublicBaseURL, now: @escaping @Sendable () -> Date) throws -> Router<AppRequestContext> {
+                 sealKeys: SealKeyring, publicURL: PublicBaseURL, adminRoutes: RouteTable? = nil, streamedPaths: Set<String> = [],
+                 now: @escaping @Sendable () -> Date) throws -> Router<AppRequestContext> {
     guard let proxies = TrustedProxies(configuration.http.trustedProxies) else {
         throw ConfigurationError(key: "http.trustedProxies", message: "Each entry must be an IP address or a CIDR block.")
     }
     let (throttle, maxBody, issuer) = (services.throttle, configuration.http.maxBodyBytes, configuration.issuer)
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestLogMiddleware())
-    router.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table))
+    // The admin API's routes too when it answers on this port (`admin.onPublicPort`): 405 with `Allow`.
+    router.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table.adding(adminRoutes)))
     router.add(middleware: CanonicalPathMiddleware())
     router.add(middleware: MetricsMiddleware())
-    router.add(middleware: BodyLimitMiddleware(maxBytes: maxBody))
+    router.add(middleware: BodyLimitMiddleware(maxBytes: maxBody, streamedPaths: streamedPaths))
     router.add(middleware: AuditMiddleware(store: store, proxies: proxies))
     OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry(), http: configuration.http)
     ContractRoutes.add(to: router, issuer: issuer, serverURL: publicURL.value)
