@@ -165,8 +165,18 @@ try:
     check(admin(1, "POST", f"/admin/v1/users/{bob}/unlock", viewer)[0] == 403, "a viewer key cannot unlock")
     check(call(SERVERS[0], "GET", "/admin/v1/users", client="203.0.113.9")[0] == 404, "the public port does not answer the admin API")
     check(admin(1, "POST", f"/admin/v1/users/{bob}/unlock", support)[0] == 204, "a support key unlocks on the second")
-    check(call(SERVERS[0], "POST", "/v1/auth/login/password", {"username": "replica-bob@example.com", "password": "replica-pass-1"})[0] == 200,
-          "the wallet logs in on the first")
+    status, login = call(SERVERS[0], "POST", "/v1/auth/login/password", {"username": "replica-bob@example.com", "password": "replica-pass-1"})
+    check(status == 200, "the wallet logs in on the first")
+    token = login.get("sessionToken", "")
+    check(call(SERVERS[1], "GET", "/v1/auth/session", session=token)[0] == 200, "its session works on the second")
+    status, detail = admin(0, "GET", f"/admin/v1/users/{bob}", support)
+    session_ids = [session["id"] for session in detail.get("sessions", [])]
+    check(status == 200 and len(session_ids) == 1, f"the detail lists the live session: {session_ids}")
+    check(admin(0, "DELETE", f"/admin/v1/users/{bob}/sessions/{session_ids[0] if session_ids else 'x'}", support)[0] == 204,
+          "a support key ends that one session on the first")
+    time.sleep(1.1)  # the documented second a replica may keep a session it read in its cache
+    check(call(SERVERS[1], "GET", "/v1/auth/session", session=token)[0] == 401,
+          "the ended session is refused by the second within the documented second")
     key_id = support.split("_")[1]
     subprocess.run([BINARY, "operators", "keys", "revoke", key_id, "--database", DATABASE, "--config", configure(OUTBOXES[0])],
                    check=True, capture_output=True, env={**os.environ, "LOG_LEVEL": "error"})

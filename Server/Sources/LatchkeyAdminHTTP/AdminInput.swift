@@ -67,6 +67,12 @@ enum AdminInput {
             if segments.count > 6, segments[5] == "sessions" { try check(segment(6), sessionID, name: "sessionId") }
         }
         if segments.count > 4, segments[3] == "keys" { try check(segment(4), keyID, name: "keyId") }
+        // The import's body is read by no decoder that would refuse another kind (or none).
+        if operation == "importUsers",
+           request.headerFields[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+            != "application/x-ndjson" {
+            throw DomainError(.invalidField, message: "Content-Type must be application/x-ndjson (JSON Lines).", field: "Content-Type")
+        }
         let rules = query[operation] ?? [:]
         for item in components.queryItems ?? [] {
             guard let rule = rules[item.name] else { continue }

@@ -246,6 +246,9 @@ import Testing
         try await withServer(configure: Admin.configure) { _, client in
             let answer = try await client.call(.put, "/admin/v1/users", headers: [:])
             #expect(answer.status == .methodNotAllowed && answer.headers[.allow] == "GET", "\(answer.status)")
+            // A literal segment is not a user id: only the import answers there.
+            let literal = try await client.call(.get, "/admin/v1/users/import", headers: [:])
+            #expect(literal.status == .methodNotAllowed && literal.headers[.allow] == "POST", "\(literal.headers)")
         }
     }
 

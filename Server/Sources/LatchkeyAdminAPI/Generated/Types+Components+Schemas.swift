@@ -844,6 +844,8 @@ extension Components {
             }
             /// - Remark: Generated from `#/components/schemas/OperatorKeyRequest/role`.
             public var role: Components.Schemas.OperatorKeyRequest.RolePayload
+            /// Null or absent: 90.
+            ///
             /// - Remark: Generated from `#/components/schemas/OperatorKeyRequest/days`.
             public var days: Swift.Int?
             /// Creates a new `OperatorKeyRequest`.
@@ -851,7 +853,7 @@ extension Components {
             /// - Parameters:
             ///   - name: Printable ASCII (the command line takes any printable name).
             ///   - role:
-            ///   - days:
+            ///   - days: Null or absent: 90.
             public init(
                 name: Swift.String,
                 role: Components.Schemas.OperatorKeyRequest.RolePayload,

@@ -22,10 +22,14 @@ public struct RouteTable: Sendable {
     /// The methods allowed on a concrete path.
     public func methods(for path: String) -> [HTTPRequest.Method] {
         let segments = path.split(separator: "/")
-        return routes.filter { route in
-            let template = route.template.split(separator: "/")
-            return template.count == segments.count
-                && zip(template, segments).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
-        }.map(\.method)
+        var matching = routes.map { ($0.method, $0.template.split(separator: "/")) }.filter { _, template in
+            template.count == segments.count && zip(template, segments).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
+        }
+        // The router takes a literal segment over a parameter (`/users/import` is not the user
+        // `import`), so a template with a parameter where another has the literal does not answer.
+        for index in segments.indices where matching.contains(where: { !$0.1[index].hasPrefix("{") }) {
+            matching.removeAll { $0.1[index].hasPrefix("{") }
+        }
+        return matching.map(\.0)
     }
 }
