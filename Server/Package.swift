@@ -40,6 +40,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.0"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
     ],
     targets: [
         /// zlib, for the bundled common-password list.
@@ -71,6 +72,8 @@ let package = Package(
                 "LatchkeyDomain", "LatchkeyHTTP", "LatchkeyAdminAPI",
                 .product(name: "LatchkeyCore", package: sdk),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -98,6 +101,7 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
             ],
             resources: [.copy("Resources/common-passwords.txt.gz")]
         ),
@@ -185,6 +189,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]

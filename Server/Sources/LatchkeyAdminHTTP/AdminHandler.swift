@@ -27,6 +27,12 @@ struct AdminHandler: APIProtocol {
         ].compactMap { $0 }
         let pageSize = query.pageSize ?? Self.defaultPageSize
         guard (1...200).contains(pageSize) else { throw DomainError(.invalidField, message: "pageSize is 1 to 200.", field: "pageSize") }
+        if let prefix = query.emailPrefix {
+            guard lookups.isEmpty else {
+                throw DomainError(.invalidField, message: "emailPrefix cannot be combined with an exact lookup.", field: "emailPrefix")
+            }
+            return try await usersByPrefix(prefix, query: query, pageSize: pageSize)
+        }
         // A lookup answers one page: its token does not apply.
         let cursor = lookups.isEmpty ? try query.pageToken.map(PageToken.cursor) : nil
         let state = query.state.flatMap { UserStateFilter(rawValue: $0.rawValue) }
@@ -36,6 +42,21 @@ struct AdminHandler: APIProtocol {
         let link = token.map { token in
             let parameters = [state.map { "state=\($0.rawValue)" }, "pageSize=\(pageSize)", "pageToken=\(token)"].compactMap { $0 }
             return "</admin/v1/users?\(parameters.joined(separator: "&"))>; rel=\"next\""
+        }
+        return .ok(.init(headers: .init(link: link), body: .json(.init(users: users.map(Self.summary), nextPageToken: token))))
+    }
+
+    private func usersByPrefix(_ prefix: String, query: Operations.ListUsers.Input.Query,
+                               pageSize: Int) async throws -> Operations.ListUsers.Output {
+        let state = query.state.flatMap { UserStateFilter(rawValue: $0.rawValue) }
+        let after = try query.pageToken.map(PageToken.email)
+        let (users, next) = try await admin.users(emailPrefix: prefix, state: state, afterEmail: after, limit: pageSize, for: try call)
+        let token = next.map(PageToken.token(email:))
+        let link = token.map { token in
+            var items = [URLQueryItem(name: "emailPrefix", value: prefix)]
+            if let state { items.append(URLQueryItem(name: "state", value: state.rawValue)) }
+            items += [URLQueryItem(name: "pageSize", value: "\(pageSize)"), URLQueryItem(name: "pageToken", value: token)]
+            return "</admin/v1/users?\(Self.encoded(items))>; rel=\"next\""
         }
         return .ok(.init(headers: .init(link: link), body: .json(.init(users: users.map(Self.summary), nextPageToken: token))))
     }
@@ -93,7 +114,7 @@ enum PageToken {
     static func cursor(_ token: String) throws -> UserPageCursor {
         // Bounded (`AdminInput` checks the form first): a time past any user's creation would
         // overflow where it becomes a database value.
-        guard let dot = token.firstIndex(of: "."), let seconds = Int(token[..<dot]), (0...99_999_999_999).contains(seconds),
+        guard !token.hasPrefix("e"), let dot = token.firstIndex(of: "."), let seconds = Int(token[..<dot]), (0...99_999_999_999).contains(seconds),
               case let id = token[token.index(after: dot)...], !id.isEmpty, id.count <= 64 else {
             throw DomainError(.invalidField, message: "pageToken is not a page token of this API.", field: "pageToken")
         }
@@ -101,4 +122,20 @@ enum PageToken {
     }
 
     static func eventID(_ token: String) throws -> String { token }
+
+    /// `e` and the base64url of the last address of a page of a prefix search.
+    static func token(email: String) -> String {
+        "e" + Data(email.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Throws `DomainError(.invalidField)` (field `pageToken`) for a token of another form.
+    static func email(_ token: String) throws -> String {
+        var text = String(token.dropFirst()).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
+        guard token.hasPrefix("e"), let data = Data(base64Encoded: text), let email = String(data: data, encoding: .utf8) else {
+            throw DomainError(.invalidField, message: "pageToken is not a page token of this search.", field: "pageToken")
+        }
+        return email
+    }
 }

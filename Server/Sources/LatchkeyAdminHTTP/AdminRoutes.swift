@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -101,10 +102,29 @@ public enum AdminOperations {
 public func addAdminRoutes(to router: Router<AppRequestContext>, admin: AdminService, keys: OperatorKeys, throttle: Throttle,
                            proxies: TrustedProxies, settings: AdminSettings, perAddress: Int) throws {
     let group = router.group(context: AdminRequestContext.self)
-        .add(middleware: ErrorMiddleware(routes: AdminOperations.table, dialect: .wallet))
+        .add(middleware: ErrorMiddleware(routes: AdminOperations.routes(console: settings.console), dialect: .wallet))
     let routes = AdminRoutes(group: group) { operation in
         AdminEdgeMiddleware(keys: keys, admin: admin, throttle: throttle, proxies: proxies, settings: settings,
                             perAddress: perAddress, operation: operation)
     }
     try AdminHandler(admin: admin, importMaxBytes: settings.importMaxBytes).registerHandlers(on: routes, configuration: .init(dateTranscoder: SecondsDateTranscoder()))
+}
+
+extension AdminOperations {
+    /// The routes of the admin listener (or of the public port's admin part): the API's, and the
+    /// console's when it is on.
+    public static func routes(console: Bool) -> RouteTable {
+        console ? table.adding(ConsoleRoutes.table) : table
+    }
+}
+
+/// Adds the operator console (`/console`) to `router`: its pages, behind the client address's
+/// limit (the admin API's count) and a signed-in operator.
+public func addConsoleRoutes(to router: Router<AppRequestContext>, console: ConsoleService, admin: AdminService, pepper: SymmetricKey,
+                             secureCookies: Bool, throttle: Throttle, proxies: TrustedProxies, perAddress: Int, issuerName: String,
+                             maxBodyBytes: Int, now: @escaping @Sendable () -> Date) {
+    ConsoleRoutes(console: console, admin: admin, cookies: ConsoleCookies(pepper: pepper, secure: secureCookies),
+                  formCSRF: PortalCSRF(pepper: pepper, secureCookie: secureCookies), throttle: throttle, proxies: proxies,
+                  perAddress: perAddress, issuerName: issuerName, maxBodyBytes: maxBodyBytes, now: now)
+        .add(to: router.group())
 }

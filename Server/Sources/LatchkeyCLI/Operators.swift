@@ -5,10 +5,58 @@ import LatchkeySQL
 
 extension OperatorRole: ExpressibleByArgument {}
 
-/// `latchkey operators …`: the admin API's keys (the console's accounts come with the console).
+/// `latchkey operators …`: the console's operator accounts and the admin API's keys.
 struct Operators: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Administer operators and their API keys.",
-                                                    subcommands: [Keys.self])
+    static let configuration = CommandConfiguration(abstract: "Administer operators (the console's accounts) and the admin API's keys.",
+                                                    subcommands: [Create.self, Reset.self, List.self, Keys.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a console operator; prints a one-time setup link (a day) to set a password and an authenticator.")
+        @OptionGroup var options: ServerOptions
+        @Argument(help: "The operator's email address (their sign-in name).") var email: String
+        @Option(help: "viewer (reads), support (also acts on users, devices and sessions) or admin (also erases users).")
+        var role: OperatorRole
+
+        func run() async throws {
+            try await withOperatorStore(options) { store, configuration in
+                let (account, token) = try await ConsoleService.createOperator(email: email, role: role, store: store)
+                print(setupLink(configuration, token))
+                FileHandle.standardError.write(Data("""
+                    Operator \(account.email) (\(account.role.rawValue)). Send the link above to them only: it works once, for a day.
+
+                    """.utf8))
+            }
+        }
+    }
+
+    struct Reset: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A new setup link for an operator (a lost authenticator or password): the old ones stop working, their sign-ins end.")
+        @OptionGroup var options: ServerOptions
+        @Argument(help: "The operator's email address.") var email: String
+
+        func run() async throws {
+            try await withOperatorStore(options) { store, configuration in
+                print(setupLink(configuration, try await ConsoleService.resetOperator(email: email, store: store)))
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the console's operators.")
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            try await withOperatorStore(options) { store, _ in
+                for account in try await store.operatorAccounts() {
+                    let state = account.isSetUp ? "active" : account.setupDigest != nil ? "awaiting setup" : "inactive"
+                    print([account.email, account.role.rawValue, state, "created=\(account.createdAt.formatted(.iso8601))"]
+                        .joined(separator: "\t"))
+                }
+            }
+        }
+    }
 
     struct Keys: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Operators' API keys for the admin API.",
@@ -22,7 +70,7 @@ extension Operators.Keys {
             abstract: "Create a key; it is printed this once (only its digest is stored).")
         @OptionGroup var options: ServerOptions
         @Option(help: "Who or what holds it, e.g. support-desk.") var name: String
-        @Option(help: "viewer (reads), support (also acts on users and sessions) or admin (support's calls today; erasing, imports and keys over the API are to come).")
+        @Option(help: "viewer (reads), support (also acts on users, devices and sessions) or admin (also erases users, imports and manages keys).")
         var role: OperatorRole
         @Option(help: "Days until it expires (1–\(OperatorKeys.maximumDays)).") var days = OperatorKeys.defaultDays
 
@@ -73,4 +121,9 @@ extension Operators.Keys {
 /// Runs `body` with the keys of the configured database; an operator's mistake is a usage error.
 private func withOperatorKeys(_ options: ServerOptions, _ body: (OperatorKeys) async throws -> Void) async throws {
     try await withOperatorStore(options) { store, _ in try await body(OperatorKeys(store: store)) }
+}
+
+/// The console's setup page for `token`, where the console answers (`admin.consoleURL`).
+private func setupLink(_ configuration: ServerConfiguration, _ token: String) -> String {
+    configuration.admin.resolvedConsoleURL(publicURL: configuration.resolvedPublicURL) + "/console/setup?token=" + token
 }

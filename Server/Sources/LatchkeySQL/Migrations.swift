@@ -211,6 +211,25 @@ package enum Migrations {
             "CREATE INDEX outbox_pending ON outbox (created_at, id) WHERE delivered_at IS NULL AND failed_at IS NULL",
             "CREATE INDEX outbox_failed ON outbox (created_at, id) WHERE failed_at IS NOT NULL",
         ]),
+        // The operator console's accounts and sign-ins (issue 25).
+        (15, [
+            """
+            CREATE TABLE operator_accounts (
+                id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, role TEXT NOT NULL, password_hash TEXT, totp_secret TEXT,
+                totp_last_step BIGINT, failed_attempts BIGINT NOT NULL DEFAULT 0, locked_until BIGINT, setup_digest TEXT,
+                setup_expires_at BIGINT, created_at BIGINT NOT NULL, disabled_at BIGINT)
+            """,
+            """
+            CREATE TABLE console_sessions (
+                digest TEXT PRIMARY KEY, operator_id TEXT NOT NULL REFERENCES operator_accounts(id) ON DELETE CASCADE,
+                created_at BIGINT NOT NULL, last_seen_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX console_sessions_operator ON console_sessions (operator_id)",
+        ]),
+        // Email prefix search (admin API, console) in byte order: SQLite's unique index on
+        // (issuer, email_normalized) is already BINARY; PostgreSQL's follows the database's
+        // collation, so it gets one in "C" (engine-specific below).
+        (16, []),
     ]
 
     /// Statements of a version in one engine's own dialect, run after the common ones.
@@ -245,6 +264,10 @@ package enum Migrations {
                 FOR EACH ROW EXECUTE FUNCTION audit_events_guard()
                 """,
             ],
+        ],
+        16: [
+            .sqlite: [],
+            .postgres: [#"CREATE INDEX users_issuer_email_bytes ON users (issuer, email_normalized COLLATE "C")"#],
         ],
         // Erasing a user (admin API) redacts its events: the only change the trail allows is
         // emptying what identifies the person beyond the user id (details, client address,

@@ -5,13 +5,7 @@ extension SQLStore {
     public func users(issuer: String, state: UserStateFilter?, after cursor: UserPageCursor?, limit: Int) async throws -> [UserRecord] {
         var sql = "SELECT * FROM users WHERE issuer = $1"
         var binds: [SQLValue] = [.text(issuer)]
-        switch state {
-        case .active: sql += " AND status = 'active' AND locked = 0"
-        case .locked: sql += " AND locked = 1"
-        case .deactivated: sql += " AND status <> 'active'"
-        case .unverified: sql += " AND email_verified = 0"
-        case nil: break
-        }
+        sql += Self.stateCondition(state)
         if let cursor {
             // A row value, so both engines read the index from the cursor on instead of filtering.
             sql += " AND (created_at, id) < ($2, $3)"
@@ -20,6 +14,34 @@ extension SQLStore {
         binds.append(.integer(Int64(limit)))
         sql += " ORDER BY created_at DESC, id DESC LIMIT $\(binds.count)"
         return try await engine.read(sql, binds).map { try UserRecord(row: $0) }
+    }
+
+    public func users(issuer: String, emailPrefix: String, state: UserStateFilter?, afterEmail: String?,
+                      limit: Int) async throws -> [UserRecord] {
+        // Byte order on both engines (PostgreSQL's "C" collation, SQLite's BINARY), so the range
+        // [prefix, prefix + U+10FFFF) is exactly the addresses that start with the prefix, read
+        // from an index in that order (migration 16).
+        let collate = engine.kind == .postgres ? " COLLATE \"C\"" : ""
+        var sql = "SELECT * FROM users WHERE issuer = $1 AND email_normalized\(collate) >= $2 AND email_normalized\(collate) < $3"
+        var binds: [SQLValue] = [.text(issuer), .text(emailPrefix), .text(emailPrefix + "\u{10FFFF}")]
+        if let afterEmail {
+            binds.append(.text(afterEmail))
+            sql += " AND email_normalized\(collate) > $\(binds.count)"
+        }
+        sql += Self.stateCondition(state)
+        binds.append(.integer(Int64(limit)))
+        sql += " ORDER BY email_normalized\(collate) LIMIT $\(binds.count)"
+        return try await engine.read(sql, binds).map { try UserRecord(row: $0) }
+    }
+
+    private static func stateCondition(_ state: UserStateFilter?) -> String {
+        switch state {
+        case .active: " AND status = 'active' AND locked = 0"
+        case .locked: " AND locked = 1"
+        case .deactivated: " AND status <> 'active'"
+        case .unverified: " AND email_verified = 0"
+        case nil: ""
+        }
     }
 
     public func liveSessions(userID: String, now: Date, idleBefore: Date, limit: Int) async throws -> [SessionRecord] {

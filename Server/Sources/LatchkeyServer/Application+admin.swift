@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
@@ -10,25 +11,37 @@ import Logging
 /// The admin API (`admin.enabled`): on the public router instead of a listener of its own when
 /// `admin.onPublicPort`, else on its own listener (`admin.host`, `admin.port`), an application run
 /// as a service of the main one (started and stopped with it). Answers the service to run, if any.
-func buildAdmin(_ configuration: ServerConfiguration, store: any LatchkeyStore, admin: AdminService, throttle: Throttle, router: Router<AppRequestContext>,
+func buildAdmin(_ configuration: ServerConfiguration, store: any LatchkeyStore, services: Services, pepper: SymmetricKey, publicURL: PublicBaseURL,
+                router: Router<AppRequestContext>,
                 logger: Logger, now: @escaping @Sendable () -> Date,
                 beforeStart: @escaping @Sendable () async throws -> Void) throws -> (any Service)? {
     // Validated with the configuration (`http.trustedProxies`).
     let proxies = TrustedProxies(configuration.http.trustedProxies) ?? TrustedProxies([])!
     let settings = configuration.admin
     guard settings.enabled else { return nil }
+    let (admin, throttle) = (services.admin, services.throttle)
     let keys = OperatorKeys(store: store, now: now)
     let perAddress = configuration.rateLimits.requestsPerMinutePerIP
+    // Secure cookies where the console is reached over TLS.
+    let secure = settings.resolvedConsoleURL(publicURL: publicURL.value).hasPrefix("https:")
+    func addConsole(to router: Router<AppRequestContext>) {
+        guard settings.console else { return }
+        addConsoleRoutes(to: router, console: services.console, admin: admin, pepper: pepper, secureCookies: secure, throttle: throttle,
+                         proxies: proxies, perAddress: perAddress, issuerName: configuration.issuer.name,
+                         maxBodyBytes: configuration.http.maxBodyBytes, now: now)
+    }
     if settings.onPublicPort {
         try addAdminRoutes(to: router, admin: admin, keys: keys, throttle: throttle, proxies: proxies, settings: settings, perAddress: perAddress)
+        addConsole(to: router)
         return nil
     }
     let adminRouter = Router(context: AppRequestContext.self)
     adminRouter.add(middleware: RequestLogMiddleware())
-    adminRouter.add(middleware: ErrorMiddleware(routes: AdminOperations.table, dialect: .wallet))
+    adminRouter.add(middleware: ErrorMiddleware(routes: AdminOperations.routes(console: settings.console), dialect: .wallet))
     adminRouter.add(middleware: CanonicalPathMiddleware())
     adminRouter.add(middleware: BodyLimitMiddleware(maxBytes: configuration.http.maxBodyBytes, streamedPaths: AdminOperations.streamedPaths))
     try addAdminRoutes(to: adminRouter, admin: admin, keys: keys, throttle: throttle, proxies: proxies, settings: settings, perAddress: perAddress)
+    addConsole(to: adminRouter)
     let host = settings.host, port = settings.port
     var application = Application(router: adminRouter,
                        configuration: .init(address: .hostname(host, port: port), serverName: "Latchkey admin"),

@@ -108,10 +108,10 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
                                                    cipher: cipher, authority: authority, publicURL: publicURL, now: options.now))
     let adminHere = configuration.admin.enabled && configuration.admin.onPublicPort
     let router = try buildRouter(services, configuration: configuration, store: store, pepper: pepper, sealKeys: sealKeys,
-                                 publicURL: publicURL, adminRoutes: adminHere ? AdminOperations.table : nil,
+                                 publicURL: publicURL, adminRoutes: adminHere ? AdminOperations.routes(console: configuration.admin.console) : nil,
                                  streamedPaths: adminHere ? AdminOperations.streamedPaths : [], now: options.now)
 
-    let admin = try buildAdmin(configuration, store: store, admin: services.admin, throttle: services.throttle, router: router, logger: logger, now: options.now,
+    let admin = try buildAdmin(configuration, store: store, services: services, pepper: pepper, publicURL: publicURL, router: router, logger: logger, now: options.now,
                                beforeStart: { try await storeService.ready.wait() })
 
     let channel: any MessageChannel = options.channel ?? makeChannel(configuration.courier, logger: logger)
@@ -122,7 +122,8 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
         router: router,
         server: .http1(configuration: .init(additionalChannelHandlers: [ClientPresenceHandler()])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
-        services: [storeService] + (options.runCourier ? [courier] : []) + (admin.map { [$0] } ?? []),
+        services: [storeService] + (options.runCourier ? [courier] : []) + (admin.map { [$0] } ?? [])
+            + [ShedRecorder(gate: services.hashGate, store: store, now: options.now)],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             publicURL.bound(host: configuration.host, port: port)

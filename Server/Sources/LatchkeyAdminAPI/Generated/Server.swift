@@ -286,6 +286,9 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     ///
     /// The lookups (`email`, `phone`, `userId`, `thumbprint`) give the user they all name (or
     /// none), on one page (`pageToken` does not apply); `state`, given too, must hold for it.
+    /// `emailPrefix` gives the users whose address starts with it, in address order, a page at a
+    /// time (keyset: `nextPageToken` is `e` and the last address in base64url); it cannot be
+    /// combined with a lookup (400).
     /// Without a lookup, `state` filters the users, newest first, `pageSize` at a time; the answer's
     /// `nextPageToken` (and its `Link: <…>; rel="next"`) asks for the page after, which stays the
     /// same when users register in between (keyset pagination).
@@ -313,6 +316,13 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                         style: .form,
                         explode: true,
                         name: "email",
+                        as: Swift.String.self
+                    ),
+                    emailPrefix: try converter.getOptionalQueryItemAsURI(
+                        in: request.soar_query,
+                        style: .form,
+                        explode: true,
+                        name: "emailPrefix",
                         as: Swift.String.self
                     ),
                     phone: try converter.getOptionalQueryItemAsURI(

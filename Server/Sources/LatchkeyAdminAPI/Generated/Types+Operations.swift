@@ -21,6 +21,9 @@ public enum Operations {
     ///
     /// The lookups (`email`, `phone`, `userId`, `thumbprint`) give the user they all name (or
     /// none), on one page (`pageToken` does not apply); `state`, given too, must hold for it.
+    /// `emailPrefix` gives the users whose address starts with it, in address order, a page at a
+    /// time (keyset: `nextPageToken` is `e` and the last address in base64url); it cannot be
+    /// combined with a lookup (400).
     /// Without a lookup, `state` filters the users, newest first, `pageSize` at a time; the answer's
     /// `nextPageToken` (and its `Link: <…>; rel="next"`) asks for the page after, which stays the
     /// same when users register in between (keyset pagination).
@@ -35,6 +38,10 @@ public enum Operations {
             public struct Query: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/admin/v1/users/GET/query/email`.
                 public var email: Swift.String?
+                /// Users whose address starts with this (case-insensitive), by address; not with an exact lookup.
+                ///
+                /// - Remark: Generated from `#/paths/admin/v1/users/GET/query/emailPrefix`.
+                public var emailPrefix: Swift.String?
                 /// E.164 (send its + as %2B).
                 ///
                 /// - Remark: Generated from `#/paths/admin/v1/users/GET/query/phone`.
@@ -57,6 +64,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - email:
+                ///   - emailPrefix: Users whose address starts with this (case-insensitive), by address; not with an exact lookup.
                 ///   - phone: E.164 (send its + as %2B).
                 ///   - userId:
                 ///   - thumbprint: A device key's RFC 7638 thumbprint.
@@ -65,6 +73,7 @@ public enum Operations {
                 ///   - pageToken: A page's position (`nextPageToken`).
                 public init(
                     email: Swift.String? = nil,
+                    emailPrefix: Swift.String? = nil,
                     phone: Swift.String? = nil,
                     userId: Swift.String? = nil,
                     thumbprint: Swift.String? = nil,
@@ -73,6 +82,7 @@ public enum Operations {
                     pageToken: Swift.String? = nil
                 ) {
                     self.email = email
+                    self.emailPrefix = emailPrefix
                     self.phone = phone
                     self.userId = userId
                     self.thumbprint = thumbprint

@@ -21,6 +21,9 @@ public protocol APIProtocol: Sendable {
     ///
     /// The lookups (`email`, `phone`, `userId`, `thumbprint`) give the user they all name (or
     /// none), on one page (`pageToken` does not apply); `state`, given too, must hold for it.
+    /// `emailPrefix` gives the users whose address starts with it, in address order, a page at a
+    /// time (keyset: `nextPageToken` is `e` and the last address in base64url); it cannot be
+    /// combined with a lookup (400).
     /// Without a lookup, `state` filters the users, newest first, `pageSize` at a time; the answer's
     /// `nextPageToken` (and its `Link: <…>; rel="next"`) asks for the page after, which stays the
     /// same when users register in between (keyset pagination).
@@ -162,6 +165,9 @@ extension APIProtocol {
     ///
     /// The lookups (`email`, `phone`, `userId`, `thumbprint`) give the user they all name (or
     /// none), on one page (`pageToken` does not apply); `state`, given too, must hold for it.
+    /// `emailPrefix` gives the users whose address starts with it, in address order, a page at a
+    /// time (keyset: `nextPageToken` is `e` and the last address in base64url); it cannot be
+    /// combined with a lookup (400).
     /// Without a lookup, `state` filters the users, newest first, `pageSize` at a time; the answer's
     /// `nextPageToken` (and its `Link: <…>; rel="next"`) asks for the page after, which stays the
     /// same when users register in between (keyset pagination).

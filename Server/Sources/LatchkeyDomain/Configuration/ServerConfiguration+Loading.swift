@@ -135,6 +135,8 @@ extension ServerConfiguration {
                     "The admin listener needs a port of its own (or onPublicPort).")
         try require(admin.requestsPerMinutePerKey >= 1, "admin.requestsPerMinutePerKey", "Must be at least 1.")
         try require(admin.importMaxBytes >= 1024, "admin.importMaxBytes", "Must be at least 1024.")
+        try require(admin.consoleURL.map { URL(string: $0)?.scheme.map { ["http", "https"].contains($0) } == true && URL(string: $0)?.host != nil } ?? true,
+                    "admin.consoleURL", "Must be an http(s) URL.")
         try require(TrustedProxies(http.trustedProxies) != nil, "http.trustedProxies",
                     "Each entry must be an IP address or a CIDR block (192.0.2.0/24, 2001:db8::/32).")
         let password = issuer.password

@@ -112,6 +112,12 @@ public struct PreviousSealKey: Codable, Sendable, Equatable {
 /// The admin API (`/admin/v1`, operators' API keys): off unless enabled; served on its own
 /// listener, loopback only by default, and on the public port only when `onPublicPort` says so.
 public struct AdminSettings: Codable, Sendable, Equatable {
+    /// The console's address: `consoleURL`, else where the admin API answers.
+    public func resolvedConsoleURL(publicURL: String) -> String {
+        if let consoleURL { return consoleURL.hasSuffix("/") ? String(consoleURL.dropLast()) : consoleURL }
+        return onPublicPort ? publicURL : "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
+
     public var enabled = false
     public var host = "127.0.0.1"
     /// The admin listener's port; 0 picks a free one (tests).
@@ -124,6 +130,12 @@ public struct AdminSettings: Codable, Sendable, Equatable {
     /// The largest body of an import (`POST /admin/v1/users/import`), read as it arrives: the
     /// request body limit (`http.maxBodyBytes`) does not apply to it.
     public var importMaxBytes = 268_435_456
+    /// The operator console (`/console`) beside the admin API.
+    public var console = true
+    /// Where operators reach the console, for the setup links `latchkey operators create` prints
+    /// (nil: the admin listener's address, or `publicURL` with `onPublicPort`). With `https:` (or a
+    /// `publicURL` of `https:` on the public port) the console's cookies are `Secure` and `__Host-`.
+    public var consoleURL: String?
     public init() {}
 }
 

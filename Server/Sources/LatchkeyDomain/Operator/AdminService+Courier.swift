@@ -19,6 +19,11 @@ extension AdminService {
         }
     }
 
+    /// The dashboard's counts by `bucket` seconds from `since` (`ConsoleStore.dashboardCounts`).
+    public func dashboard(since: Date, bucket: Int, for call: OperatorCall) async throws -> [DashboardBucket] {
+        try await store.dashboardCounts(since: since, bucket: bucket)
+    }
+
     /// The most failed lines an import's answer lists (the count covers them all).
     public static let failuresListed = 1000
 

@@ -7,7 +7,7 @@ import LatchkeyCore
 public struct AdminService: Sendable {
     public typealias Store = UserStore & DeviceStore & SessionStore & CredentialStore & AttemptStore & AuditStore & AdminStore
         & AdminAuditStore
-        & AdminActionStore & OutboxStore & ImportStore & OperatorKeyStore
+        & AdminActionStore & OutboxStore & ImportStore & OperatorKeyStore & ConsoleStore
     package let store: any Store
     package let issuer: IssuerSettings
     package let outbox: OutboxWriter
@@ -54,6 +54,20 @@ public struct AdminService: Sendable {
             let page = Array(rows.prefix(limit))
             let next = rows.count > limit ? page.last.map { UserPageCursor(createdAt: $0.createdAt, id: $0.id) } : nil
             return (page, next)
+        }
+    }
+
+    /// Users whose address starts with `prefix` (trimmed, lower-cased), in `state` when given, by
+    /// address after `afterEmail`, with the address to continue after when another page follows.
+    /// Throws `DomainError(.invalidField)` (`emailPrefix`) for an empty prefix.
+    public func users(emailPrefix prefix: String, state: UserStateFilter?, afterEmail: String?, limit: Int,
+                      for call: OperatorCall) async throws -> (users: [UserRecord], next: String?) {
+        let normalized = EmailAddress.normalized(prefix)
+        guard !normalized.isEmpty else { throw DomainError.invalidField("emailPrefix", "emailPrefix must not be blank.") }
+        return try await recorded("listUsers", user: nil, call: call) {
+            let rows = try await store.users(issuer: issuer.id, emailPrefix: normalized, state: state, afterEmail: afterEmail, limit: limit + 1)
+            let page = Array(rows.prefix(limit))
+            return (page, rows.count > limit ? page.last?.emailNormalized : nil)
         }
     }
 
@@ -122,7 +136,7 @@ public struct AdminService: Sendable {
     public func refused(_ command: String, for call: OperatorCall) async throws {
         try await AuditTrail.run(actor: .operator, clientIP: call.clientIP, store: store) { trail in
             var details = Self.details(command, call)
-            details["refused"] = "role \(call.key.role.rawValue)"
+            details["refused"] = "role \(call.role.rawValue)"
             trail.record(.operatorCommand, user: nil, outcome: .failure, details: details, at: now())
         }
     }
@@ -195,6 +209,6 @@ public struct AdminService: Sendable {
     }
 
     package static func details(_ command: String, _ call: OperatorCall) -> [String: String] {
-        ["command": "admin \(command)", "operatorKey": call.key.id, "operator": call.key.name]
+        call.details.merging(["command": "admin \(command)"]) { _, command in command }
     }
 }

@@ -101,6 +101,8 @@ public enum OperatorError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownDevice(String, email: String)
     case unknownKey(String)
     case invalidKeyRequest(String)
+    case duplicateOperator(String)
+    case invalidOperatorRequest(String)
 
     public var description: String {
         switch self {
@@ -108,6 +110,8 @@ public enum OperatorError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownDevice(let device, let email): "Device \(device) is not linked to \(email)."
         case .unknownKey(let id): "No operator key \(id) that is not revoked."
         case .invalidKeyRequest(let reason): reason
+        case .duplicateOperator(let email): "There is an operator with email \(email) already."
+        case .invalidOperatorRequest(let reason): reason
         }
     }
 }

@@ -23,6 +23,16 @@ public final class HashGate: Sendable {
         var hashSeconds: Double?
         /// Hashes run to the end since the start.
         var completed = 0
+        /// Operations refused (shed) since the dashboard's counter last took them.
+        var shed = 0
+    }
+
+    /// The operations shed since the last call (`ShedRecorder` adds them to the dashboard's counts).
+    public func takeShed() -> Int {
+        state.withLock { state in
+            defer { state.shed = 0 }
+            return state.shed
+        }
     }
 
     /// How many hashes ran to the end since the server started: the work a call did, as tests and
@@ -74,6 +84,7 @@ public final class HashGate: Sendable {
         try state.withLock { state in
             let wait = Self.wait(units: units, pending: state.pending, workers: workers, hashSeconds: state.hashSeconds)
             if wait > maxWait * (1 - Self.otherWork) {
+                state.shed += 1
                 throw DomainError(.overloaded, retryAfter: max(1, Int(wait.rounded(.up))))
             }
             // Counted only if the ticket is still open (a closed one is never reopened).
@@ -115,6 +126,7 @@ public final class HashGate: Sendable {
         try state.withLock { state in
             let wait = Self.wait(units: units, pending: state.pending, workers: workers, hashSeconds: state.hashSeconds)
             if wait > maxWait * (1 - Self.otherWork) {
+                state.shed += 1
                 throw DomainError(.overloaded, retryAfter: max(1, Int(wait.rounded(.up))))
             }
             state.pending += units

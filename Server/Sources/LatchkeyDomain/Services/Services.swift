@@ -43,6 +43,8 @@ public struct Services: Sendable {
     public let statistics: LoginStatisticsService
     /// The admin API's operations (served only when `admin.enabled`).
     public let admin: AdminService
+    /// The operator console's accounts (served only when `admin.enabled` and `admin.console`).
+    public let console: ConsoleService
     /// The per-minute limits the edge and the pages count with too.
     public let throttle: Throttle
     /// Admission to hash work, which the edge asks first (`OperationPolicy.hashes`).
@@ -88,5 +90,6 @@ public func buildServices(_ foundation: ServiceFoundation) -> Services {
         admin: AdminService(store: store, issuer: issuer, outbox: outbox, verifier: verifier,
                             importer: UserImporter(store: store, issuer: issuer, hasher: { [hasher = foundation.hasher] in hasher }, now: now),
                             now: now),
+        console: ConsoleService(store: store, hasher: foundation.hasher, pepper: foundation.pepper, issuerName: issuer.name, now: now),
         throttle: throttle, hashGate: foundation.hasher.gate)
 }

@@ -29,6 +29,9 @@ public protocol AdminStore: AuditingStore {
     /// Users of `issuer` in `state` (any when nil), newest first (`created_at`, then `id`,
     /// descending), after `cursor`; at most `limit`.
     func users(issuer: String, state: UserStateFilter?, after cursor: UserPageCursor?, limit: Int) async throws -> [UserRecord]
+    /// Users of `issuer` whose normalized address starts with `emailPrefix` (compared byte by
+    /// byte), in `state` when given, by address after `afterEmail`; at most `limit`.
+    func users(issuer: String, emailPrefix: String, state: UserStateFilter?, afterEmail: String?, limit: Int) async throws -> [UserRecord]
     /// The user's live sessions (not revoked, not expired, seen after `idleBefore`), the most
     /// recently seen first; at most `limit`.
     func liveSessions(userID: String, now: Date, idleBefore: Date, limit: Int) async throws -> [SessionRecord]

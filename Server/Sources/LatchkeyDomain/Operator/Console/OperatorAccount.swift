@@ -1,0 +1,102 @@
+import Foundation
+
+/// An operator of the console (`latchkey operators create EMAIL --role …`): an account of its
+/// own, apart from the wallets, with a password and a TOTP authenticator set up through a
+/// one-time link. Secrets are a password hash and a sealed TOTP secret; nothing in plain form.
+public struct OperatorAccount: Sendable, Equatable {
+    public var id: String
+    public var email: String
+    public var role: OperatorRole
+    /// Nil until the setup link is used.
+    public var passwordHash: String?
+    /// The TOTP secret, sealed with the pepper's field cipher; nil until set up.
+    public var totpSecretSealed: String?
+    /// The last TOTP time step accepted: a code of it or earlier is refused (RFC 6238 §5.2).
+    public var totpLastStep: Int64?
+    public var failedAttempts: Int
+    public var lockedUntil: Date?
+    /// The digest of the setup link's token, and when it expires; nil once used.
+    public var setupDigest: String?
+    public var setupExpiresAt: Date?
+    public var createdAt: Date
+    public var disabledAt: Date?
+
+    public init(id: String, email: String, role: OperatorRole, passwordHash: String? = nil, totpSecretSealed: String? = nil,
+                totpLastStep: Int64? = nil, failedAttempts: Int = 0, lockedUntil: Date? = nil, setupDigest: String? = nil,
+                setupExpiresAt: Date? = nil, createdAt: Date, disabledAt: Date? = nil) {
+        self.id = id
+        self.email = email
+        self.role = role
+        self.passwordHash = passwordHash
+        self.totpSecretSealed = totpSecretSealed
+        self.totpLastStep = totpLastStep
+        self.failedAttempts = failedAttempts
+        self.lockedUntil = lockedUntil
+        self.setupDigest = setupDigest
+        self.setupExpiresAt = setupExpiresAt
+        self.createdAt = createdAt
+        self.disabledAt = disabledAt
+    }
+
+    /// Whether it has a password and an authenticator.
+    public var isSetUp: Bool { passwordHash != nil && totpSecretSealed != nil }
+}
+
+/// A console sign-in: a cookie whose digest is kept, ending after `idle` without use or at
+/// `expiresAt` whatever happens.
+public struct ConsoleSession: Sendable, Equatable {
+    public var digest: String
+    public var operatorID: String
+    public var createdAt: Date
+    public var lastSeenAt: Date
+    public var expiresAt: Date
+
+    public init(digest: String, operatorID: String, createdAt: Date, lastSeenAt: Date, expiresAt: Date) {
+        self.digest = digest
+        self.operatorID = operatorID
+        self.createdAt = createdAt
+        self.lastSeenAt = lastSeenAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// One hour or day of the dashboard: counts by series.
+public struct DashboardBucket: Sendable, Equatable {
+    public var start: Date
+    public var counts: [String: Int]
+    public init(start: Date, counts: [String: Int]) {
+        self.start = start
+        self.counts = counts
+    }
+}
+
+/// The console's operators and their sign-ins. Counters and single use are enforced by the
+/// database (one statement each), so they hold across replicas.
+public protocol ConsoleStore: AuditingStore {
+    /// Adds an operator. Throws `StoreError.duplicate` when the address has one.
+    func createOperatorAccount(_ account: OperatorAccount) async throws
+    func operatorAccount(email: String) async throws -> OperatorAccount?
+    func operatorAccount(id: String) async throws -> OperatorAccount?
+    /// Every operator, by address.
+    func operatorAccounts() async throws -> [OperatorAccount]
+    /// Uses the setup link once: sets the password hash and the sealed secret when the link's
+    /// digest matches and it has not expired, and ends the operator's sessions. Answers whether it did.
+    func completeOperatorSetup(id: String, setupDigest: String, passwordHash: String, totpSecretSealed: String, now: Date) async throws -> Bool
+    /// Starts the setup again: a new link; the password, the authenticator and the sessions end.
+    func resetOperatorSetup(id: String, setupDigest: String, expiresAt: Date) async throws
+    /// Accepts a TOTP time step once: answers false when that step or a later one was accepted before.
+    func acceptOperatorTOTPStep(id: String, step: Int64) async throws -> Bool
+    /// Counts a failed sign-in; at `threshold` consecutive failures the account is locked until
+    /// `now + lockFor`. Answers the lock's end when it is locked.
+    func recordOperatorFailure(id: String, threshold: Int, lockFor: TimeInterval, now: Date) async throws -> Date?
+    /// Clears the failures after a sign-in.
+    func clearOperatorFailures(id: String) async throws
+    func createConsoleSession(_ session: ConsoleSession) async throws
+    /// The live session (not expired, used within `idle`), its last use moved to `now` when a
+    /// minute or more has passed; nil otherwise.
+    func consoleSession(digest: String, now: Date, idle: TimeInterval) async throws -> ConsoleSession?
+    func deleteConsoleSession(digest: String) async throws
+    /// The dashboard's counts from the audit trail and the courier, by `bucket` seconds from
+    /// `since`: logins by outcome, lockouts, registrations, phone sign-ups, SMS sent.
+    func dashboardCounts(since: Date, bucket: Int) async throws -> [DashboardBucket]
+}

@@ -1,0 +1,146 @@
+import Foundation
+import LatchkeyDomain
+
+extension SQLStore {
+    public func createOperatorAccount(_ account: OperatorAccount) async throws {
+        do {
+            try await engine.execute("""
+                INSERT INTO operator_accounts (id, email, role, setup_digest, setup_expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+                """, [.text(account.id), .text(account.email), .text(account.role.rawValue), account.setupDigest.sql,
+                      account.setupExpiresAt?.epochSeconds ?? .null, account.createdAt.epochSeconds])
+        } catch SQLEngineError.uniqueViolation {
+            throw OperatorError.duplicateOperator(account.email)
+        }
+    }
+
+    public func operatorAccount(email: String) async throws -> OperatorAccount? {
+        try await engine.read("SELECT * FROM operator_accounts WHERE email = $1", [.text(email)]).first.map(OperatorAccount.init(row:))
+    }
+
+    public func operatorAccount(id: String) async throws -> OperatorAccount? {
+        try await engine.read("SELECT * FROM operator_accounts WHERE id = $1", [.text(id)]).first.map(OperatorAccount.init(row:))
+    }
+
+    public func operatorAccounts() async throws -> [OperatorAccount] {
+        try await engine.read("SELECT * FROM operator_accounts ORDER BY email", []).map(OperatorAccount.init(row:))
+    }
+
+    public func completeOperatorSetup(id: String, setupDigest: String, passwordHash: String, totpSecretSealed: String,
+                                      now: Date) async throws -> Bool {
+        try await engine.transaction { db in
+            let done = try await !db.query("""
+                UPDATE operator_accounts SET password_hash = $3, totp_secret = $4, totp_last_step = NULL, failed_attempts = 0,
+                    locked_until = NULL, setup_digest = NULL, setup_expires_at = NULL
+                WHERE id = $1 AND setup_digest = $2 AND setup_expires_at > $5 RETURNING id
+                """, [.text(id), .text(setupDigest), .text(passwordHash), .text(totpSecretSealed), now.epochSeconds]).isEmpty
+            if done { try await db.execute("DELETE FROM console_sessions WHERE operator_id = $1", [.text(id)]) }
+            return done
+        }
+    }
+
+    public func resetOperatorSetup(id: String, setupDigest: String, expiresAt: Date) async throws {
+        try await engine.transaction { db in
+            try await db.execute("""
+                UPDATE operator_accounts SET password_hash = NULL, totp_secret = NULL, totp_last_step = NULL, failed_attempts = 0,
+                    locked_until = NULL, setup_digest = $2, setup_expires_at = $3 WHERE id = $1
+                """, [.text(id), .text(setupDigest), expiresAt.epochSeconds])
+            try await db.execute("DELETE FROM console_sessions WHERE operator_id = $1", [.text(id)])
+        }
+    }
+
+    public func acceptOperatorTOTPStep(id: String, step: Int64) async throws -> Bool {
+        try await !engine.query("""
+            UPDATE operator_accounts SET totp_last_step = $2 WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2) RETURNING id
+            """, [.text(id), .integer(step)]).isEmpty
+    }
+
+    public func recordOperatorFailure(id: String, threshold: Int, lockFor: TimeInterval, now: Date) async throws -> Date? {
+        // One statement: parallel failures on several replicas all count.
+        let rows = try await engine.query("""
+            UPDATE operator_accounts SET failed_attempts = failed_attempts + 1,
+                locked_until = CASE WHEN failed_attempts + 1 >= $2 THEN $3 ELSE locked_until END
+            WHERE id = $1 RETURNING locked_until
+            """, [.text(id), .integer(Int64(threshold)), .integer(Int64(now.timeIntervalSince1970 + lockFor))])
+        return try rows.first?.optionalDate("locked_until").flatMap { $0 > now ? $0 : nil }
+    }
+
+    public func clearOperatorFailures(id: String) async throws {
+        try await engine.execute("UPDATE operator_accounts SET failed_attempts = 0, locked_until = NULL WHERE id = $1", [.text(id)])
+    }
+
+    public func createConsoleSession(_ session: ConsoleSession) async throws {
+        try await engine.execute("""
+            INSERT INTO console_sessions (digest, operator_id, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $5)
+            """, [.text(session.digest), .text(session.operatorID), session.createdAt.epochSeconds, session.lastSeenAt.epochSeconds,
+                  session.expiresAt.epochSeconds])
+    }
+
+    public func consoleSession(digest: String, now: Date, idle: TimeInterval) async throws -> ConsoleSession? {
+        guard var session = try await engine.read("""
+            SELECT * FROM console_sessions WHERE digest = $1 AND expires_at > $2 AND last_seen_at > $3
+            """, [.text(digest), now.epochSeconds, now.addingTimeInterval(-idle).epochSeconds]).first.map(ConsoleSession.init(row:))
+        else { return nil }
+        if now.timeIntervalSince(session.lastSeenAt) >= 60 {
+            try await engine.execute("UPDATE console_sessions SET last_seen_at = $2 WHERE digest = $1", [.text(digest), now.epochSeconds])
+            session.lastSeenAt = now
+        }
+        return session
+    }
+
+    public func deleteConsoleSession(digest: String) async throws {
+        try await engine.execute("DELETE FROM console_sessions WHERE digest = $1", [.text(digest)])
+    }
+
+    public func dashboardCounts(since: Date, bucket: Int) async throws -> [DashboardBucket] {
+        let binds: [SQLValue] = [since.epochSeconds, .integer(Int64(bucket))]
+        var buckets: [Int: [String: Int]] = [:]
+        for row in try await engine.read("""
+            SELECT (occurred_at / $2) * $2 AS bucket, type, outcome,
+                CASE WHEN type = 'user.registered' AND details LIKE '%"method":"phone"%' THEN 1 ELSE 0 END AS phone, COUNT(*) AS n
+            FROM audit_events
+            WHERE occurred_at >= $1 AND type IN ('login.succeeded', 'login.failed', 'lockout.wallet', 'lockout.device',
+                'lockout.unlinked', 'user.registered')
+            GROUP BY 1, 2, 3, 4
+            """, binds) {
+            let series = switch try row.string("type") {
+            case "login.succeeded": "logins_succeeded"
+            case "login.failed": "logins_failed"
+            case "user.registered": try row.integer("phone") == 1 ? "phone_signups" : "registrations"
+            default: "lockouts"
+            }
+            buckets[try row.integer("bucket"), default: [:]][series, default: 0] += try row.integer("n")
+        }
+        for row in try await engine.read("""
+            SELECT (delivered_at / $2) * $2 AS bucket, COUNT(*) AS n FROM outbox
+            WHERE delivered_at >= $1 AND channel = 'sms' GROUP BY 1
+            """, binds) {
+            buckets[try row.integer("bucket"), default: [:]]["sms_sent", default: 0] += try row.integer("n")
+        }
+        // The admission gate's hourly rows (`ShedRecorder`): a row per hour, few by construction.
+        let prefix = ShedRecorder.keyPrefix
+        for row in try await engine.read("SELECT key, count FROM window_counters WHERE key LIKE $1", [.text(prefix + "%")]) {
+            let key = try row.string("key")
+            guard key.hasPrefix(prefix), let hour = Int(key.dropFirst(prefix.count)), hour >= Int(since.timeIntervalSince1970) else { continue }
+            buckets[hour / bucket * bucket, default: [:]]["shed", default: 0] += try row.integer("count")
+        }
+        return buckets.keys.sorted().map { DashboardBucket(start: Date(timeIntervalSince1970: TimeInterval($0)), counts: buckets[$0]!) }
+    }
+}
+
+extension OperatorAccount {
+    package init(row: SQLRow) throws {
+        self.init(id: try row.string("id"), email: try row.string("email"), role: try row.value("role"),
+                  passwordHash: try row.optionalString("password_hash"), totpSecretSealed: try row.optionalString("totp_secret"),
+                  totpLastStep: try row.optionalInteger("totp_last_step").map(Int64.init), failedAttempts: try row.integer("failed_attempts"),
+                  lockedUntil: try row.optionalDate("locked_until"), setupDigest: try row.optionalString("setup_digest"),
+                  setupExpiresAt: try row.optionalDate("setup_expires_at"), createdAt: try row.date("created_at"),
+                  disabledAt: try row.optionalDate("disabled_at"))
+    }
+}
+
+extension ConsoleSession {
+    package init(row: SQLRow) throws {
+        self.init(digest: try row.string("digest"), operatorID: try row.string("operator_id"), createdAt: try row.date("created_at"),
+                  lastSeenAt: try row.date("last_seen_at"), expiresAt: try row.date("expires_at"))
+    }
+}
