@@ -30,6 +30,7 @@ extension ErrorID {
     public static let unknownSession: ErrorID = "unknown_session"
     public static let unknownOperatorKey: ErrorID = "unknown_operator_key"
     public static let alreadyVerified: ErrorID = "already_verified"
+    public static let noEmailAddress: ErrorID = "no_email_address"
     public static let methodNotAllowed: ErrorID = "method_not_allowed"
     public static let payloadTooLarge: ErrorID = "payload_too_large"
     public static let rateLimited: ErrorID = "rate_limited"

@@ -28,7 +28,7 @@ public enum ErrorKind: String, CaseIterable, Sendable {
     case flowNotFound, flowExpired, flowUsed, flowTypeMismatch, otpNotSent, otpAlreadyUsed, otpExpired
     case otpAttemptsExhausted, otpInvalid, sessionInactive, sessionNotFound, flowTooManyRequests
     // The admin API (operators' keys)
-    case operatorKeyInvalid, operatorRoleInsufficient, unknownUser, unknownDevice, unknownSession, unknownOperatorKey, alreadyVerified
+    case operatorKeyInvalid, operatorRoleInsufficient, unknownUser, unknownDevice, unknownSession, unknownOperatorKey, alreadyVerified, noEmailAddress
 
     /// One row of the catalogue.
     public struct Entry: Sendable, Equatable {
@@ -73,6 +73,8 @@ public enum ErrorKind: String, CaseIterable, Sendable {
             Entry(id: .unknownOperatorKey, code: 404, httpStatus: 404, message: "There is no such operator key that is not revoked.")
         case .alreadyVerified:
             Entry(id: .alreadyVerified, code: 409, httpStatus: 409, message: "The user's email address is already verified.")
+        case .noEmailAddress:
+            Entry(id: .noEmailAddress, code: 409, httpStatus: 409, message: "The user has no email address (a phone sign-up).")
         case .methodNotAllowed: Entry(id: .methodNotAllowed, code: 405, httpStatus: 405, message: "The method is not allowed on this route.")
         case .payloadTooLarge: Entry(id: .payloadTooLarge, code: 413, httpStatus: 413, message: "The request body is too large.")
         case .rateLimited: Entry(id: .rateLimited, code: 429, httpStatus: 429, message: "Too many requests; try again in a minute.")

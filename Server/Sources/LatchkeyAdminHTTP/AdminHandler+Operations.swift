@@ -49,13 +49,13 @@ extension AdminHandler {
 }
 
 /// A streamed body's lines (LF or CRLF), read as they arrive. Past `maxBytes` in all it throws
-/// `payload_too_large`; a line longer than `maxLineBytes` is handed on cut short (its JSON then
-/// does not parse, and the import reports the line).
+/// `payload_too_large`; of a line longer than `maxLineBytes` one byte more is kept, so the import
+/// reports the line as too long (`ImportLine.parse`) without holding it whole.
 struct JSONLines: AsyncSequence, Sendable {
     typealias Element = Substring
     let body: HTTPBody
     let maxBytes: Int
-    static let maxLineBytes = 65_536
+    static let maxLineBytes = ImportLine.maxBytes
 
     struct Iterator: AsyncIteratorProtocol {
         var chunks: HTTPBody.Iterator
@@ -88,7 +88,7 @@ struct JSONLines: AsyncSequence, Sendable {
         }
 
         private mutating func append(_ bytes: ArraySlice<UInt8>) {
-            buffer.append(contentsOf: bytes.prefix(Swift.max(0, JSONLines.maxLineBytes - buffer.count)))
+            buffer.append(contentsOf: bytes.prefix(Swift.max(0, JSONLines.maxLineBytes + 1 - buffer.count)))
         }
 
         private mutating func take() -> Substring {

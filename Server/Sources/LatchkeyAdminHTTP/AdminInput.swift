@@ -48,7 +48,7 @@ enum AdminInput {
         "importUsers": ["update": .one(of: ["true", "false"])],
     ]
     /// The path parameters: a user, one of its devices or sessions, an operator key.
-    static let userID = Rule.text(1...64, printable)
+    static let userID = Rule.text(1...64, "^[^\\x00-\\x1f\\x7f-\\x9f/]+$")
     static let deviceID = Rule.text(1...200, "^[^\\x00-\\x1f\\x7f-\\x9f/]+$")
     static let sessionID = Rule.text(nil, "^[0-9a-f]{16}$")
     static let keyID = Rule.text(nil, "^[0-9A-Za-z]{1,64}$")
@@ -58,7 +58,9 @@ enum AdminInput {
     /// Throws `DomainError(.invalidField)` naming the parameter at fault.
     static func check(_ request: HTTPRequest, operation: String) throws {
         guard let target = request.path, let components = URLComponents(string: target) else { return }
-        let segments = components.path.split(separator: "/", omittingEmptySubsequences: false)
+        // Split as the router splits (the raw path), each parameter decoded once as the runtime
+        // decodes it: an encoded slash is part of its segment, never a separator.
+        let segments = components.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: false)
         func segment(_ index: Int) -> String { String(segments[index]).removingPercentEncoding ?? String(segments[index]) }
         // `/admin/v1/users/{userId}[/devices/{deviceId}|/sessions/{sessionId}][/…]`, `/admin/v1/keys/{keyId}`.
         if segments.count > 4, segments[3] == "users" {
@@ -99,11 +101,20 @@ enum AdminInput {
         }
     }
 
+    /// The operations whose success has a JSON body.
+    static let answersJSON: Set<String> = ["listUsers", "getUser", "listEvents", "listCourierMessages", "importUsers", "listOperatorKeys",
+                                           "createOperatorKey"]
+
     /// `handler` behind `check`.
     static func guarded(_ operation: String, _ handler: @escaping @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws
         -> (HTTPResponse, HTTPBody?)) -> @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?) {
         { request, body, metadata in
             try check(request, operation: operation)
+            // The generated code checks `Accept` only after the handler ran: a key would be made or
+            // users imported, then the answer refused. Refused here first instead (the same 400).
+            if answersJSON.contains(operation), !APIRouteGroups.acceptsJSON(request.headerFields[.accept]) {
+                throw DomainError(.invalidRequest, message: "Accept must allow application/json (the answer is JSON).", field: "Accept")
+            }
             return try await handler(request, body, metadata)
         }
     }

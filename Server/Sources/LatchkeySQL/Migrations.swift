@@ -271,13 +271,14 @@ package enum Migrations {
         ],
         // Erasing a user (admin API) redacts its events: the only change the trail allows is
         // emptying what identifies the person beyond the user id (details, client address,
-        // device) of an event about a user, every other column unchanged.
+        // device) of an event about a user who no longer exists, every other column unchanged
+        // (compared NULL-safely), and never of an operator's own event.
         14: [
             .sqlite: [
                 "DROP TRIGGER audit_events_no_update",
                 """
                 CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events
-                WHEN NOT (\(redaction))
+                WHEN NOT coalesce((\(redaction(same: "IS"))), 0)
                 BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END
                 """,
             ],
@@ -286,7 +287,7 @@ package enum Migrations {
                 CREATE OR REPLACE FUNCTION audit_events_guard() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN
                     IF TG_OP = 'UPDATE' THEN
-                        IF \(redaction) THEN RETURN NEW; END IF;
+                        IF coalesce((\(redaction(same: "IS NOT DISTINCT FROM"))), false) THEN RETURN NEW; END IF;
                         RAISE EXCEPTION 'audit_events is append-only';
                     END IF;
                     IF OLD.occurred_at > extract(epoch FROM now())::bigint - 86400 THEN
@@ -299,12 +300,16 @@ package enum Migrations {
         ],
     ]
 
-    /// The one update of an audit event the triggers let through (both engines read it alike).
-    private static let redaction = """
-        OLD.user_id IS NOT NULL AND NEW.id = OLD.id AND NEW.occurred_at = OLD.occurred_at AND NEW.type = OLD.type
-        AND NEW.outcome = OLD.outcome AND NEW.user_id = OLD.user_id AND NEW.actor = OLD.actor
-        AND NEW.reason IS NOT DISTINCT FROM OLD.reason AND NEW.details = '{}' AND NEW.client_ip IS NULL AND NEW.device_id IS NULL
+    /// The one update of an audit event the triggers let through, `same` the engine's NULL-safe equality.
+    private static func redaction(same: String) -> String {
         """
+        OLD.user_id IS NOT NULL AND OLD.type NOT IN ('operator.command', 'user.erased')
+        AND NOT EXISTS (SELECT 1 FROM users WHERE users.id = OLD.user_id)
+        AND NEW.id \(same) OLD.id AND NEW.occurred_at \(same) OLD.occurred_at AND NEW.type \(same) OLD.type
+        AND NEW.outcome \(same) OLD.outcome AND NEW.user_id \(same) OLD.user_id AND NEW.actor \(same) OLD.actor
+        AND NEW.reason \(same) OLD.reason AND NEW.details \(same) '{}' AND NEW.client_ip IS NULL AND NEW.device_id IS NULL
+        """
+    }
 
     /// The newest schema version.
     package static var latest: Int { all.map(\.version).max() ?? 0 }

@@ -252,6 +252,95 @@ import Testing
         }
     }
 
+    /// Attack (review): an encoded slash moved the path check off the real parameter, so a NUL
+    /// reached PostgreSQL (500). Every such spelling is a 400 naming the parameter.
+    @Test(arguments: TestEnvironment.engines)
+    func encodedSlashesCannotSmuggleANULPastThePathCheck(engine: String) async throws {
+        try await withServer(engine: engine, configure: Admin.configure) { app, client in
+            _ = try await AuthFixture.enrolledSession(app, client)
+            let user = try await Admin.userID(app)
+            let (_, support) = try await Admin.key(app, .support)
+            for (method, path, field) in [(HTTPRequest.Method.post, "/admin/v1/users/\(user)/devices/x%2F%00/suspend", "deviceId"),
+                                          (.delete, "/admin/v1/users/\(user)/sessions/0123456789abcdef%2F%00", "sessionId"),
+                                          (.get, "/admin/v1/users/a%2F%00", "userId")] {
+                let answer = try await client.call(method, path, headers: Admin.admin(support))
+                #expect(answer.status == .badRequest && answer.failure?.field == field, "\(path): \(answer.status) \(answer.json)")
+            }
+            let encoded = try await client.call(.get, "/admin/v1/users/a%2500", headers: Admin.admin(support))
+            #expect(encoded.status == .notFound, "a %25 is a percent sign, decoded once")
+        }
+    }
+
+    /// Attack (review): a NUL in an imported line's name failed the whole batch on PostgreSQL
+    /// (500); it is that line's failure, and the other lines are written.
+    @Test(arguments: TestEnvironment.engines)
+    func aNULInAnImportedLineIsThatLinesFailure(engine: String) async throws {
+        try await withServer(engine: engine, configure: Admin.configure) { app, client in
+            let (_, admin) = try await Admin.key(app, .admin)
+            var nul = try #require(try JSONSerialization.jsonObject(with: Data(ImportTests.line("nul@example.com", format: "django-pbkdf2").utf8))
+                as? [String: Any])
+            nul["firstName"] = "A\u{0}"
+            let lines = [ImportTests.line("before@example.com", format: "django-pbkdf2"), ImportTests.json(nul),
+                         ImportTests.line("after@example.com", format: "django-pbkdf2")].joined(separator: "\n")
+            let answer = try await client.call(.post, "/admin/v1/users/import",
+                                               headers: Admin.admin(admin).merging(.contentType, "application/x-ndjson"), raw: lines)
+            #expect(answer.status == .ok, "\(answer.status) \(answer.json)")
+            #expect(answer.json["created"] as? Int == 2 && (answer.json["failures"] as? [[String: Any]])?.first?["line"] as? Int == 2,
+                    "\(answer.json)")
+            #expect(try await app.store.user(issuer: "default", emailNormalized: "after@example.com") != nil)
+        }
+    }
+
+    /// Attack (review): ending a session that is not live answered 404 but left a successful
+    /// event; an expired session answered 204. Both are 404 with a failed event.
+    @Test(arguments: TestEnvironment.engines)
+    func endingASessionThatIsNotLiveIsAFailedEvent(engine: String) async throws {
+        let clock = TestClock(start: Date())
+        try await withServer(engine: engine, clock: clock, configure: Admin.configure) { app, client in
+            let session = try await AuthFixture.enrolledSession(app, client)
+            let user = try await Admin.userID(app)
+            let (_, support) = try await Admin.key(app, .support, clock: clock)
+            let unknown = try await client.call(.delete, "/admin/v1/users/\(user)/sessions/0000000000000000", headers: Admin.admin(support))
+            #expect(unknown.failure?.id == "unknown_session")
+            let events = try await app.store.auditEvents(userID: user, limit: 100).filter { $0.details["command"] == "admin endSession" }
+            #expect(events.map(\.outcome) == [.failure] && events.first?.details["error"] == "unknown_session", "\(events)")
+            clock.advance(TimeInterval(app.configuration.issuer.sessions.idleTimeoutSeconds + 1))
+            let idle = try await client.call(.delete, "/admin/v1/users/\(user)/sessions/\(SecureRandom.digest(session).prefix(16))",
+                                             headers: Admin.admin(support))
+            #expect(idle.failure?.id == "unknown_session", "an idle session is not live")
+        }
+    }
+
+    /// Attack (review): an `Accept` the answer cannot meet was refused only after the key was
+    /// made (its secret never shown). It is refused first, and nothing is made.
+    @Test(arguments: TestEnvironment.engines)
+    func anUnacceptableAcceptChangesNothing(engine: String) async throws {
+        try await withServer(engine: engine, configure: Admin.configure) { app, client in
+            let (_, admin) = try await Admin.key(app, .admin)
+            let answer = try await client.call(.post, "/admin/v1/keys", headers: Admin.admin(admin).merging(.accept, "text/plain"),
+                                               body: ["name": "never-shown", "role": "admin"])
+            #expect(answer.status.code >= 400)
+            #expect(try await app.store.operatorKeys().allSatisfy { $0.name != "never-shown" }, "no key whose secret nobody saw")
+        }
+    }
+
+    /// Attack (review): erasing left the courier's messages to an address the user was changing
+    /// to; a phone-only wallet's empty address got verification and reset emails.
+    @Test(arguments: TestEnvironment.engines)
+    func erasureLeavesNoAddressAndPhoneOnlyWalletsGetNoEmail(engine: String) async throws {
+        try await withServer(engine: engine, configure: Admin.configure) { app, client in
+            let session = try await AuthFixture.enrolledSession(app, client)
+            let change = try await client.call(.patch, "/v1/profile", headers: appHeaders(session: session),
+                                               body: ["email": "ada.new@example.com"])
+            #expect(change.status.code < 300, "\(change.json)")
+            #expect(try await app.store.outboxMessages().contains { $0.recipient == "ada.new@example.com" })
+            let user = try await Admin.userID(app)
+            let (_, admin) = try await Admin.key(app, .admin)
+            #expect(try await client.call(.delete, "/admin/v1/users/\(user)", headers: Admin.admin(admin)).status == .noContent)
+            #expect(try await app.store.outboxMessages().allSatisfy { !$0.recipient.hasPrefix("ada") }, "no message to either address")
+        }
+    }
+
     /// A session from `device` after the MFA answer that links it.
     static func linkedSession(_ client: any TestClientProtocol, _ login: Components.Schemas.LoginResponse, device: String) async throws -> String {
         if let session = login.sessionToken { return session }

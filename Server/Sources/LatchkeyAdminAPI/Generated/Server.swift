@@ -2184,6 +2184,24 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                         )
                     }
                     return (response, body)
+                case let .conflict(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 409)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
                 case let .tooManyRequests(value):
                     suppressUnusedWarning(value)
                     var response = HTTPTypes.HTTPResponse(soar_statusCode: 429)
@@ -2319,6 +2337,24 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                 case let .notFound(value):
                     suppressUnusedWarning(value)
                     var response = HTTPTypes.HTTPResponse(soar_statusCode: 404)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .conflict(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 409)
                     suppressMutabilityWarning(&response)
                     let body: OpenAPIRuntime.HTTPBody
                     switch value.body {
@@ -2996,10 +3032,11 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// Imports users from JSON Lines, as `latchkey users import` does; the body is read as it arrives.
     ///
-    /// One user per line (docs/operations.md, "Importing users"); a bad line is reported with its
+    /// One user per line (docs/import.md, at most 64 KiB); a bad line is reported with its
     /// number and skipped, nothing of it written; the others are written in batches. With `update`,
     /// a user whose address exists is overwritten instead of skipped. The body may be as large as
-    /// `admin.importMaxBytes` (413 past it; the batches before stay written).
+    /// `admin.importMaxBytes` (413 past it; the batches before stay written). One import at a
+    /// time on a server (429 while one runs).
     ///
     ///
     /// - Remark: HTTP `POST /admin/v1/users/import`.

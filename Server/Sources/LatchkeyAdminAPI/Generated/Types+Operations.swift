@@ -3115,6 +3115,29 @@ public enum Operations {
             }
             /// An error (`docs/api.md` lists them); `code` is the HTTP status.
             ///
+            /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/reset-link/post(sendResetLink)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (`docs/api.md` lists them); `code` is the HTTP status.
+            ///
             /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/reset-link/post(sendResetLink)/responses/429`.
             ///
             /// HTTP response code: `429 tooManyRequests`.
@@ -3358,6 +3381,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error (`docs/api.md` lists them); `code` is the HTTP status.
+            ///
+            /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/verify/post(markVerified)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
                             response: self
                         )
                     }
@@ -4476,10 +4522,11 @@ public enum Operations {
     }
     /// Imports users from JSON Lines, as `latchkey users import` does; the body is read as it arrives.
     ///
-    /// One user per line (docs/operations.md, "Importing users"); a bad line is reported with its
+    /// One user per line (docs/import.md, at most 64 KiB); a bad line is reported with its
     /// number and skipped, nothing of it written; the others are written in batches. With `update`,
     /// a user whose address exists is overwritten instead of skipped. The body may be as large as
-    /// `admin.importMaxBytes` (413 past it; the batches before stay written).
+    /// `admin.importMaxBytes` (413 past it; the batches before stay written). One import at a
+    /// time on a server (429 while one runs).
     ///
     ///
     /// - Remark: HTTP `POST /admin/v1/users/import`.

@@ -121,10 +121,11 @@ public protocol APIProtocol: Sendable {
     func listCourierMessages(_ input: Operations.ListCourierMessages.Input) async throws -> Operations.ListCourierMessages.Output
     /// Imports users from JSON Lines, as `latchkey users import` does; the body is read as it arrives.
     ///
-    /// One user per line (docs/operations.md, "Importing users"); a bad line is reported with its
+    /// One user per line (docs/import.md, at most 64 KiB); a bad line is reported with its
     /// number and skipped, nothing of it written; the others are written in batches. With `update`,
     /// a user whose address exists is overwritten instead of skipped. The body may be as large as
-    /// `admin.importMaxBytes` (413 past it; the batches before stay written).
+    /// `admin.importMaxBytes` (413 past it; the batches before stay written). One import at a
+    /// time on a server (429 while one runs).
     ///
     ///
     /// - Remark: HTTP `POST /admin/v1/users/import`.
@@ -403,10 +404,11 @@ extension APIProtocol {
     }
     /// Imports users from JSON Lines, as `latchkey users import` does; the body is read as it arrives.
     ///
-    /// One user per line (docs/operations.md, "Importing users"); a bad line is reported with its
+    /// One user per line (docs/import.md, at most 64 KiB); a bad line is reported with its
     /// number and skipped, nothing of it written; the others are written in batches. With `update`,
     /// a user whose address exists is overwritten instead of skipped. The body may be as large as
-    /// `admin.importMaxBytes` (413 past it; the batches before stay written).
+    /// `admin.importMaxBytes` (413 past it; the batches before stay written). One import at a
+    /// time on a server (429 while one runs).
     ///
     ///
     /// - Remark: HTTP `POST /admin/v1/users/import`.

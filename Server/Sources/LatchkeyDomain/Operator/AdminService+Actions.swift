@@ -22,7 +22,7 @@ extension AdminService {
         case .deactivated: "deactivateDevice"
         case .suspended: "suspendDevice"
         }
-        try await recorded(command, userID: userID, deviceID: device, call: call) { user, store, trail in
+        try await recorded(command, userID: userID, call: call) { user, store, trail in
             guard try await store.device(userID: user.id, deviceID: device) != nil else { throw DomainError(.unknownDevice, field: "deviceId") }
             try await store.setDeviceStatus(userID: user.id, deviceID: device, change: status.change, now: now())
         }
@@ -31,7 +31,7 @@ extension AdminService {
     /// Unlinks a device: its sessions, device tokens and certificates end with it.
     /// Throws `DomainError(.unknownUser)` or `DomainError(.unknownDevice)`.
     public func unlink(userID: String, device: String, for call: OperatorCall) async throws {
-        try await recorded("unlinkDevice", userID: userID, deviceID: device, call: call) { user, store, trail in
+        try await recorded("unlinkDevice", userID: userID, call: call) { user, store, trail in
             // Asked first: a write carries the call's event, so a refusal must come before it.
             guard try await store.device(userID: user.id, deviceID: device) != nil else { throw DomainError(.unknownDevice, field: "deviceId") }
             trail.record(.deviceUnlinked, user: user.id, deviceID: device, at: now())
@@ -39,14 +39,20 @@ extension AdminService {
         }
     }
 
-    /// Ends one live session (`UserDetail`'s session id). Throws `DomainError(.unknownUser)` or
-    /// `DomainError(.unknownSession)`.
+    /// Ends one live session (`UserDetail`'s session id): at once on this replica, within
+    /// `SessionCache.lifetime` on the others. Throws `DomainError(.unknownUser)` or
+    /// `DomainError(.unknownSession)` (one revoked, expired or idle is not live).
     public func endSession(userID: String, sessionID: String, for call: OperatorCall) async throws {
         try await recorded("endSession", userID: userID, call: call) { user, store, trail in
-            guard try await store.endSession(userID: user.id, sessionID: sessionID, now: now()) else {
+            let time = now()
+            // Asked first: a write carries the call's event, so a refusal must come before it.
+            guard let session = try await store.liveSession(
+                userID: user.id, sessionID: sessionID, now: time,
+                idleBefore: time.addingTimeInterval(-TimeInterval(issuer.sessions.idleTimeoutSeconds))) else {
                 throw DomainError(.unknownSession, field: "sessionId")
             }
-            trail.record(.sessionEnded, user: user.id, details: ["by": "operator"], at: now())
+            trail.record(.sessionEnded, user: user.id, deviceID: session.deviceID, details: ["by": "operator"], at: time)
+            try await store.revokeSession(digest: session.digest, now: time)
         }
     }
 
@@ -54,6 +60,7 @@ extension AdminService {
     /// Throws `DomainError(.unknownUser)`, or `DomainError(.alreadyVerified)`.
     public func resendVerification(userID: String, for call: OperatorCall) async throws {
         try await recorded("resendVerification", userID: userID, call: call) { user, store, trail in
+            try Self.requireEmail(user)
             guard !user.emailVerified else { throw DomainError(.alreadyVerified) }
             let link = try outbox.emailVerification(userID: user.id, to: user.email, firstName: user.firstName, at: now())
             try await store.issueToken(link.token, messages: [link.message])
@@ -65,6 +72,7 @@ extension AdminService {
     /// Throws `DomainError(.unknownUser)`.
     public func sendResetLink(userID: String, _ kind: CredentialKind, for call: OperatorCall) async throws {
         try await recorded("sendResetLink", userID: userID, call: call) { user, store, trail in
+            try Self.requireEmail(user)
             let link = try outbox.resetLink(kind, for: user, question: try await verifier.pendingQuestion(for: user), at: now())
             trail.record(.resetRequested, user: user.id, details: ["credential": kind.rawValue, "by": "operator"], at: now())
             try await store.issueToken(link.token, messages: [link.message])
@@ -75,6 +83,7 @@ extension AdminService {
     /// Throws `DomainError(.unknownUser)`.
     public func markVerified(userID: String, for call: OperatorCall) async throws {
         try await recorded("markVerified", userID: userID, call: call) { user, store, trail in
+            try Self.requireEmail(user)
             try await store.markEmailVerified(userID: user.id)
             try await store.markAppInstanceVerified(userID: user.id)
         }
@@ -87,5 +96,10 @@ extension AdminService {
             trail.record(.userErased, user: user.id, at: now())
             guard try await store.eraseUser(userID: user.id, now: now()) else { throw DomainError(.unknownUser, field: "userId") }
         }
+    }
+
+    /// A phone sign-up may have no address: nothing to send to or to verify.
+    private static func requireEmail(_ user: UserRecord) throws {
+        guard !user.email.isEmpty else { throw DomainError(.noEmailAddress) }
     }
 }

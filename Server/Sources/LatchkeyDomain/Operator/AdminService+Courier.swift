@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyCore
+import Synchronization
 
 /// The admin API's reads and writes beyond one wallet: the courier's messages, the import.
 extension AdminService {
@@ -24,6 +25,8 @@ extension AdminService {
         try await store.dashboardCounts(since: since, bucket: bucket)
     }
 
+    private static let importing = Mutex(false)
+
     /// The most failed lines an import's answer lists (the count covers them all).
     public static let failuresListed = 1000
 
@@ -33,7 +36,14 @@ extension AdminService {
     /// the database throws (the batches before stay written).
     public func importUsers(lines: some AsyncSequence<Substring, any Error>, update: Bool,
                             for call: OperatorCall) async throws -> (report: UserImporter.Report, failures: [UserImporter.Failure]) {
-        try await AuditTrail.run(actor: .operator, clientIP: call.clientIP, store: store) { trail in
+        // One import at a time on a server: each holds two batches and hashes on every core.
+        guard Self.importing.withLock({ running in running ? false : { running = true; return true }() }) else {
+            throw DomainError(.rateLimited, message: "An import is running on this server; try again when it has ended.", retryAfter: 60)
+        }
+        defer { Self.importing.withLock { $0 = false } }
+        // Written before the first batch, so a batch's writes are never without the key that asked.
+        try await recorded("importUsers started", user: nil, call: call) {}
+        return try await AuditTrail.run(actor: .operator, clientIP: call.clientIP, store: store) { trail in
             var failures: [UserImporter.Failure] = []
             var details = Self.details("importUsers", call)
             details["update"] = update ? "true" : "false"

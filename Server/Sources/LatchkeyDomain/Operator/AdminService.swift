@@ -160,12 +160,12 @@ public struct AdminService: Sendable {
     }
 
     /// Runs an admin call about a user in its own audit scope: its `operator.command` event names
-    /// the call, the key (id and name), the client address, the user (and device), recorded before
+    /// the call, the operator (key or console account), the client address and the user, recorded before
     /// the change so that a change writes it in its own transaction; a user that does not exist (or
     /// is another issuer's) is a failed event with the id asked for, and `DomainError(.unknownUser)`.
     /// A body that refuses before it writes (an unknown device) leaves a failed event naming the
     /// error instead of what it recorded.
-    package func recorded<T: Sendable>(_ command: String, userID: String, deviceID: String? = nil, call: OperatorCall,
+    package func recorded<T: Sendable>(_ command: String, userID: String, call: OperatorCall,
                                        _ body: (UserRecord, any Store, AuditTrail) async throws -> T) async throws -> T {
         try await AuditTrail.run(actor: .operator, clientIP: call.clientIP, store: store) { trail in
             var details = Self.details(command, call)
@@ -174,15 +174,16 @@ public struct AdminService: Sendable {
                 trail.record(.operatorCommand, user: nil, outcome: .failure, details: details, at: now())
                 throw DomainError(.unknownUser, field: "userId")
             }
-            let device = deviceID.map { String($0.prefix(200)) }
-            trail.record(.operatorCommand, user: user.id, deviceID: device, details: details, at: now())
+            // No device on the operator's own event: it is never redacted (an erasure leaves it),
+            // so it names the user by its id only; the change's own events name the device.
+            trail.record(.operatorCommand, user: user.id, details: details, at: now())
             do {
                 return try await body(user, store.recording(into: trail), trail)
             } catch let error as DomainError {
                 // Still pending: nothing was written, so what the body recorded did not happen.
                 if trail.take().first?.type == .operatorCommand {
                     details["error"] = error.id.rawValue
-                    trail.record(.operatorCommand, user: user.id, outcome: .failure, deviceID: device, details: details, at: now())
+                    trail.record(.operatorCommand, user: user.id, outcome: .failure, details: details, at: now())
                 }
                 throw error
             }

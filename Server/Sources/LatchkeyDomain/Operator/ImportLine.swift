@@ -72,6 +72,11 @@ public struct ImportLine: Decodable, Sendable {
     /// checks (`SecretHasher.recognizes`).
     public static func parse(_ text: Substring, issuer: IssuerSettings) throws(DomainError) -> ImportLine {
         guard text.utf8.count <= maxBytes else { throw .invalidField("line", "Longer than \(maxBytes) bytes.") }
+        // PostgreSQL's text cannot hold a NUL: it would fail the whole batch (the HTTP import reads
+        // lines no body check has seen).
+        if text.utf8.contains(0) || text.contains(#"\u0000"#), let field = nulField(in: text) {
+            throw .invalidField(field, "Must not contain NUL characters.")
+        }
         let line: ImportLine
         do {
             line = try JSONDecoder().decode(ImportLine.self, from: Data(text.utf8))
@@ -86,6 +91,27 @@ public struct ImportLine: Decodable, Sendable {
         }
         try line.validate(issuer)
         return line
+    }
+
+    /// The first property (dotted) whose key or text holds a NUL; `line` when the text is no JSON.
+    private static func nulField(in text: Substring) -> String? {
+        guard let json = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) else {
+            return text.utf8.contains(0) ? "line" : nil
+        }
+        func find(_ value: Any, _ path: [String]) -> [String]? {
+            switch value {
+            case let text as String: return text.contains("\u{0}") ? path : nil
+            case let array as [Any]: return array.enumerated().lazy.compactMap { find($0.element, path + ["\($0.offset)"]) }.first
+            case let object as [String: Any]:
+                for (key, value) in object.sorted(by: { $0.key < $1.key }) {
+                    if key.contains("\u{0}") { return path + [key] }
+                    if let found = find(value, path + [key]) { return found }
+                }
+                return nil
+            default: return nil
+            }
+        }
+        return find(json, []).map { $0.isEmpty ? "line" : $0.joined(separator: ".") }
     }
 
     private func validate(_ issuer: IssuerSettings) throws(DomainError) {

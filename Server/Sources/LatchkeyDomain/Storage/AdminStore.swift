@@ -86,9 +86,9 @@ public typealias MessagePageCursor = UserPageCursor
 /// The admin API's changes beyond the wallets' own stores: ending one session, erasing a user,
 /// and the courier's messages.
 public protocol AdminActionStore: Sendable {
-    /// Revokes the live session of the user whose digest starts with `sessionID` (the id the admin
-    /// API shows). Answers whether one was revoked.
-    func endSession(userID: String, sessionID: String, now: Date) async throws -> Bool
+    /// The user's live session (not revoked, not expired, seen after `idleBefore`) whose digest
+    /// starts with `sessionID` (the id the admin API shows).
+    func liveSession(userID: String, sessionID: String, now: Date, idleBefore: Date) async throws -> SessionRecord?
     /// Erases a user in one transaction: the user, and with it its credentials, devices, sessions,
     /// tokens, certificates, federated identities and statistics; the courier's messages to its
     /// addresses; its phone sign-up flows. Its audit events are kept with the user id, their
