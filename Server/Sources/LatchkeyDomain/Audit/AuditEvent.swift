@@ -34,12 +34,15 @@ public struct AuditEvent: Sendable, Equatable, Codable {
         self.details = details
     }
 
-    /// An id that sorts by time: 16 digits of microseconds, then 8 random hex digits.
+    /// An id that sorts by time: 16 digits of microseconds, then 16 random hex digits. 64 bits,
+    /// as an import records a batch's events at one instant: with 32 (ids before issue 25) two
+    /// of a million were alike often enough to fail an import on the primary key.
     public static func newID(at date: Date) -> String {
         let micros = UInt64(max(0, date.timeIntervalSince1970 * 1_000_000))
         let digits = String(micros)
+        let random = String(UInt64.random(in: .min ... .max), radix: 16)
         return String(repeating: "0", count: max(0, 16 - digits.count)) + digits + "-"
-            + String(format: "%08x", UInt32.random(in: .min ... .max))
+            + String(repeating: "0", count: 16 - random.count) + random
     }
 }
 
