@@ -155,6 +155,8 @@ def main():
         check(driver.find_element(By.ID, "title").text == EMAIL, "the search by the address's beginning finds the wallet")
         blocks = driver.find_element(By.ID, "blocks").text
         check("wallet deactivated" in blocks and "5 consecutive failed logins" in blocks, f"its page says why: {blocks}")
+        latest = driver.find_element(By.ID, "latest-events").text
+        check(latest.count("login.failed") >= 5, f"its page lists its latest events, the failed logins among them: {latest}")
         user_page = driver.current_url
         click(driver, driver.find_element(By.ID, "action-unlock"))
         check(EMAIL in driver.find_element(By.ID, "question").text, "unlocking asks for a confirmation first")

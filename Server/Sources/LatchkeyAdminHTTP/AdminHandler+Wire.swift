@@ -5,12 +5,12 @@ import LatchkeyDomain
 /// The domain's records as the admin document's shapes.
 extension AdminHandler {
     static func summary(_ user: UserRecord) -> Components.Schemas.UserSummary {
-        .init(id: user.id, email: user.email, phone: user.phoneNormalized, firstName: user.firstName, lastName: user.lastName,
+        .init(id: user.id, email: user.email, phone: user.phoneNormalized, externalId: user.externalId, firstName: user.firstName, lastName: user.lastName,
               status: user.status == .active ? .active : .deactivated, locked: user.locked, emailVerified: user.emailVerified,
               createdAt: user.createdAt, lastLoginAt: user.lastLoginAt)
     }
 
-    static func wire(_ detail: UserDetail) -> Components.Schemas.UserDetail {
+    static func wire(_ detail: UserDetail, now: Date) -> Components.Schemas.UserDetail {
         .init(
             user: summary(detail.user), failedAttempts: detail.user.failedAttempts,
             loginBlocks: detail.loginBlocks.map { block in
@@ -20,13 +20,27 @@ extension AdminHandler {
                 .init(id: device.deviceID, thumbprint: device.keyThumbprint, label: device.label, deviceType: device.deviceType,
                       applicationVersion: device.applicationVersion, sdkVersion: device.sdkVersion,
                       status: .init(rawValue: device.status.rawValue) ?? .deactivated, failedAttempts: device.failedAttempts,
-                      linkedAt: device.linkedAt, lastLoginAt: device.lastLoginAt)
+                      linkedAt: device.linkedAt, lastLoginAt: device.lastLoginAt,
+                      certificate: detail.certificates[device.deviceID].map { wire($0, now: now) })
             },
             sessions: detail.sessions.map { session in
                 .init(id: String(session.digest.prefix(16)), deviceId: session.deviceID, createdAt: session.createdAt,
                       lastSeenAt: session.lastSeenAt, expiresAt: session.expiresAt, privilegedUntil: detail.privilegedUntil(session),
                       bound: session.keyThumbprint != nil)
-            })
+            },
+            moreSessions: detail.moreSessions,
+            deviceTokens: detail.deviceTokens.map { token in
+                .init(id: String(token.digest.prefix(16)), deviceId: token.deviceID, createdAt: token.createdAt, expiresAt: token.expiresAt)
+            },
+            events: detail.events.map(wire))
+    }
+
+    /// A certificate's status at `now`: revoked wins over expired.
+    static func wire(_ certificate: DeviceCertificateRecord, now: Date) -> Components.Schemas.DeviceCertificate {
+        let status: Components.Schemas.DeviceCertificate.StatusPayload =
+            certificate.revokedAt != nil ? .revoked : certificate.expiresAt <= now ? .expired : .valid
+        return .init(serial: certificate.serial, status: status, issuedAt: certificate.createdAt, expiresAt: certificate.expiresAt,
+                     revokedAt: certificate.revokedAt)
     }
 
     static func wire(_ event: AuditEvent) -> Components.Schemas.Event {

@@ -24,6 +24,7 @@ struct AdminHandler: APIProtocol {
         let lookups: [AdminService.Lookup] = [
             query.email.map(AdminService.Lookup.email), query.phone.map(AdminService.Lookup.phone),
             query.userId.map(AdminService.Lookup.userID), query.thumbprint.map(AdminService.Lookup.thumbprint),
+            query.externalId.map(AdminService.Lookup.externalID),
         ].compactMap { $0 }
         let pageSize = query.pageSize ?? Self.defaultPageSize
         guard (1...200).contains(pageSize) else { throw DomainError(.invalidField, message: "pageSize is 1 to 200.", field: "pageSize") }
@@ -84,7 +85,7 @@ struct AdminHandler: APIProtocol {
     }
 
     func getUser(_ input: Operations.GetUser.Input) async throws -> Operations.GetUser.Output {
-        .ok(.init(body: .json(Self.wire(try await admin.detail(userID: input.path.userId, for: try call)))))
+        .ok(.init(body: .json(Self.wire(try await admin.detail(userID: input.path.userId, for: try call), now: admin.now()))))
     }
 
     func lockUser(_ input: Operations.LockUser.Input) async throws -> Operations.LockUser.Output {

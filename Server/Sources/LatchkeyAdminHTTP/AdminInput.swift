@@ -32,7 +32,7 @@ enum AdminInput {
     static let query: [String: [String: Rule]] = [
         "listUsers": [
             "email": .text(1...320, printable), "emailPrefix": .text(1...320, "^[^\\x00-\\x20\\x7f-\\x9f]+$"), "phone": .text(nil, "^\\+[1-9][0-9]{7,14}$"), "userId": .text(1...64, printable),
-            "thumbprint": .text(nil, "^[A-Za-z0-9_-]{43}$"), "state": .one(of: UserStateFilter.allCases.map(\.rawValue)),
+            "thumbprint": .text(nil, "^[A-Za-z0-9_-]{43}$"), "externalId": .text(1...255, printable), "state": .one(of: UserStateFilter.allCases.map(\.rawValue)),
             "pageSize": .whole, "pageToken": .text(nil, "^([0-9]{1,11}\\.[0-9A-Za-z-]{1,64}|e[0-9A-Za-z_-]{1,432})$"),
         ],
         "listEvents": [

@@ -74,8 +74,11 @@ enum ScaleBenchmark {
         }
     }
 
-    static func start(database: String?, logger: Logger) async throws -> InProcessServer {
+    static func start(database: String?, logger: Logger, admin: Bool = false) async throws -> InProcessServer {
         try await InProcessServer.start(logger: logger) { configuration in
+            // The admin API on the measured port (`--admin-scale`).
+            configuration.admin.enabled = admin
+            configuration.admin.onPublicPort = admin
             if let database {
                 configuration.database = database
                 // A kept database is measured again with the secrets it recorded.
@@ -151,6 +154,10 @@ enum ScaleBenchmark {
     /// checkpoint; SQLite's WAL folded into the database.
     static func settle(_ store: any LatchkeyStore) async throws {
         guard let engine = (store as? SQLStore)?.engine else { return }
+        try await settle(engine: engine)
+    }
+
+    static func settle(engine: any SQLEngine) async throws {
         let started = Date()
         if engine.kind == .postgres {
             for statement in ["VACUUM ANALYZE", "CHECKPOINT"] { try await engine.execute(statement) }

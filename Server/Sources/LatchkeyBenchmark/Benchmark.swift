@@ -23,12 +23,21 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: "Identities to measure logins and the session check at, e.g. 10000,1000000 (imported; cheap hashing).")
     var scale: String?
     @Option(help: "Interleaved rounds of --scale; the median p99 of each operation and size is kept.") var rounds = 5
+    @Option(help: "Users and audit events to measure the admin API at, e.g. 1000000,10000000 (kept in --database).")
+    var adminScale: String?
     @Option(help: "Database of the in-process server (default: a temporary SQLite file), e.g. postgres://…; with --url and --session-only, the database of that server, where the bound session is prepared") var database: String?
 
     func run() async throws {
         let configuration = try config.map(ServerConfiguration.load(file:)) ?? ServerConfiguration()
         var logger = Logger(label: "bench")
         logger.logLevel = .error
+        if let adminScale {
+            let sizes = adminScale.split(separator: ",").compactMap { Int($0) }
+            guard sizes.count == 2 else { throw ValidationError("--admin-scale takes users,events, e.g. 1000000,10000000") }
+            try await AdminScaleBenchmark.run(users: sizes[0], events: sizes[1], database: database, connections: connections,
+                                              seconds: duration, logger: logger)
+            return
+        }
         if let scale {
             let sizes = scale.split(separator: ",").compactMap { Int($0) }
             guard !sizes.isEmpty else { throw ValidationError("--scale takes numbers, e.g. 10000,1000000") }

@@ -90,41 +90,6 @@ extension SQLStore {
     public func deleteConsoleSession(digest: String) async throws {
         try await engine.execute("DELETE FROM console_sessions WHERE digest = $1", [.text(digest)])
     }
-
-    public func dashboardCounts(since: Date, bucket: Int) async throws -> [DashboardBucket] {
-        let binds: [SQLValue] = [since.epochSeconds, .integer(Int64(bucket))]
-        var buckets: [Int: [String: Int]] = [:]
-        for row in try await engine.read("""
-            SELECT (occurred_at / $2) * $2 AS bucket, type, outcome,
-                CASE WHEN type = 'user.registered' AND details LIKE '%"method":"phone"%' THEN 1 ELSE 0 END AS phone, COUNT(*) AS n
-            FROM audit_events
-            WHERE occurred_at >= $1 AND type IN ('login.succeeded', 'login.failed', 'lockout.wallet', 'lockout.device',
-                'lockout.unlinked', 'user.registered')
-            GROUP BY 1, 2, 3, 4
-            """, binds) {
-            let series = switch try row.string("type") {
-            case "login.succeeded": "logins_succeeded"
-            case "login.failed": "logins_failed"
-            case "user.registered": try row.integer("phone") == 1 ? "phone_signups" : "registrations"
-            default: "lockouts"
-            }
-            buckets[try row.integer("bucket"), default: [:]][series, default: 0] += try row.integer("n")
-        }
-        for row in try await engine.read("""
-            SELECT (delivered_at / $2) * $2 AS bucket, COUNT(*) AS n FROM outbox
-            WHERE delivered_at >= $1 AND channel = 'sms' GROUP BY 1
-            """, binds) {
-            buckets[try row.integer("bucket"), default: [:]]["sms_sent", default: 0] += try row.integer("n")
-        }
-        // The admission gate's hourly rows (`ShedRecorder`): a row per hour, few by construction.
-        let prefix = ShedRecorder.keyPrefix
-        for row in try await engine.read("SELECT key, count FROM window_counters WHERE key LIKE $1", [.text(prefix + "%")]) {
-            let key = try row.string("key")
-            guard key.hasPrefix(prefix), let hour = Int(key.dropFirst(prefix.count)), hour >= Int(since.timeIntervalSince1970) else { continue }
-            buckets[hour / bucket * bucket, default: [:]]["shed", default: 0] += try row.integer("count")
-        }
-        return buckets.keys.sorted().map { DashboardBucket(start: Date(timeIntervalSince1970: TimeInterval($0)), counts: buckets[$0]!) }
-    }
 }
 
 extension OperatorAccount {

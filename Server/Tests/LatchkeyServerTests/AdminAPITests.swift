@@ -334,7 +334,7 @@ import Yams
                 }
             }
         }
-        #expect(checked == 42, "every parameter")
+        #expect(checked == 43, "every parameter")
     }
 
     /// Each operation's role is the one the admin document declares (`x-latchkey-role`).

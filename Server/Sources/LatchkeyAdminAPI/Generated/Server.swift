@@ -284,8 +284,10 @@ extension APIProtocol {
 fileprivate extension UniversalServer where APIHandler: APIProtocol {
     /// Users, newest first, or the one an exact lookup names; a page at a time.
     ///
-    /// The lookups (`email`, `phone`, `userId`, `thumbprint`) give the user they all name (or
-    /// none), on one page (`pageToken` does not apply); `state`, given too, must hold for it.
+    /// The lookups (`email`, `phone`, `userId`, `thumbprint`, `externalId`) give the users they
+    /// all name (none or one; an external id is the issuer's and may name several, the newest
+    /// `pageSize` of them), on one page (`pageToken` does not apply); `state`, given too, must
+    /// hold for them.
     /// `emailPrefix` gives the users whose address starts with it, in address order, a page at a
     /// time (keyset: `nextPageToken` is `e` and the last address in base64url); it cannot be
     /// combined with a lookup (400).
@@ -344,6 +346,13 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                         style: .form,
                         explode: true,
                         name: "thumbprint",
+                        as: Swift.String.self
+                    ),
+                    externalId: try converter.getOptionalQueryItemAsURI(
+                        in: request.soar_query,
+                        style: .form,
+                        explode: true,
+                        name: "externalId",
                         as: Swift.String.self
                     ),
                     state: try converter.getOptionalQueryItemAsURI(
@@ -495,7 +504,15 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
             }
         )
     }
-    /// One user, every reason it cannot log in, its devices and live sessions.
+    /// One user, every reason it cannot log in, its devices, live sessions, device tokens and latest events.
+    ///
+    /// Sessions are the 100 most recently seen (`moreSessions` says whether others are live;
+    /// `DELETE …/sessions` ends them all); device tokens the 100 newest live
+    /// ones; events the 20 newest of its latest 100 that are not an operator's read
+    /// (`GET /admin/v1/events?userId=` pages through them all). Each
+    /// device carries the status of its newest certificate (phone sign-up's device certificate),
+    /// when it has one.
+    ///
     ///
     /// - Remark: HTTP `GET /admin/v1/users/{userId}`.
     /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/get(getUser)`.
@@ -3659,6 +3676,11 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     /// not after `since`). `nextPageToken` (and `Link`) asks for the older events after the page; events
     /// recorded in between never shift a page. Admin calls are themselves events
     /// (`operator.command`).
+    /// A page reads at most `pageSize` + 1 events, whatever the filters: those of one filter (the
+    /// user, else the address, else the type, else the outcome; within the time range), the
+    /// others applied to what it read. With one filter a page is full until the last; filters
+    /// combined may answer a short page, even an empty one, with a `nextPageToken`: the search
+    /// goes on from where the page stopped reading, so follow the token until it is absent.
     ///
     ///
     /// - Remark: HTTP `GET /admin/v1/events`.

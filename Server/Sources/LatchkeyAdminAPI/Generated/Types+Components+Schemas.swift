@@ -85,6 +85,8 @@ extension Components {
             public var email: Swift.String
             /// - Remark: Generated from `#/components/schemas/UserSummary/phone`.
             public var phone: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/UserSummary/externalId`.
+            public var externalId: Swift.String?
             /// - Remark: Generated from `#/components/schemas/UserSummary/firstName`.
             public var firstName: Swift.String?
             /// - Remark: Generated from `#/components/schemas/UserSummary/lastName`.
@@ -112,6 +114,7 @@ extension Components {
             ///   - id:
             ///   - email:
             ///   - phone:
+            ///   - externalId:
             ///   - firstName:
             ///   - lastName:
             ///   - status:
@@ -123,6 +126,7 @@ extension Components {
                 id: Swift.String,
                 email: Swift.String,
                 phone: Swift.String? = nil,
+                externalId: Swift.String? = nil,
                 firstName: Swift.String? = nil,
                 lastName: Swift.String? = nil,
                 status: Components.Schemas.UserSummary.StatusPayload,
@@ -134,6 +138,7 @@ extension Components {
                 self.id = id
                 self.email = email
                 self.phone = phone
+                self.externalId = externalId
                 self.firstName = firstName
                 self.lastName = lastName
                 self.status = status
@@ -146,6 +151,7 @@ extension Components {
                 case id
                 case email
                 case phone
+                case externalId
                 case firstName
                 case lastName
                 case status
@@ -255,6 +261,8 @@ extension Components {
             public var linkedAt: Foundation.Date
             /// - Remark: Generated from `#/components/schemas/Device/lastLoginAt`.
             public var lastLoginAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/Device/certificate`.
+            public var certificate: Components.Schemas.DeviceCertificate?
             /// Creates a new `Device`.
             ///
             /// - Parameters:
@@ -268,6 +276,7 @@ extension Components {
             ///   - failedAttempts:
             ///   - linkedAt:
             ///   - lastLoginAt:
+            ///   - certificate:
             public init(
                 id: Swift.String,
                 thumbprint: Swift.String? = nil,
@@ -278,7 +287,8 @@ extension Components {
                 status: Components.Schemas.Device.StatusPayload,
                 failedAttempts: Swift.Int,
                 linkedAt: Foundation.Date,
-                lastLoginAt: Foundation.Date? = nil
+                lastLoginAt: Foundation.Date? = nil,
+                certificate: Components.Schemas.DeviceCertificate? = nil
             ) {
                 self.id = id
                 self.thumbprint = thumbprint
@@ -290,6 +300,7 @@ extension Components {
                 self.failedAttempts = failedAttempts
                 self.linkedAt = linkedAt
                 self.lastLoginAt = lastLoginAt
+                self.certificate = certificate
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -302,6 +313,95 @@ extension Components {
                 case failedAttempts
                 case linkedAt
                 case lastLoginAt
+                case certificate
+            }
+        }
+        /// The device's newest certificate (issued at phone sign-up's key registration).
+        ///
+        /// - Remark: Generated from `#/components/schemas/DeviceCertificate`.
+        public struct DeviceCertificate: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DeviceCertificate/serial`.
+            public var serial: Swift.String
+            /// - Remark: Generated from `#/components/schemas/DeviceCertificate/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case valid = "valid"
+                case expired = "expired"
+                case revoked = "revoked"
+            }
+            /// - Remark: Generated from `#/components/schemas/DeviceCertificate/status`.
+            public var status: Components.Schemas.DeviceCertificate.StatusPayload
+            /// - Remark: Generated from `#/components/schemas/DeviceCertificate/issuedAt`.
+            public var issuedAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/DeviceCertificate/expiresAt`.
+            public var expiresAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/DeviceCertificate/revokedAt`.
+            public var revokedAt: Foundation.Date?
+            /// Creates a new `DeviceCertificate`.
+            ///
+            /// - Parameters:
+            ///   - serial:
+            ///   - status:
+            ///   - issuedAt:
+            ///   - expiresAt:
+            ///   - revokedAt:
+            public init(
+                serial: Swift.String,
+                status: Components.Schemas.DeviceCertificate.StatusPayload,
+                issuedAt: Foundation.Date,
+                expiresAt: Foundation.Date,
+                revokedAt: Foundation.Date? = nil
+            ) {
+                self.serial = serial
+                self.status = status
+                self.issuedAt = issuedAt
+                self.expiresAt = expiresAt
+                self.revokedAt = revokedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case serial
+                case status
+                case issuedAt
+                case expiresAt
+                case revokedAt
+            }
+        }
+        /// A live device token (the spec's remembered device login); never the token itself.
+        ///
+        /// - Remark: Generated from `#/components/schemas/DeviceToken`.
+        public struct DeviceToken: Codable, Hashable, Sendable {
+            /// The first 16 characters of the token's digest.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DeviceToken/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/DeviceToken/deviceId`.
+            public var deviceId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/DeviceToken/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/DeviceToken/expiresAt`.
+            public var expiresAt: Foundation.Date
+            /// Creates a new `DeviceToken`.
+            ///
+            /// - Parameters:
+            ///   - id: The first 16 characters of the token's digest.
+            ///   - deviceId:
+            ///   - createdAt:
+            ///   - expiresAt:
+            public init(
+                id: Swift.String,
+                deviceId: Swift.String,
+                createdAt: Foundation.Date,
+                expiresAt: Foundation.Date
+            ) {
+                self.id = id
+                self.deviceId = deviceId
+                self.createdAt = createdAt
+                self.expiresAt = expiresAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case deviceId
+                case createdAt
+                case expiresAt
             }
         }
         /// - Remark: Generated from `#/components/schemas/Session`.
@@ -375,6 +475,16 @@ extension Components {
             public var devices: [Components.Schemas.Device]
             /// - Remark: Generated from `#/components/schemas/UserDetail/sessions`.
             public var sessions: [Components.Schemas.Session]
+            /// More sessions are live than the 100 listed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/UserDetail/moreSessions`.
+            public var moreSessions: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/UserDetail/deviceTokens`.
+            public var deviceTokens: [Components.Schemas.DeviceToken]
+            /// The user's newest events, operators' reads left out.
+            ///
+            /// - Remark: Generated from `#/components/schemas/UserDetail/events`.
+            public var events: [Components.Schemas.Event]
             /// Creates a new `UserDetail`.
             ///
             /// - Parameters:
@@ -383,18 +493,27 @@ extension Components {
             ///   - loginBlocks:
             ///   - devices:
             ///   - sessions:
+            ///   - moreSessions: More sessions are live than the 100 listed.
+            ///   - deviceTokens:
+            ///   - events: The user's newest events, operators' reads left out.
             public init(
                 user: Components.Schemas.UserSummary,
                 failedAttempts: Swift.Int,
                 loginBlocks: [Components.Schemas.LoginBlock],
                 devices: [Components.Schemas.Device],
-                sessions: [Components.Schemas.Session]
+                sessions: [Components.Schemas.Session],
+                moreSessions: Swift.Bool,
+                deviceTokens: [Components.Schemas.DeviceToken],
+                events: [Components.Schemas.Event]
             ) {
                 self.user = user
                 self.failedAttempts = failedAttempts
                 self.loginBlocks = loginBlocks
                 self.devices = devices
                 self.sessions = sessions
+                self.moreSessions = moreSessions
+                self.deviceTokens = deviceTokens
+                self.events = events
             }
             public enum CodingKeys: String, CodingKey {
                 case user
@@ -402,6 +521,9 @@ extension Components {
                 case loginBlocks
                 case devices
                 case sessions
+                case moreSessions
+                case deviceTokens
+                case events
             }
         }
         /// What an event records (docs/security.md, "Audit trail").

@@ -19,8 +19,10 @@ public import struct Foundation.Date
 public enum Operations {
     /// Users, newest first, or the one an exact lookup names; a page at a time.
     ///
-    /// The lookups (`email`, `phone`, `userId`, `thumbprint`) give the user they all name (or
-    /// none), on one page (`pageToken` does not apply); `state`, given too, must hold for it.
+    /// The lookups (`email`, `phone`, `userId`, `thumbprint`, `externalId`) give the users they
+    /// all name (none or one; an external id is the issuer's and may name several, the newest
+    /// `pageSize` of them), on one page (`pageToken` does not apply); `state`, given too, must
+    /// hold for them.
     /// `emailPrefix` gives the users whose address starts with it, in address order, a page at a
     /// time (keyset: `nextPageToken` is `e` and the last address in base64url); it cannot be
     /// combined with a lookup (400).
@@ -52,6 +54,10 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/admin/v1/users/GET/query/thumbprint`.
                 public var thumbprint: Swift.String?
+                /// The issuer's own id of the customer (the profile's externalId), exactly.
+                ///
+                /// - Remark: Generated from `#/paths/admin/v1/users/GET/query/externalId`.
+                public var externalId: Swift.String?
                 /// - Remark: Generated from `#/paths/admin/v1/users/GET/query/state`.
                 public var state: Components.Schemas.UserState?
                 /// - Remark: Generated from `#/paths/admin/v1/users/GET/query/pageSize`.
@@ -68,6 +74,7 @@ public enum Operations {
                 ///   - phone: E.164 (send its + as %2B).
                 ///   - userId:
                 ///   - thumbprint: A device key's RFC 7638 thumbprint.
+                ///   - externalId: The issuer's own id of the customer (the profile's externalId), exactly.
                 ///   - state:
                 ///   - pageSize:
                 ///   - pageToken: A page's position (`nextPageToken`).
@@ -77,6 +84,7 @@ public enum Operations {
                     phone: Swift.String? = nil,
                     userId: Swift.String? = nil,
                     thumbprint: Swift.String? = nil,
+                    externalId: Swift.String? = nil,
                     state: Components.Schemas.UserState? = nil,
                     pageSize: Swift.Int? = nil,
                     pageToken: Swift.String? = nil
@@ -86,6 +94,7 @@ public enum Operations {
                     self.phone = phone
                     self.userId = userId
                     self.thumbprint = thumbprint
+                    self.externalId = externalId
                     self.state = state
                     self.pageSize = pageSize
                     self.pageToken = pageToken
@@ -336,7 +345,15 @@ public enum Operations {
             }
         }
     }
-    /// One user, every reason it cannot log in, its devices and live sessions.
+    /// One user, every reason it cannot log in, its devices, live sessions, device tokens and latest events.
+    ///
+    /// Sessions are the 100 most recently seen (`moreSessions` says whether others are live;
+    /// `DELETE …/sessions` ends them all); device tokens the 100 newest live
+    /// ones; events the 20 newest of its latest 100 that are not an operator's read
+    /// (`GET /admin/v1/events?userId=` pages through them all). Each
+    /// device carries the status of its newest certificate (phone sign-up's device certificate),
+    /// when it has one.
+    ///
     ///
     /// - Remark: HTTP `GET /admin/v1/users/{userId}`.
     /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/get(getUser)`.
@@ -5497,6 +5514,11 @@ public enum Operations {
     /// not after `since`). `nextPageToken` (and `Link`) asks for the older events after the page; events
     /// recorded in between never shift a page. Admin calls are themselves events
     /// (`operator.command`).
+    /// A page reads at most `pageSize` + 1 events, whatever the filters: those of one filter (the
+    /// user, else the address, else the type, else the outcome; within the time range), the
+    /// others applied to what it read. With one filter a page is full until the last; filters
+    /// combined may answer a short page, even an empty one, with a `nextPageToken`: the search
+    /// goes on from where the page stopped reading, so follow the token until it is absent.
     ///
     ///
     /// - Remark: HTTP `GET /admin/v1/events`.

@@ -36,19 +36,13 @@ extension ConsoleRoutes {
             values["events"] = [[String: Any]]()
             return ConsolePage(status: .badRequest, template: "events", values: values).response()
         }
-        values["events"] = page.events.map { event -> [String: Any] in
-            var row: [String: Any] = ["when": Self.time(event.occurredAt), "type": event.type.rawValue, "outcome": event.outcome.rawValue,
-                                      "actor": event.actor.rawValue, "clientIp": event.clientIP ?? "",
-                                      "details": ([event.reason.map { "reason=\($0)" }, event.deviceID.map { "device=\($0)" }].compactMap { $0 }
-                                          + event.details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " ")]
-            if let user = event.userID { row["userId"] = user }
-            return row
-        }
+        values["events"] = page.events.map(Self.row)
         if let next = page.next {
             let items = ["userId", "type", "outcome", "clientIp", "since", "until"].compactMap { name in
                 text(name).map { URLQueryItem(name: name, value: $0) }
             } + [URLQueryItem(name: "page", value: next)]
             values["next"] = "/console/events?" + AdminHandler.encoded(items)
+            values["short"] = page.events.count < Self.pageSize
         }
         return ConsolePage(template: "events", values: values).response()
     }

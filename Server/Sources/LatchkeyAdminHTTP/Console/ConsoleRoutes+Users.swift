@@ -11,17 +11,27 @@ extension ConsoleRoutes {
     func users(_ request: Request, _ staff: SignedIn) async throws -> Response {
         let query = request.uri.queryParameters
         let q = (query.get("q") ?? "").trimmingCharacters(in: .whitespaces)
+        let externalID = (query.get("externalId") ?? "").trimmingCharacters(in: .whitespaces)
         let state = query.get("state").flatMap(UserStateFilter.init(rawValue:))
         let token = query.get("page")
         var values = values("Users", staff)
         values["q"] = q
-        values["searched"] = !q.isEmpty
+        values["externalId"] = externalID
+        values["searched"] = !q.isEmpty || !externalID.isEmpty
         values["states"] = [["value": "", "label": "Any", "selected": state == nil]]
             + UserStateFilter.allCases.map { ["value": $0.rawValue, "label": $0.rawValue.capitalized, "selected": $0 == state] }
         let found: [UserRecord]
         var next: String?
         do {
-            if let lookup = Self.lookup(q) {
+            if !externalID.isEmpty {
+                // The issuer's id may name several users: with an exact lookup too, the one both name.
+                guard q.isEmpty || Self.lookup(q) != nil else {
+                    throw DomainError(.invalidField, message: "An external id is searched alone, or with a whole address, phone number, user id or thumbprint.",
+                                      field: "externalId")
+                }
+                let lookups = [.externalID(externalID)] + (Self.lookup(q).map { [$0] } ?? [])
+                found = try await admin.users(lookups, state: state, after: nil, limit: Self.pageSize, for: staff.call).users
+            } else if let lookup = Self.lookup(q) {
                 found = try await admin.users([lookup], state: state, after: nil, limit: 1, for: staff.call).users
             } else if !q.isEmpty {
                 let page = try await admin.users(emailPrefix: q, state: state, afterEmail: try token.map(PageToken.email), limit: Self.pageSize,
@@ -60,6 +70,16 @@ extension ConsoleRoutes {
         return nil
     }
 
+    /// An event as the events page and a user's page show it.
+    static func row(_ event: AuditEvent) -> [String: Any] {
+        var row: [String: Any] = ["when": time(event.occurredAt), "type": event.type.rawValue, "outcome": event.outcome.rawValue,
+                                  "actor": event.actor.rawValue, "clientIp": event.clientIP ?? "",
+                                  "details": ([event.reason.map { "reason=\($0)" }, event.deviceID.map { "device=\($0)" }].compactMap { $0 }
+                                      + event.details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " ")]
+        if let user = event.userID { row["userId"] = user }
+        return row
+    }
+
     static func state(of user: UserRecord) -> String {
         [user.status == .active ? "active" : "deactivated", user.locked ? "locked" : nil, user.emailVerified ? nil : "unverified"]
             .compactMap { $0 }.joined(separator: ", ")
@@ -85,6 +105,7 @@ extension ConsoleRoutes {
         values["email"] = user.email
         values["verified"] = user.emailVerified
         if let phone = user.phoneNormalized { values["phone"] = phone }
+        if let external = user.externalId { values["externalId"] = external }
         values["name"] = [user.firstName, user.lastName].compactMap { $0 }.joined(separator: " ")
         values["state"] = Self.state(of: user)
         values["failures"] = user.failedAttempts
@@ -109,6 +130,11 @@ extension ConsoleRoutes {
                                       "app": device.applicationVersion ?? "", "status": device.status.rawValue,
                                       "linked": Self.time(device.linkedAt), "lastLogin": Self.time(device.lastLoginAt)]
             if let thumbprint = device.keyThumbprint { row["thumbprint"] = thumbprint }
+            if let certificate = detail.certificates[device.deviceID] {
+                row["certificate"] = if let revoked = certificate.revokedAt { "revoked \(Self.time(revoked))" }
+                    else if certificate.expiresAt <= admin.now() { "expired \(Self.time(certificate.expiresAt))" }
+                    else { "valid until \(Self.time(certificate.expiresAt))" }
+            }
             row["actions"] = ConsoleAction.all.filter { $0.target == .device && staff.account.role.includes($0.role) }
                 .filter { action in action.name != "reactivateDevice" || device.status != .active }
                 .map { link($0, device: device.deviceID) }
@@ -121,6 +147,14 @@ extension ConsoleRoutes {
                     "lastSeen": Self.time(session.lastSeenAt), "privileged": Self.time(detail.privilegedUntil(session)),
                     "bound": session.keyThumbprint != nil, "end": link(endSession, session: id)["href"] ?? ""]
         }
+        values["moreSessions"] = detail.moreSessions
+        values["hasTokens"] = !detail.deviceTokens.isEmpty
+        values["tokens"] = detail.deviceTokens.map { token -> [String: Any] in
+            ["id": String(token.digest.prefix(16)), "device": token.deviceID, "created": Self.time(token.createdAt),
+             "expires": Self.time(token.expiresAt)]
+        }
+        values["hasEvents"] = !detail.events.isEmpty
+        values["events"] = detail.events.map(Self.row)
         return ConsolePage(template: "user", values: values).response()
     }
 

@@ -100,8 +100,8 @@ enum ConsoleTemplates {
         </div>
         </section>
         {{/periods}}
-        <p class="note">Requests shed by the admission gate are counted per server in its metrics (<code>/metrics</code>,
-        <code>latchkey_hash_admissions_shed_total</code>), not in the audit trail the charts are drawn from.</p>
+        <p class="note">Requests shed by the admission gate come from every server's hourly counts (added every 10 seconds);
+        each server's own total is also in its metrics (<code>/metrics</code>, <code>latchkey_hash_admissions_shed_total</code>).</p>
         {{/content}}{{/layout}}
         """
 
@@ -110,6 +110,8 @@ enum ConsoleTemplates {
         <form method="get" action="/console/users" class="search" role="search">
         <label for="q">Email (or its beginning), phone, user id or device key thumbprint</label>
         <input id="q" name="q" type="search" value="{{q}}">
+        <label for="externalId">External id</label>
+        <input id="externalId" name="externalId" type="search" value="{{externalId}}">
         <label for="state">State</label>
         <select id="state" name="state">{{#states}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/states}}</select>
         <button id="search" type="submit">Search</button>
@@ -130,6 +132,7 @@ enum ConsoleTemplates {
         <dl class="facts">
         <dt>Email</dt><dd id="email">{{email}}{{#verified}} (verified){{/verified}}{{^verified}} (not verified){{/verified}}</dd>
         {{#phone}}<dt>Phone</dt><dd>{{phone}}</dd>{{/phone}}
+        {{#externalId}}<dt>External id</dt><dd>{{externalId}}</dd>{{/externalId}}
         <dt>Name</dt><dd>{{name}}</dd><dt>User id</dt><dd><code>{{id}}</code></dd>
         <dt>State</dt><dd id="state">{{state}}</dd><dt>Consecutive failures</dt><dd id="failures">{{failures}}</dd>
         <dt>Registered</dt><dd>{{created}}</dd><dt>Last login</dt><dd>{{lastLogin}}</dd>
@@ -143,8 +146,8 @@ enum ConsoleTemplates {
         {{/canAct}}
         <h2>Devices</h2>
         <table id="devices"><caption>Linked devices</caption>
-        <tr><th scope="col">Device</th><th scope="col">Type, app</th><th scope="col">Status</th><th scope="col">Linked</th><th scope="col">Last login</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr>
-        {{#devices}}<tr><td>{{label}} <code>{{id}}</code>{{#thumbprint}}<br>key <code>{{thumbprint}}</code>{{/thumbprint}}</td><td>{{type}} {{app}}</td><td>{{status}}</td><td>{{linked}}</td><td>{{lastLogin}}</td>
+        <tr><th scope="col">Device</th><th scope="col">Type, app</th><th scope="col">Status</th><th scope="col">Certificate</th><th scope="col">Linked</th><th scope="col">Last login</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr>
+        {{#devices}}<tr><td>{{label}} <code>{{id}}</code>{{#thumbprint}}<br>key <code>{{thumbprint}}</code>{{/thumbprint}}</td><td>{{type}} {{app}}</td><td>{{status}}</td><td>{{certificate}}</td><td>{{linked}}</td><td>{{lastLogin}}</td>
         {{#canAct}}<td>{{#actions}}<a href="{{href}}">{{label}}</a> {{/actions}}</td>{{/canAct}}</tr>{{/devices}}
         </table>
         <h2>Sessions</h2>
@@ -153,7 +156,19 @@ enum ConsoleTemplates {
         {{#sessions}}<tr><td><code>{{id}}</code>{{#bound}} (key-bound){{/bound}}</td><td>{{device}}</td><td>{{created}}</td><td>{{lastSeen}}</td><td>{{privileged}}</td>
         {{#canAct}}<td><a href="{{end}}" id="end-{{id}}">End</a></td>{{/canAct}}</tr>{{/sessions}}
         </table>
-        <p><a id="user-events" href="/console/events?userId={{id}}">Its events</a></p>
+        {{#moreSessions}}<p id="more-sessions">More sessions are live than the 100 most recently used listed here; “End every session” ends them all.</p>{{/moreSessions}}
+        <h2>Device tokens</h2>
+        {{#hasTokens}}<table id="device-tokens"><caption>Live device tokens, newest first</caption>
+        <tr><th scope="col">Token</th><th scope="col">Device</th><th scope="col">Created</th><th scope="col">Expires</th></tr>
+        {{#tokens}}<tr><td><code>{{id}}</code></td><td>{{device}}</td><td>{{created}}</td><td>{{expires}}</td></tr>{{/tokens}}
+        </table>{{/hasTokens}}
+        {{^hasTokens}}<p id="device-tokens">No live device token.</p>{{/hasTokens}}
+        <h2>Latest events</h2>
+        {{#hasEvents}}<table id="latest-events"><caption>The user's newest events (up to 20; operators' views left out)</caption>
+        <tr><th scope="col">When (UTC)</th><th scope="col">Type</th><th scope="col">Outcome</th><th scope="col">By</th><th scope="col">Address</th><th scope="col">Details</th></tr>
+        {{#events}}<tr><td>{{when}}</td><td>{{type}}</td><td>{{outcome}}</td><td>{{actor}}</td><td>{{clientIp}}</td><td>{{details}}</td></tr>{{/events}}
+        </table>{{/hasEvents}}
+        <p><a id="user-events" href="/console/events?userId={{id}}">All its events</a></p>
         {{/content}}{{/layout}}
         """
 
@@ -188,7 +203,7 @@ enum ConsoleTemplates {
         <tr><th scope="col">When (UTC)</th><th scope="col">Type</th><th scope="col">Outcome</th><th scope="col">User</th><th scope="col">By</th><th scope="col">Address</th><th scope="col">Details</th></tr>
         {{#events}}<tr><td>{{when}}</td><td>{{type}}</td><td>{{outcome}}</td><td>{{#userId}}<a href="/console/users/{{userId}}">{{userId}}</a>{{/userId}}</td><td>{{actor}}</td><td>{{clientIp}}</td><td>{{details}}</td></tr>{{/events}}
         </table>
-        {{#next}}<p><a id="next" href="{{next}}">Older events</a></p>{{/next}}
+        {{#next}}<p>{{#short}}<span id="partial">Each page reads a bounded stretch of the trail; filters combined may leave a page short or empty. </span>{{/short}}<a id="next" href="{{next}}">Older events</a></p>{{/next}}
         {{/content}}{{/layout}}
         """
 

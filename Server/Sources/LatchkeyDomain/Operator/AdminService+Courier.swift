@@ -22,10 +22,13 @@ extension AdminService {
 
     /// The dashboard's counts by `bucket` seconds from `since` (`ConsoleStore.dashboardCounts`).
     public func dashboard(since: Date, bucket: Int, for call: OperatorCall) async throws -> [DashboardBucket] {
-        try await store.dashboardCounts(since: since, bucket: bucket)
+        try await store.dashboardCounts(since: since, bucket: bucket, now: now())
     }
 
-    private static let importing = Mutex(false)
+    /// Whether an import runs on this server (its application: tests run several in one process).
+    final class ImportSlot: Sendable {
+        let running = Mutex(false)
+    }
 
     /// The most failed lines an import's answer lists (the count covers them all).
     public static let failuresListed = 1000
@@ -37,10 +40,10 @@ extension AdminService {
     public func importUsers(lines: some AsyncSequence<Substring, any Error>, update: Bool,
                             for call: OperatorCall) async throws -> (report: UserImporter.Report, failures: [UserImporter.Failure]) {
         // One import at a time on a server: each holds two batches and hashes on every core.
-        guard Self.importing.withLock({ running in running ? false : { running = true; return true }() }) else {
+        guard importSlot.running.withLock({ running in running ? false : { running = true; return true }() }) else {
             throw DomainError(.rateLimited, message: "An import is running on this server; try again when it has ended.", retryAfter: 60)
         }
-        defer { Self.importing.withLock { $0 = false } }
+        defer { importSlot.running.withLock { $0 = false } }
         // Written before the first batch, so a batch's writes are never without the key that asked.
         try await recorded("importUsers started", user: nil, call: call) {}
         return try await AuditTrail.run(actor: .operator, clientIP: call.clientIP, store: store) { trail in

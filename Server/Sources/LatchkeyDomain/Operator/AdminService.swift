@@ -14,8 +14,18 @@ public struct AdminService: Sendable {
     package let verifier: CredentialVerifier
     package let importer: UserImporter
     package let now: @Sendable () -> Date
+    let importSlot = ImportSlot()
     /// The most sessions a user's detail lists (the most recently seen).
     public static let sessionsListed = 100
+    /// The most device tokens and certificates a user's detail reads, and the events it lists.
+    public static let deviceTokensListed = 100, certificatesRead = 200, eventsListed = 20, eventsRead = 100
+
+    /// The admin calls that only read (`recorded` names them): not among a user's latest events.
+    static let reads: Set<String> = ["admin getUser", "admin listUsers", "admin listEvents"]
+
+    static func isRead(_ event: AuditEvent) -> Bool {
+        event.type == .operatorCommand && event.details["command"].map(reads.contains) == true
+    }
 
     package init(store: any Store, issuer: IssuerSettings, outbox: OutboxWriter, verifier: CredentialVerifier, importer: UserImporter,
                  now: @escaping @Sendable () -> Date) {
@@ -29,24 +39,38 @@ public struct AdminService: Sendable {
 
     /// An exact lookup: at most one is given.
     public enum Lookup: Sendable, Equatable {
-        case email(String), phone(String), userID(String), thumbprint(String)
+        case email(String), phone(String), userID(String), thumbprint(String), externalID(String)
     }
 
-    /// The user every lookup names (zero or one; `state`, given too, must hold for it), or
-    /// without a lookup a page of users in `state`, newest first, after `cursor`; with the cursor
-    /// of the next page when there is one.
+    /// The users every lookup names (none or one, but an external id alone may name several:
+    /// the newest `limit`; `state`, given too, must hold for them), or without a lookup a page of
+    /// users in `state`, newest first, after `cursor`; with the cursor of the next page when
+    /// there is one. The event names each user disclosed (an event each).
     public func users(_ lookups: [Lookup], state: UserStateFilter?, after cursor: UserPageCursor?, limit: Int,
                       for call: OperatorCall) async throws -> (users: [UserRecord], next: UserPageCursor?) {
         if !lookups.isEmpty {
-            // Read first, so the event names the user the lookup disclosed.
-            var found: UserRecord?
-            for (index, lookup) in lookups.enumerated() {
-                let user = try await find(lookup)
-                guard let user, index == 0 || user.id == found?.id else { found = nil; break }
-                found = user
+            // Read first, so the events name the users the lookup disclosed. Every lookup must
+            // name the user: the answer is what they all name. The lookups of one user decide
+            // first, and an external id is then compared with theirs, so a page's limit never
+            // cuts the user they name out of an external id's list.
+            let external = lookups.compactMap { lookup -> String? in
+                if case .externalID(let id) = lookup { id } else { nil }
             }
-            if let user = found, let state, !Self.matches(user, state) { found = nil }
-            return try await recorded("listUsers", user: found?.id, call: call) { (found.map { [$0] } ?? [], nil) }
+            var found: [UserRecord]?
+            for lookup in lookups where !external.contains(where: { lookup == .externalID($0) }) {
+                let user = try await find(lookup)
+                found = (found ?? user.map { [$0] } ?? []).filter { $0.id == user?.id }
+            }
+            var users: [UserRecord]
+            if let found {
+                users = found.filter { user in external.allSatisfy { user.externalId == $0 } }
+                    .filter { user in state.map { Self.matches(user, $0) } ?? true }
+            } else {
+                // External ids only: the store reads the newest `limit` in `state`.
+                users = try await store.users(issuer: issuer.id, externalID: external[0], state: state, limit: limit)
+                    .filter { user in external.allSatisfy { user.externalId == $0 } }
+            }
+            return try await recorded("listUsers", users: users.map(\.id), call: call) { (users, nil) }
         }
         return try await recorded("listUsers", user: nil, call: call) {
             // One row past the page says whether another page follows, without counting.
@@ -82,13 +106,18 @@ public struct AdminService: Sendable {
     }
 
     /// Events of the audit trail matching `filter`, newest first, before the event `before`; with
-    /// the id to continue from when another page follows.
+    /// the id to continue from when another page may follow. A page reads `limit + 1` events at
+    /// most (`AdminAuditStore.auditEvents`): a filter that combines conditions may answer fewer
+    /// than `limit`, even none, and a next page.
     public func events(_ filter: AuditEventFilter, before: String?, limit: Int,
                        for call: OperatorCall) async throws -> (events: [AuditEvent], next: String?) {
         try await recorded("listEvents", user: filter.userID, call: call) {
-            let rows = try await store.auditEvents(matching: filter, before: before, limit: limit + 1)
+            // A page reads one event past it: with one condition every event read matches and
+            // the one past says whether a page follows; combined conditions may leave a page
+            // short (even empty) with a next page, which continues where the reading stopped.
+            let (rows, lastRead) = try await store.auditEvents(matching: filter, before: before, scan: limit + 1)
             let page = Array(rows.prefix(limit))
-            return (page, rows.count > limit ? page.last?.id : nil)
+            return (page, rows.count > limit ? page.last?.id : lastRead)
         }
     }
 
@@ -98,13 +127,22 @@ public struct AdminService: Sendable {
         try await recorded("getUser", userID: userID, call: call) { user, _, _ in
             let time = now()
             let devices = try await store.devices(userID: user.id)
+            // One row past the list says whether more are live, without counting them.
             let sessions = try await store.liveSessions(
                 userID: user.id, now: time, idleBefore: time.addingTimeInterval(-TimeInterval(issuer.sessions.idleTimeoutSeconds)),
-                limit: Self.sessionsListed)
+                limit: Self.sessionsListed + 1)
             let lockout = try await store.unlinkedLockout(userID: user.id, now: time)
+            let tokens = try await store.liveDeviceTokens(userID: user.id, now: time, limit: Self.deviceTokensListed)
+            let certificates = try await store.newestCertificates(userID: user.id, limit: Self.certificatesRead)
+            // The user's doings and operators' changes: operators' reads of the user (this one
+            // too) would soon be all the list showed.
+            let events = try await store.auditEvents(matching: AuditEventFilter(userID: user.id), before: nil, scan: Self.eventsRead).events
+                .filter { !Self.isRead($0) }.prefix(Self.eventsListed)
             return UserDetail(user: user, loginBlocks: LoginBlock.all(user: user, devices: devices, unlinkedLockout: lockout,
                                                                        issuer: issuer, now: time),
-                              devices: devices, sessions: sessions, privilegedSeconds: issuer.sessions.privilegedSeconds)
+                              devices: devices, certificates: certificates, sessions: Array(sessions.prefix(Self.sessionsListed)),
+                              moreSessions: sessions.count > Self.sessionsListed, deviceTokens: tokens, events: Array(events),
+                              privilegedSeconds: issuer.sessions.privilegedSeconds)
         }
     }
 
@@ -141,9 +179,11 @@ public struct AdminService: Sendable {
         }
     }
 
+    /// The user a lookup of one user names (`externalID` is compared by `users(_:…)`).
     private func find(_ lookup: Lookup) async throws -> UserRecord? {
         let user: UserRecord?
         switch lookup {
+        case .externalID: return nil
         case .email(let email): user = try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email))
         case .phone(let phone):
             // Phone sign-ups keep the E.164 number as it was verified.
@@ -194,15 +234,23 @@ public struct AdminService: Sendable {
     /// about `user` when it concerns one; a refusal is a failed event naming the error.
     package func recorded<T: Sendable>(_ command: String, user: String?, call: OperatorCall,
                                        _ body: () async throws -> T) async throws -> T {
+        try await recorded(command, users: user.map { [$0] } ?? [], call: call, body)
+    }
+
+    /// As `recorded(_:user:call:_:)`, with an event for each user the call disclosed (one about
+    /// no user when it disclosed none), so each user's trail shows who looked it up.
+    package func recorded<T: Sendable>(_ command: String, users: [String], call: OperatorCall,
+                                       _ body: () async throws -> T) async throws -> T {
         try await AuditTrail.run(actor: .operator, clientIP: call.clientIP, store: store) { trail in
             var details = Self.details(command, call)
-            trail.record(.operatorCommand, user: user, details: details, at: now())
+            let named: [String?] = users.isEmpty ? [nil] : users
+            for user in named { trail.record(.operatorCommand, user: user, details: details, at: now()) }
             do {
                 return try await body()
             } catch let error as DomainError {
                 if trail.take().first?.type == .operatorCommand {
                     details["error"] = error.id.rawValue
-                    trail.record(.operatorCommand, user: user, outcome: .failure, details: details, at: now())
+                    for user in named { trail.record(.operatorCommand, user: user, outcome: .failure, details: details, at: now()) }
                 }
                 throw error
             }

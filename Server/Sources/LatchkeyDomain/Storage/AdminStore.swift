@@ -32,6 +32,13 @@ public protocol AdminStore: AuditingStore {
     /// Users of `issuer` whose normalized address starts with `emailPrefix` (compared byte by
     /// byte), in `state` when given, by address after `afterEmail`; at most `limit`.
     func users(issuer: String, emailPrefix: String, state: UserStateFilter?, afterEmail: String?, limit: Int) async throws -> [UserRecord]
+    /// Users of `issuer` whose external id is `externalID` exactly, in `state` (any when nil),
+    /// newest first; at most `limit`.
+    func users(issuer: String, externalID: String, state: UserStateFilter?, limit: Int) async throws -> [UserRecord]
+    /// The user's device tokens neither revoked nor expired at `now`, newest first; at most `limit`.
+    func liveDeviceTokens(userID: String, now: Date, limit: Int) async throws -> [DeviceTokenRecord]
+    /// The newest certificate of each of the user's devices, by device id (of its `limit` newest certificates).
+    func newestCertificates(userID: String, limit: Int) async throws -> [String: DeviceCertificateRecord]
     /// The user's live sessions (not revoked, not expired, seen after `idleBefore`), the most
     /// recently seen first; at most `limit`.
     func liveSessions(userID: String, now: Date, idleBefore: Date, limit: Int) async throws -> [SessionRecord]
@@ -66,8 +73,13 @@ public struct AuditEventFilter: Sendable, Equatable {
 /// The audit trail for the admin API.
 public protocol AdminAuditStore: Sendable {
     /// Events matching `filter`, newest first (by id, which sorts as they were recorded), before
-    /// the event `id` when given; at most `limit`.
-    func auditEvents(matching filter: AuditEventFilter, before id: String?, limit: Int) async throws -> [AuditEvent]
+    /// the event `id` when given, among the `scan` newest events (before `id`, in the time range)
+    /// of one of its conditions — the user, else the client address, else the type, else the
+    /// outcome — so a call reads `scan` events at most whatever the filter combines. Answers the
+    /// matches, and the id of the last event read when `scan` were read (older ones may match:
+    /// the next page continues before it).
+    func auditEvents(matching filter: AuditEventFilter, before id: String?,
+                     scan: Int) async throws -> (events: [AuditEvent], lastRead: String?)
 }
 
 /// Which of the courier's messages an operator lists (`listCourierMessages`).

@@ -96,7 +96,9 @@ public protocol ConsoleStore: AuditingStore {
     /// minute or more has passed; nil otherwise.
     func consoleSession(digest: String, now: Date, idle: TimeInterval) async throws -> ConsoleSession?
     func deleteConsoleSession(digest: String) async throws
-    /// The dashboard's counts from the audit trail and the courier, by `bucket` seconds from
-    /// `since`: logins by outcome, lockouts, registrations, phone sign-ups, SMS sent.
-    func dashboardCounts(since: Date, bucket: Int) async throws -> [DashboardBucket]
+    /// The dashboard's counts from the audit trail and the courier, by `bucket` seconds (hours or
+    /// days) from `since` (the start of an hour) to `now`: logins by outcome, lockouts,
+    /// registrations, phone sign-ups, SMS sent, requests shed. An hour's counts are kept once it
+    /// is over (ten minutes after its end) and read back from then on.
+    func dashboardCounts(since: Date, bucket: Int, now: Date) async throws -> [DashboardBucket]
 }
