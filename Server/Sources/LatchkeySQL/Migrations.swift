@@ -233,7 +233,7 @@ package enum Migrations {
         // The admin API's pages at scale (issue 25): each filter of the events reads an index
         // ending in the id, so a page reads what it returns (the time range is an id range); the
         // rarer user states have partial indexes in the page's order; the external id an index of its own;
-        // a user's live device tokens and newest certificates (its detail) theirs.
+        // a user's live sessions, live device tokens and newest certificates (its detail) theirs.
         // IF NOT EXISTS: on a large PostgreSQL database an operator may build them beforehand with
         // CREATE INDEX CONCURRENTLY under these names, so the migration does not hold writes
         // (docs/operations.md, "Upgrading a large database").
@@ -247,6 +247,7 @@ package enum Migrations {
             "CREATE INDEX IF NOT EXISTS users_external_id ON users (issuer, external_id, created_at, id)",
             "CREATE INDEX IF NOT EXISTS device_tokens_live ON device_tokens (user_id, created_at) WHERE revoked_at IS NULL",
             "CREATE INDEX IF NOT EXISTS device_certificates_newest ON device_certificates (user_id, created_at)",
+            "CREATE INDEX IF NOT EXISTS sessions_user_live ON sessions (user_id, last_seen_at, digest) WHERE revoked_at IS NULL",
         ]),
         // The console dashboard's counts of each hour that is over (`SQLStore+Dashboard`); the row
         // with the empty series marks an hour as counted.

@@ -73,7 +73,7 @@ extension SQLStore {
     public func liveSessions(userID: String, now: Date, idleBefore: Date, limit: Int) async throws -> [SessionRecord] {
         try await engine.read("""
             SELECT * FROM sessions WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2 AND last_seen_at > $3
-            ORDER BY last_seen_at DESC, digest LIMIT $4
+            ORDER BY last_seen_at DESC, digest DESC LIMIT $4
             """, [.text(userID), now.epochSeconds, idleBefore.epochSeconds, .integer(Int64(limit))]).map { try SessionRecord(row: $0) }
     }
 

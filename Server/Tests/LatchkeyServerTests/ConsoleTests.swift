@@ -175,6 +175,31 @@ import Testing
         }
     }
 
+    /// A session in use every few minutes still ends 8 hours after sign-in; behind an `https:`
+    /// console address the cookie is `Secure` and `__Host-` (bound to the host, never sent in clear).
+    @Test(arguments: TestEnvironment.engines)
+    func aBusySessionEndsAfterEightHoursAndTheCookieIsSecureUnderTLS(engine: String) async throws {
+        let clock = TestClock(start: Date())
+        try await withServer(engine: engine, clock: clock, configure: {
+            AdminAPITests.configure(&$0)
+            $0.admin.consoleURL = "https://console.wallet.example"
+        }) { app, client in
+            let browser = ConsoleBrowser(client)
+            _ = try await Self.setUp(app, browser, clock: clock, role: .viewer)
+            let setCookie = try #require(browser.lastSetCookie)
+            #expect(setCookie.hasPrefix("__Host-") && setCookie.contains("; Secure") && setCookie.contains("HttpOnly"), "\(setCookie)")
+            var elapsed: TimeInterval = 0
+            while elapsed + ConsoleService.idleTimeout - 60 < ConsoleService.absoluteTimeout {
+                clock.advance(ConsoleService.idleTimeout - 60)
+                elapsed += ConsoleService.idleTimeout - 60
+                #expect(try await browser.get("/console").status == .ok, "in use at \(Int(elapsed / 60)) minutes: signed in")
+            }
+            clock.advance(ConsoleService.absoluteTimeout - elapsed + 1)
+            let over = try await browser.get("/console")
+            #expect(over.status == .seeOther && over.headers[.location] == "/console/login", "8 hours after sign-in: signed out")
+        }
+    }
+
     // MARK: Helpers
 
     static func code(_ secret: String, _ clock: TestClock) -> String { TOTPCheck(secret: secret).code(step: TOTPCheck.step(of: clock.now)) }
