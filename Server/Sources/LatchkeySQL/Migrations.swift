@@ -245,14 +245,16 @@ package enum Migrations {
             "CREATE INDEX IF NOT EXISTS users_deactivated ON users (issuer, created_at, id) WHERE status <> 'active'",
             "CREATE INDEX IF NOT EXISTS users_unverified ON users (issuer, created_at, id) WHERE email_verified = 0",
             "CREATE INDEX IF NOT EXISTS users_external_id ON users (issuer, external_id, created_at, id)",
-            "CREATE INDEX IF NOT EXISTS device_tokens_live ON device_tokens (user_id, created_at) WHERE revoked_at IS NULL",
+            "CREATE INDEX IF NOT EXISTS device_tokens_live ON device_tokens (user_id, expires_at, digest) WHERE revoked_at IS NULL",
             "CREATE INDEX IF NOT EXISTS device_certificates_newest ON device_certificates (user_id, created_at)",
             "CREATE INDEX IF NOT EXISTS sessions_user_live ON sessions (user_id, last_seen_at, digest) WHERE revoked_at IS NULL",
         ]),
         // The console dashboard's counts of each hour that is over (`SQLStore+Dashboard`); the row
         // with the empty series marks an hour as counted.
+        // A user's latest events without operators' reads of it (`reason` 'read'), read in order.
         (18, [
             "CREATE TABLE dashboard_hours (hour BIGINT NOT NULL, series TEXT NOT NULL, count BIGINT NOT NULL, PRIMARY KEY (hour, series))",
+            "CREATE INDEX IF NOT EXISTS audit_events_user_doings ON audit_events (user_id, id) WHERE (reason IS NULL OR reason <> 'read')",
         ]),
     ]
 

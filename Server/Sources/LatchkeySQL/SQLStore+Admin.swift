@@ -54,7 +54,7 @@ extension SQLStore {
     public func liveDeviceTokens(userID: String, now: Date, limit: Int) async throws -> [DeviceTokenRecord] {
         try await engine.read("""
             SELECT * FROM device_tokens WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2
-            ORDER BY created_at DESC, digest LIMIT $3
+            ORDER BY expires_at DESC, digest DESC LIMIT $3
             """, [.text(userID), now.epochSeconds, .integer(Int64(limit))]).map { try DeviceTokenRecord(row: $0) }
     }
 
@@ -151,6 +151,8 @@ extension SQLStore {
         else if let clientIP = filter.clientIP { add("client_ip = ?", .text(clientIP)) }
         else if let type = filter.type { add("type = ?", .text(type.rawValue)) }
         else if let outcome = filter.outcome { add("outcome = ?", .text(outcome.rawValue)) }
+        // Written as `audit_events_user_doings`' condition (migration 18), so both engines read that index.
+        if filter.excludingReads { conditions.append("(reason IS NULL OR reason <> 'read')") }
         if let since = filter.since { add("id >= ?", .text(Self.idBound(since))) }
         if let until = filter.until { add("id < ?", .text(Self.idBound(until))) }
         if let id { add("id < ?", .text(id)) }

@@ -24,7 +24,9 @@ extension SQLStore {
     public func purgeAuditEvents(before date: Date) async throws -> Int {
         // Years of events may go at once: not bound by a request's timeout.
         try await engine.transaction(.unbounded) { db in
-            try await db.query("DELETE FROM audit_events WHERE occurred_at < $1 RETURNING id", [date.epochSeconds]).count
+            // The dashboard's counts of those hours go with them.
+            try await db.execute("DELETE FROM dashboard_hours WHERE hour < $1", [date.epochSeconds])
+            return try await db.query("DELETE FROM audit_events WHERE occurred_at < $1 RETURNING id", [date.epochSeconds]).count
         }
     }
 

@@ -5,9 +5,15 @@ import LatchkeyDomain
 /// is over: counting a week of a busy trail on every view read millions of events (2 s at ten
 /// million events on SQLite); an hour counted once is read back as its few rows.
 extension SQLStore {
-    /// An hour is final this long after it ended: an event carries the time its change began,
-    /// and commits with it, well within this.
-    static let dashboardSettleSeconds = 600
+    /// An hour is final this long after it ended: an event carries the time its change began and
+    /// commits with it — an import's batch stamps its users before it hashes their secrets and
+    /// writes them after the batch before it, minutes at most —, well within this.
+    static let dashboardSettleSeconds = 3600
+
+    /// The most hours one read counts: a first view of a week reads a day's share of the trail at
+    /// a time, each kept as it is counted, so no read runs into the database's timeout for long
+    /// and a view that does leaves the hours before it counted.
+    static let dashboardHoursPerRead = 6
 
     /// What an hour is counted into, by series; the hour's row with the empty series says it was counted.
     static let dashboardMarker = ""
@@ -24,12 +30,15 @@ extension SQLStore {
             if series != Self.dashboardMarker { hours[hour, default: [:]][series] = try row.integer("count") }
         }
         // The settled hours not counted yet (the newest, or a week on a first view): counted from
-        // the trail in one read and kept, with a marker for an hour without events. Replicas that
-        // count an hour at once write the same rows; the first stays.
-        if let first = stride(from: start, to: settled, by: 3600).first(where: { !counted.contains($0) }) {
-            let fresh = try await hourlyCounts(from: first, to: settled)
+        // the trail `dashboardHoursPerRead` at a time and kept, with a marker for an hour without
+        // events. Replicas that count an hour at once write the same rows; the first stays.
+        var next = stride(from: start, to: settled, by: 3600).first { !counted.contains($0) }
+        while let first = next {
+            let end = min(settled, first + Self.dashboardHoursPerRead * 3600)
+            next = stride(from: end, to: settled, by: 3600).first { !counted.contains($0) }
+            let fresh = try await hourlyCounts(from: first, to: end)
             var rows: [[SQLValue]] = []
-            for hour in stride(from: first, to: settled, by: 3600) where !counted.contains(hour) {
+            for hour in stride(from: first, to: end, by: 3600) where !counted.contains(hour) {
                 rows.append([.integer(Int64(hour)), .text(Self.dashboardMarker), .integer(0)])
                 for (series, count) in fresh[hour] ?? [:] {
                     rows.append([.integer(Int64(hour)), .text(series), .integer(Int64(count))])

@@ -118,6 +118,12 @@ import Testing
             let commands = (unlinked.json["events"] as? [[String: Any]] ?? []).compactMap { ($0["details"] as? [String: String])?["command"] }
             #expect(commands.contains("admin unlinkDevice") && !commands.contains("admin getUser"),
                     "operators' changes are among the latest events, their reads are not: \(commands)")
+            // A support desk refreshing the page during an incident: 110 more reads of the user
+            // still leave its own events in the list.
+            for _ in 0..<110 { _ = try await client.call(.get, "/admin/v1/users/\(user)", headers: AdminAPITests.admin(viewer)) }
+            let refreshed = try await client.call(.get, "/admin/v1/users/\(user)", headers: AdminAPITests.admin(viewer))
+            let latest = (refreshed.json["events"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String }
+            #expect(latest.contains("login.succeeded") && latest.contains("device.unlinked"), "\(latest)")
 
             // Exactly 100 live sessions: all listed, no more; a 101st: 100 listed and more.
             let now = Date()

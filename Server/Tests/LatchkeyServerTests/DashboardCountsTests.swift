@@ -18,7 +18,7 @@ import Testing
     func hoursAreCountedOnceTheyAreOver(engine: String) async throws {
         try await TestEnvironment.withFreshStore(engine) { store in
             let hour = 1_900_000_800.0  // the start of an hour
-            let now = Date(timeIntervalSince1970: hour + 3 * 3600 + 1200)  // 20 minutes into the fourth hour
+            let now = Date(timeIntervalSince1970: hour + 3 * 3600 + 1200)  // 20 minutes into the fourth hour: the first two are settled
             let early = Date(timeIntervalSince1970: hour + 60), late = Date(timeIntervalSince1970: hour + 3 * 3600 + 60)
             try await store.appendAuditEvents([
                 Self.event(.loginSucceeded, at: early), Self.event(.loginSucceeded, at: early),
@@ -35,8 +35,8 @@ import Testing
                                             "registrations": 1, "shed": 7], "\(first)")
             #expect(first.last?.counts == ["logins_succeeded": 1], "the hour under way is counted as it is")
 
-            // An event written into the first hour after it was counted (it could not be, ten
-            // minutes past its end) is not counted again: the hour's kept counts are read back.
+            // An event written into the first hour after it was counted (it could not be, an hour
+            // past its end) is not counted again: the hour's kept counts are read back.
             // The hour under way keeps counting.
             try await store.appendAuditEvents([Self.event(.loginSucceeded, at: early), Self.event(.loginSucceeded, at: late)])
             let second = try await store.dashboardCounts(since: since, bucket: 3600, now: now)

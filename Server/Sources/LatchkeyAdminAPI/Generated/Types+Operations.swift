@@ -348,9 +348,9 @@ public enum Operations {
     /// One user, every reason it cannot log in, its devices, live sessions, device tokens and latest events.
     ///
     /// Sessions are the 100 most recently seen (`moreSessions` says whether others are live;
-    /// `DELETE …/sessions` ends them all); device tokens the 100 newest live
-    /// ones; events the 20 newest of its latest 100 that are not an operator's read
-    /// (`GET /admin/v1/events?userId=` pages through them all). Each
+    /// `DELETE …/sessions` ends them all); device tokens the 100 live ones that expire last;
+    /// events the 20 newest but operators' reads of the user (recorded with the reason `read`;
+    /// `GET /admin/v1/events?userId=` pages through them all). Each
     /// device carries the status of its newest certificate (phone sign-up's device certificate),
     /// when it has one.
     ///

@@ -26,6 +26,8 @@ public struct AuditReason: Sendable, Equatable {
     public static let passwordExpired = AuditReason("expired")
     public static let passwordChanged = AuditReason("changed")
     public static let signupClaimVerified = AuditReason("sign_up_claim_verified")
+    // An operator's call that only read (`operator.command`): a user's latest events leave them out.
+    public static let read = AuditReason("read")
 
     /// A wallet's new status (`walletStatusChanged`).
     public static func status(_ status: UserStatus) -> AuditReason { AuditReason(status.rawValue) }

@@ -18,14 +18,11 @@ public struct AdminService: Sendable {
     /// The most sessions a user's detail lists (the most recently seen).
     public static let sessionsListed = 100
     /// The most device tokens and certificates a user's detail reads, and the events it lists.
-    public static let deviceTokensListed = 100, certificatesRead = 200, eventsListed = 20, eventsRead = 100
+    public static let deviceTokensListed = 100, certificatesRead = 200, eventsListed = 20
 
-    /// The admin calls that only read (`recorded` names them): not among a user's latest events.
-    static let reads: Set<String> = ["admin getUser", "admin listUsers", "admin listEvents"]
-
-    static func isRead(_ event: AuditEvent) -> Bool {
-        event.type == .operatorCommand && event.details["command"].map(reads.contains) == true
-    }
+    /// The admin calls about a user that only read: their events carry the reason `read`, which a
+    /// user's latest events leave out (`AuditEventFilter.excludingReads`, an index of its own).
+    static let reads: Set<String> = ["getUser", "listUsers", "listEvents"]
 
     package init(store: any Store, issuer: IssuerSettings, outbox: OutboxWriter, verifier: CredentialVerifier, importer: UserImporter,
                  now: @escaping @Sendable () -> Date) {
@@ -136,12 +133,12 @@ public struct AdminService: Sendable {
             let certificates = try await store.newestCertificates(userID: user.id, limit: Self.certificatesRead)
             // The user's doings and operators' changes: operators' reads of the user (this one
             // too) would soon be all the list showed.
-            let events = try await store.auditEvents(matching: AuditEventFilter(userID: user.id), before: nil, scan: Self.eventsRead).events
-                .filter { !Self.isRead($0) }.prefix(Self.eventsListed)
+            let events = try await store.auditEvents(matching: AuditEventFilter(userID: user.id, excludingReads: true), before: nil,
+                                                     scan: Self.eventsListed).events
             return UserDetail(user: user, loginBlocks: LoginBlock.all(user: user, devices: devices, unlinkedLockout: lockout,
                                                                        issuer: issuer, now: time),
                               devices: devices, certificates: certificates, sessions: Array(sessions.prefix(Self.sessionsListed)),
-                              moreSessions: sessions.count > Self.sessionsListed, deviceTokens: tokens, events: Array(events),
+                              moreSessions: sessions.count > Self.sessionsListed, deviceTokens: tokens, events: events,
                               privilegedSeconds: issuer.sessions.privilegedSeconds)
         }
     }
@@ -216,14 +213,15 @@ public struct AdminService: Sendable {
             }
             // No device on the operator's own event: it is never redacted (an erasure leaves it),
             // so it names the user by its id only; the change's own events name the device.
-            trail.record(.operatorCommand, user: user.id, details: details, at: now())
+            let reason: AuditReason? = Self.reads.contains(command) ? .read : nil
+            trail.record(.operatorCommand, user: user.id, reason: reason, details: details, at: now())
             do {
                 return try await body(user, store.recording(into: trail), trail)
             } catch let error as DomainError {
                 // Still pending: nothing was written, so what the body recorded did not happen.
                 if trail.take().first?.type == .operatorCommand {
                     details["error"] = error.id.rawValue
-                    trail.record(.operatorCommand, user: user.id, outcome: .failure, details: details, at: now())
+                    trail.record(.operatorCommand, user: user.id, outcome: .failure, reason: reason, details: details, at: now())
                 }
                 throw error
             }
@@ -244,13 +242,16 @@ public struct AdminService: Sendable {
         try await AuditTrail.run(actor: .operator, clientIP: call.clientIP, store: store) { trail in
             var details = Self.details(command, call)
             let named: [String?] = users.isEmpty ? [nil] : users
-            for user in named { trail.record(.operatorCommand, user: user, details: details, at: now()) }
+            let reason: AuditReason? = Self.reads.contains(command) ? .read : nil
+            for user in named { trail.record(.operatorCommand, user: user, reason: reason, details: details, at: now()) }
             do {
                 return try await body()
             } catch let error as DomainError {
                 if trail.take().first?.type == .operatorCommand {
                     details["error"] = error.id.rawValue
-                    for user in named { trail.record(.operatorCommand, user: user, outcome: .failure, details: details, at: now()) }
+                    for user in named {
+                        trail.record(.operatorCommand, user: user, outcome: .failure, reason: reason, details: details, at: now())
+                    }
                 }
                 throw error
             }

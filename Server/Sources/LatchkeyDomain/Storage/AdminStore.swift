@@ -35,7 +35,8 @@ public protocol AdminStore: AuditingStore {
     /// Users of `issuer` whose external id is `externalID` exactly, in `state` (any when nil),
     /// newest first; at most `limit`.
     func users(issuer: String, externalID: String, state: UserStateFilter?, limit: Int) async throws -> [UserRecord]
-    /// The user's device tokens neither revoked nor expired at `now`, newest first; at most `limit`.
+    /// The user's device tokens neither revoked nor expired at `now`, the latest to expire (the
+    /// newest) first; at most `limit`.
     func liveDeviceTokens(userID: String, now: Date, limit: Int) async throws -> [DeviceTokenRecord]
     /// The newest certificate of each of the user's devices, by device id (of its `limit` newest certificates).
     func newestCertificates(userID: String, limit: Int) async throws -> [String: DeviceCertificateRecord]
@@ -63,10 +64,13 @@ public struct AuditEventFilter: Sendable, Equatable {
     public var since: Date?
     /// Before this instant (exclusive).
     public var until: Date?
+    /// Leave out operators' reads (events with the reason `read`): a user's latest events.
+    public var excludingReads: Bool
 
     public init(userID: String? = nil, type: AuditEventType? = nil, outcome: AuditOutcome? = nil, clientIP: String? = nil,
-                since: Date? = nil, until: Date? = nil) {
+                since: Date? = nil, until: Date? = nil, excludingReads: Bool = false) {
         (self.userID, self.type, self.outcome, self.clientIP, self.since, self.until) = (userID, type, outcome, clientIP, since, until)
+        self.excludingReads = excludingReads
     }
 }
 

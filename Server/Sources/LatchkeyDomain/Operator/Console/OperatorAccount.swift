@@ -99,6 +99,6 @@ public protocol ConsoleStore: AuditingStore {
     /// The dashboard's counts from the audit trail and the courier, by `bucket` seconds (hours or
     /// days) from `since` (the start of an hour) to `now`: logins by outcome, lockouts,
     /// registrations, phone sign-ups, SMS sent, requests shed. An hour's counts are kept once it
-    /// is over (ten minutes after its end) and read back from then on.
+    /// is over (an hour after its end) and read back from then on.
     func dashboardCounts(since: Date, bucket: Int, now: Date) async throws -> [DashboardBucket]
 }
