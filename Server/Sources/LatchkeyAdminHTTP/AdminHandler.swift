@@ -28,16 +28,16 @@ struct AdminHandler: APIProtocol {
         ].compactMap { $0 }
         let pageSize = query.pageSize ?? Self.defaultPageSize
         guard (1...200).contains(pageSize) else { throw DomainError(.invalidField, message: "pageSize is 1 to 200.", field: "pageSize") }
-        if let prefix = query.emailPrefix {
-            guard lookups.isEmpty else {
-                throw DomainError(.invalidField, message: "emailPrefix cannot be combined with an exact lookup.", field: "emailPrefix")
-            }
+        if let prefix = query.emailPrefix, lookups.isEmpty {
             return try await usersByPrefix(prefix, query: query, pageSize: pageSize)
         }
         // A lookup answers one page: its token does not apply.
-        let cursor = lookups.isEmpty ? try query.pageToken.map(PageToken.cursor) : nil
+        // A token of the prefix search's form does not apply to this listing, as a token does
+        // not apply to a lookup: every token the document allows is answered.
+        let cursor = lookups.isEmpty ? try query.pageToken.flatMap { PageToken.isEmail($0) ? nil : $0 }.map(PageToken.cursor) : nil
         let state = query.state.flatMap { UserStateFilter(rawValue: $0.rawValue) }
-        let (users, next) = try await admin.users(lookups, state: state, after: cursor, limit: pageSize, for: try call)
+        let (users, next) = try await admin.users(lookups, emailPrefix: query.emailPrefix, state: state, after: cursor, limit: pageSize,
+                                                  for: try call)
         let token = next.map(PageToken.token)
         // The next page's address keeps the filter and the size.
         let link = token.map { token in
@@ -50,7 +50,7 @@ struct AdminHandler: APIProtocol {
     private func usersByPrefix(_ prefix: String, query: Operations.ListUsers.Input.Query,
                                pageSize: Int) async throws -> Operations.ListUsers.Output {
         let state = query.state.flatMap { UserStateFilter(rawValue: $0.rawValue) }
-        let after = try query.pageToken.map(PageToken.email)
+        let after = try query.pageToken.flatMap { PageToken.isEmail($0) ? $0 : nil }.map(PageToken.email)
         let (users, next) = try await admin.users(emailPrefix: prefix, state: state, afterEmail: after, limit: pageSize, for: try call)
         let token = next.map(PageToken.token(email:))
         let link = token.map { token in
@@ -130,13 +130,20 @@ enum PageToken {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    /// Throws `DomainError(.invalidField)` (field `pageToken`) for a token of another form.
+    /// Whether `token` is of the prefix search's form.
+    static func isEmail(_ token: String) -> Bool { token.hasPrefix("e") }
+
+    /// The address a prefix search's page continues after. Read leniently (a dangling last
+    /// character dropped, bytes that are no UTF-8 replaced): any token of the form is a position,
+    /// as the document promises. Throws `DomainError(.invalidField)` (field `pageToken`) for a
+    /// token of another form.
     static func email(_ token: String) throws -> String {
         var text = String(token.dropFirst()).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        if text.count % 4 == 1 { text.removeLast() }
         text += String(repeating: "=", count: (4 - text.count % 4) % 4)
-        guard token.hasPrefix("e"), let data = Data(base64Encoded: text), let email = String(data: data, encoding: .utf8) else {
+        guard isEmail(token), let data = Data(base64Encoded: text) else {
             throw DomainError(.invalidField, message: "pageToken is not a page token of this search.", field: "pageToken")
         }
-        return email
+        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -79,18 +79,26 @@ enum AdminScaleBenchmark {
         }
         // The console's dashboard (no target in the issue): its first view counts the hours from
         // the trail and keeps them, later views read them back and count the hour under way.
-        try await engine.execute("DELETE FROM dashboard_hours")
         let hour = (now / 3600).rounded(.down) * 3600
-        for (label, since, bucket) in [("24 hours", hour - 23 * 3600, 3600), ("7 days", hour - 7 * day, 86_400)] {
-            var times: [Double] = []
-            for _ in 0..<4 {
-                let start = Date()
-                _ = try await app.store.dashboardCounts(since: Date(timeIntervalSince1970: since), bucket: bucket, now: Date())
-                times.append(Date().timeIntervalSince(start) * 1000)
+        // As the console asks: 24 hours from the hour, 7 days from the day. The hour under way and
+        // the one before are counted live; here they hold the import's
+        // million events, so the views are timed again with the clock two hours on (those hours
+        // then kept); the hours kept are removed after.
+        for (label, since, bucket) in [("24 hours", hour - 23 * 3600, 3600), ("7 days", (now / day).rounded(.down) * day - 6 * day, 86_400)] {
+            try await engine.execute("DELETE FROM dashboard_hours")  // each period's first view is a first view
+            for (clock, ahead) in [("now", 0.0), ("two hours on", 7200.0)] {
+                var times: [Double] = []
+                for _ in 0..<4 {
+                    let start = Date()
+                    _ = try await app.store.dashboardCounts(since: Date(timeIntervalSince1970: since + ahead), bucket: bucket,
+                                                            now: Date().addingTimeInterval(ahead))
+                    times.append(Date().timeIntervalSince(start) * 1000)
+                }
+                print(String(format: "dashboard counts, %@, %@: first view %.0f ms, then %.1f ms (median of 3)", label, clock, times[0],
+                             times.dropFirst().sorted()[1]))
             }
-            print(String(format: "dashboard counts, %@: first view %.0f ms, then %.1f ms (median of 3)", label, times[0],
-                         times.dropFirst().sorted()[1]))
         }
+        try await engine.execute("DELETE FROM dashboard_hours")
         print(failed ? "admin-scale: a target was missed" : "admin-scale: every target met")
         try await driver.shutdown()
         try await server.stop()

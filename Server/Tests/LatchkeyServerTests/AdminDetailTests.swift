@@ -64,6 +64,9 @@ import Testing
             #expect(try await Self.users(client, "externalId=CUST-SHARED&state=deactivated", viewer) == ["two@example.com"])
             #expect(try await Self.users(client, "externalId=nobody", viewer).isEmpty)
             #expect(try await Self.users(client, "emailPrefix=T", viewer) == ["three@example.com", "two@example.com"])
+            // Every filter given holds: a lookup and a prefix of its address, or of another's.
+            #expect(try await Self.users(client, "email=two@example.com&emailPrefix=TW", viewer) == ["two@example.com"])
+            #expect(try await Self.users(client, "email=two@example.com&emailPrefix=one", viewer).isEmpty)
             #expect(try await Self.users(client, "state=deactivated", viewer) == ["two@example.com"])
             #expect(try await Self.users(client, "state=unverified", viewer) == ["two@example.com"])
             #expect(try await Self.users(client, "state=locked", viewer) == ["three@example.com"])

@@ -286,14 +286,14 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     ///
     /// The lookups (`email`, `phone`, `userId`, `thumbprint`, `externalId`) give the users they
     /// all name (none or one; an external id is the issuer's and may name several, the newest
-    /// `pageSize` of them), on one page (`pageToken` does not apply); `state`, given too, must
-    /// hold for them.
-    /// `emailPrefix` gives the users whose address starts with it, in address order, a page at a
-    /// time (keyset: `nextPageToken` is `e` and the last address in base64url); it cannot be
-    /// combined with a lookup (400).
+    /// `pageSize` of them), on one page (`pageToken` does not apply); `state` and `emailPrefix`,
+    /// given too, must hold for them.
+    /// Without a lookup, `emailPrefix` gives the users whose address starts with it, in address
+    /// order, a page at a time (keyset: `nextPageToken` is `e` and the last address in base64url).
     /// Without a lookup, `state` filters the users, newest first, `pageSize` at a time; the answer's
     /// `nextPageToken` (and its `Link: <…>; rel="next"`) asks for the page after, which stays the
-    /// same when users register in between (keyset pagination).
+    /// same when users register in between (keyset pagination). A token of one listing's form
+    /// does not apply to the other (the prefix search's start with `e`), as none applies to a lookup.
     ///
     ///
     /// - Remark: HTTP `GET /admin/v1/users`.

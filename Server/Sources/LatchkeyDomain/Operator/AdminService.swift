@@ -42,10 +42,14 @@ public struct AdminService: Sendable {
     /// The users every lookup names (none or one, but an external id alone may name several:
     /// the newest `limit`; `state`, given too, must hold for them), or without a lookup a page of
     /// users in `state`, newest first, after `cursor`; with the cursor of the next page when
-    /// there is one. The event names each user disclosed (an event each).
-    public func users(_ lookups: [Lookup], state: UserStateFilter?, after cursor: UserPageCursor?, limit: Int,
-                      for call: OperatorCall) async throws -> (users: [UserRecord], next: UserPageCursor?) {
+    /// there is one. The event names each user disclosed (an event each). With lookups, an
+    /// `emailPrefix` is one more condition on what they found (every filter given must hold).
+    /// Throws `DomainError(.invalidField)` (`emailPrefix`) for a blank prefix.
+    public func users(_ lookups: [Lookup], emailPrefix: String? = nil, state: UserStateFilter?, after cursor: UserPageCursor?,
+                      limit: Int, for call: OperatorCall) async throws -> (users: [UserRecord], next: UserPageCursor?) {
         if !lookups.isEmpty {
+            let prefix = emailPrefix.map(EmailAddress.normalized)
+            if prefix?.isEmpty == true { throw DomainError.invalidField("emailPrefix", "emailPrefix must not be blank.") }
             // Read first, so the events name the users the lookup disclosed. Every lookup must
             // name the user: the answer is what they all name. The lookups of one user decide
             // first, and an external id is then compared with theirs, so a page's limit never
@@ -67,6 +71,8 @@ public struct AdminService: Sendable {
                 users = try await store.users(issuer: issuer.id, externalID: external[0], state: state, limit: limit)
                     .filter { user in external.allSatisfy { user.externalId == $0 } }
             }
+            // Byte by byte, as the prefix search compares (`AdminStore.users(issuer:emailPrefix:…)`).
+            if let prefix { users = users.filter { $0.emailNormalized.utf8.starts(with: prefix.utf8) } }
             return try await recorded("listUsers", users: users.map(\.id), call: call) { (users, nil) }
         }
         return try await recorded("listUsers", user: nil, call: call) {
