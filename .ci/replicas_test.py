@@ -177,6 +177,16 @@ try:
     time.sleep(1.1)  # the documented second a replica may keep a session it read in its cache
     check(call(SERVERS[1], "GET", "/v1/auth/session", session=token)[0] == 401,
           "the ended session is refused by the second within the documented second")
+    # A stolen phone: every session of the wallet ended on the second, refused by the first.
+    tokens = []
+    for _ in range(2):
+        status, login = call(SERVERS[1], "POST", "/v1/auth/login/password", {"username": "replica-bob@example.com", "password": "replica-pass-1"})
+        tokens.append(login.get("sessionToken", ""))
+    check(all(call(SERVERS[0], "GET", "/v1/auth/session", session=t)[0] == 200 for t in tokens), "two new sessions work on the first")
+    check(admin(1, "DELETE", f"/admin/v1/users/{bob}/sessions", support)[0] == 204, "a support key ends every session on the second")
+    time.sleep(1.1)
+    check(all(call(SERVERS[0], "GET", "/v1/auth/session", session=t)[0] == 401 for t in tokens),
+          "every ended session is refused by the first within the documented second")
     key_id = support.split("_")[1]
     subprocess.run([BINARY, "operators", "keys", "revoke", key_id, "--database", DATABASE, "--config", configure(OUTBOXES[0])],
                    check=True, capture_output=True, env={**os.environ, "LOG_LEVEL": "error"})
