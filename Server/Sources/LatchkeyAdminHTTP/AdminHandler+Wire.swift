@@ -35,10 +35,13 @@ extension AdminHandler {
             events: detail.events.map(wire))
     }
 
-    /// A certificate's status at `now`: revoked wins over expired.
+    /// A certificate and its state at `now` (`DeviceCertificateRecord.state(at:)`; `good` is `valid` here).
     static func wire(_ certificate: DeviceCertificateRecord, now: Date) -> Components.Schemas.DeviceCertificate {
-        let status: Components.Schemas.DeviceCertificate.StatusPayload =
-            certificate.revokedAt != nil ? .revoked : certificate.expiresAt <= now ? .expired : .valid
+        let status: Components.Schemas.DeviceCertificate.StatusPayload = switch certificate.state(at: now) {
+        case .good: .valid
+        case .expired: .expired
+        case .revoked: .revoked
+        }
         return .init(serial: certificate.serial, status: status, issuedAt: certificate.createdAt, expiresAt: certificate.expiresAt,
                      revokedAt: certificate.revokedAt)
     }

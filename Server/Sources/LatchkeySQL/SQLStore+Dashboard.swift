@@ -72,19 +72,15 @@ extension SQLStore {
     /// courier. The time index drives the read (`type || ''` keeps the type's index out of it: the
     /// six types are most of the trail).
     private func hourlyCounts(from: Int, to: Int?) async throws -> [Int: [String: Int]] {
-        var binds: [SQLValue] = [.integer(Int64(from))]
-        var range = "$1"
-        if let to {
-            binds.append(.integer(Int64(to)))
-            range += " AND %@ < $2"
-        }
+        let binds: [SQLValue] = [.integer(Int64(from))] + (to.map { [.integer(Int64($0))] } ?? [])
+        // `column` from the first bound value, to the second when there is one.
+        func range(_ column: String) -> String { "\(column) >= $1" + (to == nil ? "" : " AND \(column) < $2") }
         var hours: [Int: [String: Int]] = [:]
-        let events = "occurred_at >= " + range.replacingOccurrences(of: "%@", with: "occurred_at")
         for row in try await engine.read("""
             SELECT (occurred_at / 3600) * 3600 AS hour, type, outcome,
                 CASE WHEN type = 'user.registered' AND details LIKE '%"method":"phone"%' THEN 1 ELSE 0 END AS phone, COUNT(*) AS n
             FROM audit_events
-            WHERE \(events) AND (type || '') IN ('login.succeeded', 'login.failed', 'lockout.wallet', 'lockout.device',
+            WHERE \(range("occurred_at")) AND (type || '') IN ('login.succeeded', 'login.failed', 'lockout.wallet', 'lockout.device',
                 'lockout.unlinked', 'user.registered')
             GROUP BY 1, 2, 3, 4
             """, binds) {
@@ -96,10 +92,9 @@ extension SQLStore {
             }
             hours[try row.integer("hour"), default: [:]][series, default: 0] += try row.integer("n")
         }
-        let delivered = "delivered_at >= " + range.replacingOccurrences(of: "%@", with: "delivered_at")
         for row in try await engine.read("""
             SELECT (delivered_at / 3600) * 3600 AS hour, COUNT(*) AS n FROM outbox
-            WHERE \(delivered) AND channel = 'sms' GROUP BY 1
+            WHERE \(range("delivered_at")) AND channel = 'sms' GROUP BY 1
             """, binds) {
             hours[try row.integer("hour"), default: [:]]["sms_sent", default: 0] += try row.integer("n")
         }

@@ -131,9 +131,11 @@ extension ConsoleRoutes {
                                       "linked": Self.time(device.linkedAt), "lastLogin": Self.time(device.lastLoginAt)]
             if let thumbprint = device.keyThumbprint { row["thumbprint"] = thumbprint }
             if let certificate = detail.certificates[device.deviceID] {
-                row["certificate"] = if let revoked = certificate.revokedAt { "revoked \(Self.time(revoked))" }
-                    else if certificate.expiresAt <= admin.now() { "expired \(Self.time(certificate.expiresAt))" }
-                    else { "valid until \(Self.time(certificate.expiresAt))" }
+                row["certificate"] = switch certificate.state(at: admin.now()) {
+                case .revoked: "revoked \(Self.time(certificate.revokedAt))"
+                case .expired: "expired \(Self.time(certificate.expiresAt))"
+                case .good: "valid until \(Self.time(certificate.expiresAt))"
+                }
             }
             row["actions"] = ConsoleAction.all.filter { $0.target == .device && staff.account.role.includes($0.role) }
                 .filter { action in action.name != "reactivateDevice" || device.status != .active }

@@ -13,6 +13,13 @@ public struct IssuedCertificate: Sendable, Equatable {
 }
 
 /// A certificate's revocation status, for relying parties (`GET /identity/pki/client/certificates/{serial}`).
+extension DeviceCertificateRecord {
+    /// The certificate's state at `now`: revoked wins over expired.
+    public func state(at now: Date) -> CertificateStatus.State {
+        revokedAt != nil ? .revoked : expiresAt <= now ? .expired : .good
+    }
+}
+
 public struct CertificateStatus: Sendable, Equatable {
     public enum State: String, Sendable { case good, revoked, expired }
     public var serialNumber: String
@@ -81,8 +88,7 @@ extension SignupService {
         guard let record = try await store.deviceCertificate(serial: normalized) else {
             throw DomainError(.notFound, message: "No certificate with this serial number was issued here.")
         }
-        let state: CertificateStatus.State = record.revokedAt != nil ? .revoked : record.expiresAt <= now() ? .expired : .good
-        return CertificateStatus(serialNumber: record.serial, state: state, revokedAt: record.revokedAt, notAfter: record.expiresAt)
+        return CertificateStatus(serialNumber: record.serial, state: record.state(at: now()), revokedAt: record.revokedAt, notAfter: record.expiresAt)
     }
 
     package static func parsePublicKey(_ text: String) -> P256.Signing.PublicKey? {
