@@ -195,13 +195,15 @@ import Testing
     /// another key is not held back by it.
     @Test(arguments: TestEnvironment.engines)
     func aKeysCallsAreLimited(engine: String) async throws {
-        try await withServer(engine: engine, configure: {
+        // A clock of its own: a minute's window must not turn over between the calls.
+        let clock = TestClock(start: Date(timeIntervalSince1970: 1_900_000_000))
+        try await withServer(engine: engine, clock: clock, configure: {
             AdminAPITests.configure(&$0)
             $0.rateLimits.enabled = true
             $0.admin.requestsPerMinutePerKey = 3
         }) { app, client in
-            let (_, busy) = try await AdminAPITests.key(app, .viewer)
-            let (_, other) = try await AdminAPITests.key(app, .viewer)
+            let (_, busy) = try await AdminAPITests.key(app, .viewer, clock: clock)
+            let (_, other) = try await AdminAPITests.key(app, .viewer, clock: clock)
             var statuses: [Int] = []
             for _ in 0..<4 { statuses.append(try await client.call(.get, "/admin/v1/users", headers: AdminAPITests.admin(busy)).status.code) }
             #expect(statuses == [200, 200, 200, 429])
@@ -215,12 +217,14 @@ import Testing
     /// many real ones from one address share its limit, with the wallet API's own count apart.
     @Test(arguments: TestEnvironment.engines)
     func anAddressesCallsAreLimitedWhateverTheKey(engine: String) async throws {
-        try await withServer(engine: engine, configure: {
+        // A clock of its own: a minute's window must not turn over between the calls.
+        let clock = TestClock(start: Date(timeIntervalSince1970: 1_900_000_000))
+        try await withServer(engine: engine, clock: clock, configure: {
             AdminAPITests.configure(&$0)
             $0.rateLimits.enabled = true
             $0.rateLimits.requestsPerMinutePerIP = 3
         }) { app, client in
-            let keys = [try await AdminAPITests.key(app, .viewer).1, try await AdminAPITests.key(app, .viewer).1]
+            let keys = [try await AdminAPITests.key(app, .viewer, clock: clock).1, try await AdminAPITests.key(app, .viewer, clock: clock).1]
             var statuses: [Int] = []
             for index in 0..<3 {
                 statuses.append(try await client.call(.get, "/admin/v1/users", headers: AdminAPITests.admin(keys[index % 2])).status.code)
