@@ -256,6 +256,18 @@ package enum Migrations {
             "CREATE TABLE dashboard_hours (hour BIGINT NOT NULL, series TEXT NOT NULL, count BIGINT NOT NULL, PRIMARY KEY (hour, series))",
             "CREATE INDEX IF NOT EXISTS audit_events_user_doings ON audit_events (user_id, id) WHERE (reason IS NULL OR reason <> 'read')",
         ]),
+        // The console's failed sign-ins, counted per operator and client address
+        // (`SQLStore+OperatorAttempts`), so a stranger's failures lock only the stranger's address
+        // out. `operator_accounts.failed_attempts` and `locked_until` are no longer read; they stay
+        // so that the previous version still starts on this schema.
+        (19, [
+            """
+            CREATE TABLE operator_attempts (
+                operator_id TEXT NOT NULL REFERENCES operator_accounts(id) ON DELETE CASCADE, client_ip TEXT NOT NULL,
+                failures BIGINT NOT NULL, last_failed_at BIGINT NOT NULL, locked_until BIGINT NOT NULL DEFAULT 0,
+                PRIMARY KEY (operator_id, client_ip))
+            """,
+        ]),
     ]
 
     /// Statements of a version in one engine's own dialect, run after the common ones.

@@ -33,7 +33,10 @@ extension SQLStore {
                     locked_until = NULL, setup_digest = NULL, setup_expires_at = NULL
                 WHERE id = $1 AND setup_digest = $2 AND setup_expires_at > $5 RETURNING id
                 """, [.text(id), .text(setupDigest), .text(passwordHash), .text(totpSecretSealed), now.epochSeconds]).isEmpty
-            if done { try await db.execute("DELETE FROM console_sessions WHERE operator_id = $1", [.text(id)]) }
+            if done {
+                try await db.execute("DELETE FROM console_sessions WHERE operator_id = $1", [.text(id)])
+                try await Self.clearOperatorAttempts(id: id, in: db)
+            }
             return done
         }
     }
@@ -45,6 +48,7 @@ extension SQLStore {
                     locked_until = NULL, setup_digest = $2, setup_expires_at = $3 WHERE id = $1
                 """, [.text(id), .text(setupDigest), expiresAt.epochSeconds])
             try await db.execute("DELETE FROM console_sessions WHERE operator_id = $1", [.text(id)])
+            try await Self.clearOperatorAttempts(id: id, in: db)
         }
     }
 
@@ -52,20 +56,6 @@ extension SQLStore {
         try await !engine.query("""
             UPDATE operator_accounts SET totp_last_step = $2 WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2) RETURNING id
             """, [.text(id), .integer(step)]).isEmpty
-    }
-
-    public func recordOperatorFailure(id: String, threshold: Int, lockFor: TimeInterval, now: Date) async throws -> Date? {
-        // One statement: parallel failures on several replicas all count.
-        let rows = try await engine.query("""
-            UPDATE operator_accounts SET failed_attempts = failed_attempts + 1,
-                locked_until = CASE WHEN failed_attempts + 1 >= $2 THEN $3 ELSE locked_until END
-            WHERE id = $1 RETURNING locked_until
-            """, [.text(id), .integer(Int64(threshold)), .integer(Int64(now.timeIntervalSince1970 + lockFor))])
-        return try rows.first?.optionalDate("locked_until").flatMap { $0 > now ? $0 : nil }
-    }
-
-    public func clearOperatorFailures(id: String) async throws {
-        try await engine.execute("UPDATE operator_accounts SET failed_attempts = 0, locked_until = NULL WHERE id = $1", [.text(id)])
     }
 
     public func createConsoleSession(_ session: ConsoleSession) async throws {
@@ -96,8 +86,7 @@ extension OperatorAccount {
     package init(row: SQLRow) throws {
         self.init(id: try row.string("id"), email: try row.string("email"), role: try row.value("role"),
                   passwordHash: try row.optionalString("password_hash"), totpSecretSealed: try row.optionalString("totp_secret"),
-                  totpLastStep: try row.optionalInteger("totp_last_step").map(Int64.init), failedAttempts: try row.integer("failed_attempts"),
-                  lockedUntil: try row.optionalDate("locked_until"), setupDigest: try row.optionalString("setup_digest"),
+                  totpLastStep: try row.optionalInteger("totp_last_step").map(Int64.init), setupDigest: try row.optionalString("setup_digest"),
                   setupExpiresAt: try row.optionalDate("setup_expires_at"), createdAt: try row.date("created_at"),
                   disabledAt: try row.optionalDate("disabled_at"))
     }

@@ -240,8 +240,14 @@ final class ConsoleBrowser: @unchecked Sendable {
     let client: any TestClientProtocol
     var cookies: [String: String] = [:]
     var lastSetCookie: String?
+    /// The client address this browser's requests come from, told by the trusted proxy (a live
+    /// server whose `http.trustedProxies` holds the test client); nil for none.
+    var forwardedFor: String?
 
-    init(_ client: any TestClientProtocol) { self.client = client }
+    init(_ client: any TestClientProtocol, from address: String? = nil) {
+        self.client = client
+        self.forwardedFor = address
+    }
 
     func get(_ path: String) async throws -> PortalPage { try await send(.get, path, body: nil) }
 
@@ -283,6 +289,7 @@ final class ConsoleBrowser: @unchecked Sendable {
         var headers: HTTPFields = [:]
         if !cookies.isEmpty { headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
         if body != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
+        if let forwardedFor { headers[HTTPField.Name("X-Forwarded-For")!] = forwardedFor }
         let page = try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) {
             PortalPage(status: $0.status, headers: $0.headers, html: String(buffer: $0.body))
         }

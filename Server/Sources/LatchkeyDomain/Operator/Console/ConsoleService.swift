@@ -19,9 +19,14 @@ public struct ConsoleService: Sendable {
     /// A sign-in ends after 15 minutes without a page, and after 8 hours whatever happens.
     public static let idleTimeout: TimeInterval = 15 * 60
     public static let absoluteTimeout: TimeInterval = 8 * 3600
-    /// Five wrong sign-ins in a row (password or code) lock the account for 15 minutes.
+    /// Five wrong sign-ins (password or code) from one client address, each within `failureWindow`
+    /// of the one before, lock that address out of the account for `lockDuration`.
     public static let failureThreshold = 5
     public static let lockDuration: TimeInterval = 15 * 60
+    /// A quarter of an hour without a failure from an address forgets its failures.
+    public static let failureWindow: TimeInterval = 15 * 60
+    /// The three above, as the store counts them.
+    public static let lockout = OperatorLockoutPolicy(threshold: failureThreshold, window: failureWindow, lockFor: lockDuration)
     public static let passwordLengths = 12...128
 
     public init(store: any Store, hasher: SecretHasher, pepper: SymmetricKey, issuerName: String,
@@ -110,33 +115,38 @@ public struct ConsoleService: Sendable {
     }
 
     /// Signs an operator in with its password and a code of its authenticator. A wrong password,
-    /// a wrong, old or already used code, or a locked account are all `refused`; each wrong one
-    /// counts toward the lock. Every attempt is an event.
+    /// a wrong, old or already used code, an unknown address or a locked one are all `refused`
+    /// after the same hash work (one password hash, off the event loop through the hash gate), so
+    /// neither the answer nor its time tells whether the operator exists or is locked. Each wrong
+    /// one counts toward a lock of the client address it came from only (`lockout`): a stranger
+    /// cannot lock the owner out from elsewhere. Every attempt is an event. Throws what the store
+    /// or the hasher throws.
     public func signIn(email: String, password: String, code: String, clientIP: String?) async throws -> SignIn {
-        let time = now()
+        let time = now(), address = clientIP ?? "unknown"
         guard let account = try await store.operatorAccount(email: EmailAddress.normalized(email.trimmingCharacters(in: .whitespaces))),
               let hash = account.passwordHash, let sealed = account.totpSecretSealed, account.disabledAt == nil else {
             try await hasher.burn(password)
             try await record("console signIn", account: nil, outcome: .failure, reason: "unknown operator", clientIP: clientIP)
             return .refused
         }
-        if let until = account.lockedUntil, until > time {
+        let locked = try await store.operatorLockout(id: account.id, clientIP: address, now: time)
+        // Hashed even while locked (and the answer thrown away): a refusal costs what any other does.
+        let passwordRight = try await hasher.verify(password, against: hash)
+        if locked != nil {
             try await record("console signIn", account: account, outcome: .failure, reason: "locked", clientIP: clientIP)
             return .refused
         }
-        let passwordRight = try await hasher.verify(password, against: hash)
         let step = TOTPCheck(secret: try hasher.profileFieldCipher.open(sealed)).matchingStep(code, now: time)
         // The step is spent only with the right password, so a guesser cannot burn the owner's codes.
         let fresh = if passwordRight, let step { try await store.acceptOperatorTOTPStep(id: account.id, step: step) } else { false }
         guard passwordRight, fresh else {
-            let locked = try await store.recordOperatorFailure(id: account.id, threshold: Self.failureThreshold, lockFor: Self.lockDuration,
-                                                              now: time)
+            let locked = try await store.recordOperatorFailure(id: account.id, clientIP: address, policy: Self.lockout, now: time)
             let reason = !passwordRight ? "wrong password" : step == nil ? "wrong code" : "code already used"
             try await record("console signIn", account: account, outcome: .failure,
                              reason: locked == nil ? reason : "\(reason); locked", clientIP: clientIP)
             return .refused
         }
-        try await store.clearOperatorFailures(id: account.id)
+        try await store.clearOperatorFailures(id: account.id, clientIP: address)
         try await record("console signIn", account: account, outcome: .success, reason: nil, clientIP: clientIP)
         return .signedIn(sessionToken: try await startSession(for: account), account: account)
     }

@@ -13,8 +13,6 @@ public struct OperatorAccount: Sendable, Equatable {
     public var totpSecretSealed: String?
     /// The last TOTP time step accepted: a code of it or earlier is refused (RFC 6238 §5.2).
     public var totpLastStep: Int64?
-    public var failedAttempts: Int
-    public var lockedUntil: Date?
     /// The digest of the setup link's token, and when it expires; nil once used.
     public var setupDigest: String?
     public var setupExpiresAt: Date?
@@ -22,7 +20,7 @@ public struct OperatorAccount: Sendable, Equatable {
     public var disabledAt: Date?
 
     public init(id: String, email: String, role: OperatorRole, passwordHash: String? = nil, totpSecretSealed: String? = nil,
-                totpLastStep: Int64? = nil, failedAttempts: Int = 0, lockedUntil: Date? = nil, setupDigest: String? = nil,
+                totpLastStep: Int64? = nil, setupDigest: String? = nil,
                 setupExpiresAt: Date? = nil, createdAt: Date, disabledAt: Date? = nil) {
         self.id = id
         self.email = email
@@ -30,8 +28,6 @@ public struct OperatorAccount: Sendable, Equatable {
         self.passwordHash = passwordHash
         self.totpSecretSealed = totpSecretSealed
         self.totpLastStep = totpLastStep
-        self.failedAttempts = failedAttempts
-        self.lockedUntil = lockedUntil
         self.setupDigest = setupDigest
         self.setupExpiresAt = setupExpiresAt
         self.createdAt = createdAt
@@ -57,6 +53,20 @@ public struct ConsoleSession: Sendable, Equatable {
         self.createdAt = createdAt
         self.lastSeenAt = lastSeenAt
         self.expiresAt = expiresAt
+    }
+}
+
+/// When failed console sign-ins lock a client address out of an operator's account: `threshold`
+/// failures from that address, each within `window` of the one before, lock it for `lockFor`.
+/// A lock's end, or `window` without a failure, starts the count again.
+public struct OperatorLockoutPolicy: Sendable, Equatable {
+    public var threshold: Int
+    public var window: TimeInterval
+    public var lockFor: TimeInterval
+    public init(threshold: Int, window: TimeInterval, lockFor: TimeInterval) {
+        self.threshold = threshold
+        self.window = window
+        self.lockFor = lockFor
     }
 }
 
@@ -86,11 +96,14 @@ public protocol ConsoleStore: AuditingStore {
     func resetOperatorSetup(id: String, setupDigest: String, expiresAt: Date) async throws
     /// Accepts a TOTP time step once: answers false when that step or a later one was accepted before.
     func acceptOperatorTOTPStep(id: String, step: Int64) async throws -> Bool
-    /// Counts a failed sign-in; at `threshold` consecutive failures the account is locked until
-    /// `now + lockFor`. Answers the lock's end when it is locked.
-    func recordOperatorFailure(id: String, threshold: Int, lockFor: TimeInterval, now: Date) async throws -> Date?
-    /// Clears the failures after a sign-in.
-    func clearOperatorFailures(id: String) async throws
+    /// The end of the lock on the operator's sign-ins from `clientIP`, when one runs at `now`; nil otherwise.
+    func operatorLockout(id: String, clientIP: String, now: Date) async throws -> Date?
+    /// Counts a failed sign-in to the operator from `clientIP` as `policy` says, in one statement
+    /// (replicas' parallel failures all count); a failure while that address's lock runs changes
+    /// nothing. Answers the lock's end when the address is locked out.
+    func recordOperatorFailure(id: String, clientIP: String, policy: OperatorLockoutPolicy, now: Date) async throws -> Date?
+    /// Forgets the failures from `clientIP` after a sign-in from there (other addresses' stay).
+    func clearOperatorFailures(id: String, clientIP: String) async throws
     func createConsoleSession(_ session: ConsoleSession) async throws
     /// The live session (not expired, used within `idle`), its last use moved to `now` when a
     /// minute or more has passed; nil otherwise.

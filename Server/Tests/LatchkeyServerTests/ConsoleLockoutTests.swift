@@ -1,0 +1,102 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import LatchkeyDomain
+import LatchkeyServer
+import LatchkeyTestSupport
+import Testing
+
+/// The console's sign-in lockout as a stranger would use it against an operator, on both engines:
+/// wrong sign-ins lock only the (operator, client address) they came from, the count starts
+/// again when a lock ends or after a quiet period, and every refusal costs the same hash work.
+@Suite struct ConsoleLockoutTests {
+    static let password = "a long operator password"
+    static let owner = "198.51.100.20", stranger = "203.0.113.66"
+
+    /// A live server (so the client address is the trusted proxy's `X-Forwarded-For`) with the console.
+    static func withConsole(engine: String, clock: TestClock,
+                            _ body: @escaping @Sendable (LatchkeyApplication, any TestClientProtocol) async throws -> Void) async throws {
+        try await withServer(engine: engine, clock: clock, live: true, configure: {
+            AdminAPITests.configure(&$0)
+            $0.http.trustedProxies = ["127.0.0.0/8", "::1/128"]
+        }, body)
+    }
+
+    /// Attack: five wrong sign-ins from one address locked the operator out everywhere. Now they
+    /// lock that address out of that account (even with the right password and code), and the
+    /// owner at another address signs in.
+    @Test(arguments: TestEnvironment.engines)
+    func aStrangersFailuresDoNotLockTheOwnerOut(engine: String) async throws {
+        let clock = TestClock(start: Date())
+        try await Self.withConsole(engine: engine, clock: clock) { app, client in
+            let owner = ConsoleBrowser(client, from: Self.owner)
+            let secret = try await ConsoleTests.setUp(app, owner, clock: clock, role: .admin)
+            try await owner.signOut()
+            let stranger = ConsoleBrowser(client, from: Self.stranger)
+            for index in 0..<ConsoleService.failureThreshold {
+                #expect(try await stranger.signIn("desk@example.com", "wrong password \(index)", "000000").status == .unauthorized)
+            }
+            clock.advance(30)
+            #expect(try await stranger.signIn("desk@example.com", Self.password, ConsoleTests.code(secret, clock)).status == .unauthorized,
+                    "the stranger's address is locked out of the account, even with the right password and code")
+            let signedIn = try await owner.signIn("desk@example.com", Self.password, ConsoleTests.code(secret, clock))
+            #expect(signedIn.status == .seeOther, "the owner at another address signs in: \(signedIn.status)")
+        }
+    }
+
+    /// Attack: the count was never reset when a lock ended, so one wrong attempt every 15 minutes
+    /// kept the account locked for good. Now a lock's end starts the count again, attempts during
+    /// a lock do not extend it, and failures spread wider than the window do not add up.
+    @Test(arguments: TestEnvironment.engines)
+    func theCountStartsAgainWhenALockEnds(engine: String) async throws {
+        let clock = TestClock(start: Date())
+        try await Self.withConsole(engine: engine, clock: clock) { app, client in
+            let browser = ConsoleBrowser(client, from: Self.owner)
+            let secret = try await ConsoleTests.setUp(app, browser, clock: clock, role: .viewer)
+            try await browser.signOut()
+            for index in 0..<ConsoleService.failureThreshold {
+                _ = try await browser.signIn("desk@example.com", "wrong password \(index)", "000000")
+            }
+            clock.advance(ConsoleService.lockDuration - 120)
+            for index in 0..<3 { _ = try await browser.signIn("desk@example.com", "more wrong \(index)", "000000") }
+            clock.advance(150)
+            #expect(try await browser.signIn("desk@example.com", "one wrong after the lock", "000000").status == .unauthorized)
+            let after = try await browser.signIn("desk@example.com", Self.password, ConsoleTests.code(secret, clock))
+            #expect(after.status == .seeOther, "one wrong attempt after the lock ended locked it again: \(after.status)")
+            try await browser.signOut()
+
+            // Four failures, a quiet quarter of an hour, four more: never five within the window.
+            clock.advance(30)
+            for index in 0..<4 { _ = try await browser.signIn("desk@example.com", "early wrong \(index)", "000000") }
+            clock.advance(ConsoleService.failureWindow + 30)
+            for index in 0..<4 { _ = try await browser.signIn("desk@example.com", "late wrong \(index)", "000000") }
+            let spread = try await browser.signIn("desk@example.com", Self.password, ConsoleTests.code(secret, clock))
+            #expect(spread.status == .seeOther, "failures a window apart added up to a lock: \(spread.status)")
+        }
+    }
+
+    /// Attack: a locked account answered without hashing, so its timing told which operator
+    /// emails exist. A wrong password, an unknown email and a locked account now run the same
+    /// number of hashes (the hash gate's count, not the clock).
+    @Test(arguments: TestEnvironment.engines)
+    func everyRefusalCostsTheSameHashing(engine: String) async throws {
+        let clock = TestClock(start: Date())
+        try await Self.withConsole(engine: engine, clock: clock) { app, client in
+            let browser = ConsoleBrowser(client, from: Self.owner)
+            _ = try await ConsoleTests.setUp(app, browser, clock: clock, role: .viewer)
+            try await browser.signOut()
+            let gate = app.hasher.gate
+            func hashes(_ email: String, _ password: String) async throws -> Int {
+                let before = gate.completedHashes
+                #expect(try await browser.signIn(email, password, "000000").status == .unauthorized)
+                return gate.completedHashes - before
+            }
+            let unknown = try await hashes("nobody@example.com", "a guessed password")
+            let wrong = try await hashes("desk@example.com", "a guessed password")
+            for index in 0..<ConsoleService.failureThreshold { _ = try await hashes("desk@example.com", "wrong password \(index)") }
+            let locked = try await hashes("desk@example.com", "a guessed password")
+            #expect(unknown == 1 && wrong == 1, "unknown: \(unknown), wrong password: \(wrong)")
+            #expect(locked == wrong, "a locked account ran \(locked) hashes, a wrong password \(wrong)")
+        }
+    }
+}
