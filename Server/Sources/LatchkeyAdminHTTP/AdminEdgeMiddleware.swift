@@ -33,7 +33,8 @@ struct AdminEdgeMiddleware: RouterMiddleware {
         }
         let call = OperatorCall(key: key, clientIP: address)
         guard key.role.includes(operation.role) else {
-            try await admin.refused(operation.id, for: call)
+            // The user a call on `/users/{userId}/…` is about, so the refusal is among its events.
+            try await admin.refused(operation.id, userID: context.parameters.get("userId"), for: call)
             throw DomainError(.operatorRoleInsufficient,
                               message: "The key's role \(key.role.rawValue) does not allow this call; it needs \(operation.role.rawValue).")
         }

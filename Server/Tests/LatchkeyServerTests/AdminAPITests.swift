@@ -68,7 +68,7 @@ import Yams
             #expect(stored.locked && stored.status == .active, "still locked: the viewer's unlock changed nothing")
             #expect(try await client.call(.get, "/v1/auth/session", headers: appHeaders(session: session)).status == .ok)
             let refused = try await app.store.auditEvents(after: nil, since: nil, limit: 100)
-                .filter { $0.details["refused"] == "role viewer" && $0.outcome == .failure }
+                .filter { $0.details["refused"] == "viewer" && $0.outcome == .failure }
             #expect(refused.map { $0.details["command"] } == ["admin unlockUser", "admin lockUser", "admin endUserSessions"],
                     "each refusal is recorded, naming the key")
         }

@@ -168,7 +168,7 @@ import Testing
             #expect(answer.status == .forbidden)
             #expect(try await app.store.user(id: user)?.status == .active)
             #expect(try await app.store.auditEvents(after: nil, since: nil, limit: 500)
-                .contains { $0.details["refused"] == "role viewer" && $0.details["via"] == "console" })
+                .contains { $0.details["refused"] == "viewer" && $0.details["via"] == "console" })
             clock.advance(ConsoleService.idleTimeout + 1)
             let idle = try await browser.get("/console")
             #expect(idle.status == .seeOther && idle.headers[.location] == "/console/login", "idle: signed out")

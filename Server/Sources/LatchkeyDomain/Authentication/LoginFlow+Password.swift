@@ -60,10 +60,13 @@ extension LoginFlow {
             case .phone(let phone): (try await store.user(issuer: issuer.id, phoneNormalized: phone), phone)
             }
             guard let user = found else {
+                // What was typed may be a password typed into the wrong field: kept as typed only
+                // when it is an address or a number, a keyed digest otherwise (trail and counter alike).
+                let typed = audit.identifier(key)
                 audit(.loginFailed, user: nil, outcome: .failure, reason: .unknownUser, deviceID: device.deviceID,
-                      details: ["identifier": String(key.prefix(320))], for: caller)
+                      details: ["identifier": typed], for: caller)
                 // The per-account limit a known wallet would meet in `check`, so a 429 tells nothing either.
-                if let wait = try await verifier.throttle.refusal("account:unknown:" + key,
+                if let wait = try await verifier.throttle.refusal("account:unknown:" + typed,
                                                                   limit: verifier.throttle.settings.credentialAttemptsPerMinutePerAccount) {
                     throw DomainError(.rateLimited, retryAfter: wait)
                 }

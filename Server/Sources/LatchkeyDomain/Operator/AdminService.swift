@@ -173,12 +173,21 @@ public struct AdminService: Sendable {
         }
     }
 
-    /// Records a call the edge refused to a known key (its role is below the operation's).
-    public func refused(_ command: String, for call: OperatorCall) async throws {
+    /// Records a call the edge refused to a known key or operator (its role is below the
+    /// operation's): a failed `operator.command` whose `refused` is the caller's role, about the
+    /// user the call named (`userID`, the path's), so it is among that user's events; an id that
+    /// names no user of the issuer is kept in the `userId` detail instead, as `recorded` keeps it.
+    /// Throws what the database throws.
+    public func refused(_ command: String, userID: String? = nil, for call: OperatorCall) async throws {
         try await AuditTrail.run(actor: .operator, clientIP: call.clientIP, store: store) { trail in
             var details = Self.details(command, call)
-            details["refused"] = "role \(call.role.rawValue)"
-            trail.record(.operatorCommand, user: nil, outcome: .failure, details: details, at: now())
+            details["refused"] = call.role.rawValue
+            var user: String?
+            if let userID {
+                if let found = try await store.user(id: userID), found.issuer == issuer.id { user = found.id }
+                else { details["userId"] = String(userID.prefix(64)) }
+            }
+            trail.record(.operatorCommand, user: user, outcome: .failure, details: details, at: now())
         }
     }
 

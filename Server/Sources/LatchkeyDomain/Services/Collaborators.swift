@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Records a service's security events in the trail of its caller's request or command
@@ -6,9 +7,13 @@ import Foundation
 /// that records; called like a function: `audit(.loginSucceeded, user: id, for: caller)`.
 public struct AuditRecorder: Sendable {
     package let now: @Sendable () -> Date
+    /// The key of the digests `identifier(_:)` records, derived from the pepper (HKDF, its own label).
+    package let identifierKey: SymmetricKey
 
-    public init(now: @escaping @Sendable () -> Date) {
+    public init(now: @escaping @Sendable () -> Date, pepper: SymmetricKey) {
         self.now = now
+        self.identifierKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey audit identifier v1".utf8),
+                                                   outputByteCount: 32)
     }
 
     package func callAsFunction(_ type: AuditEventType, user userID: String?, outcome: AuditOutcome = .success, reason: AuditReason? = nil,

@@ -57,7 +57,7 @@ public struct Services: Sendable {
 public func buildServices(_ foundation: ServiceFoundation) -> Services {
     let (configuration, store, now) = (foundation.configuration, foundation.store, foundation.now)
     let issuer = configuration.issuer
-    let audit = AuditRecorder(now: now)
+    let audit = AuditRecorder(now: now, pepper: foundation.pepper)
     let admitted = HashAdmission(hasher: foundation.hasher)
     let outbox = OutboxWriter(cipher: foundation.cipher, issuer: issuer, publicURL: foundation.publicURL)
     let fields = foundation.hasher.profileFieldCipher
