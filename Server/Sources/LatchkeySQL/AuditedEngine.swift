@@ -48,6 +48,8 @@ package struct AuditedEngine: SQLEngine {
 
     package func close() async throws { try await inner.close() }
 
+    package func checkpoint() async throws { try await inner.checkpoint() }
+
     private static func isRead(_ sql: String) -> Bool {
         sql.drop { $0.isWhitespace }.prefix(6).uppercased() == "SELECT"
     }

@@ -117,6 +117,9 @@ public final class PostgresEngine: SQLEngine {
     /// The pool closes when `run` ends.
     public func close() async throws {}
 
+    /// Nothing: PostgreSQL keeps a deleted row's old version until a VACUUM (docs/operations.md).
+    public func checkpoint() async throws {}
+
     private struct Transaction: SQLExecutor {
         let connection: PostgresConnection
         let logger: Logger

@@ -42,6 +42,11 @@ public protocol SQLEngine: SQLExecutor {
     func transaction<T: Sendable>(_ bound: SQLCallBound, _ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
     /// Closes the engine's connections.
     func close() async throws
+    /// Copies what committed transactions wrote into the database file and empties the log, so
+    /// that content they deleted is in no file any more (after an erasure). SQLite checkpoints its
+    /// WAL and truncates it; PostgreSQL does nothing (its dead rows need a VACUUM, which an
+    /// operator runs: docs/operations.md, "Erasing a user"). Throws what the engine throws.
+    func checkpoint() async throws
 }
 
 /// How long a database call may take. A request's calls are bounded (`databaseTimeoutMilliseconds`,

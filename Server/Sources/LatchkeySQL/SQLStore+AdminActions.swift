@@ -40,7 +40,12 @@ extension SQLStore {
                 """, [.text(userID)])
             return true
         }
-        if erased { sessions.remove(userID: userID, deviceID: nil) }
+        if erased {
+            sessions.remove(userID: userID, deviceID: nil)
+            // The rows are zeroed in the pages the transaction wrote (`secure_delete`); the
+            // checkpoint puts those pages in the file and drops the WAL's older copies of them.
+            try await engine.checkpoint()
+        }
         return erased
     }
 

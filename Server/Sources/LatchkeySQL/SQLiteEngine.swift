@@ -23,6 +23,9 @@ public final class SQLiteEngine: SQLEngine {
         _ = try await Self.run(connection, "PRAGMA journal_mode=WAL", [])
         _ = try await Self.run(connection, "PRAGMA busy_timeout=5000", [])
         _ = try await Self.run(connection, "PRAGMA foreign_keys=ON", [])
+        // Deleted content is overwritten with zeros rather than left in free space, so an erased
+        // user's rows are gone from the file and from the WAL's copies of its pages (`checkpoint`).
+        _ = try await Self.run(connection, "PRAGMA secure_delete=ON", [])
         // 64 MiB of page cache for the writer, 16 MiB for each reader, instead of 2 MiB: at a
         // million users the indexes an import's batches insert into and a login's lookups read
         // stay in memory instead of spilling to disk.
@@ -69,6 +72,13 @@ public final class SQLiteEngine: SQLEngine {
     /// SQLite has no background work; this waits for the shutdown so the engine is a well-behaved service.
     public func run() async {
         try? await gracefulShutdown()
+    }
+
+    /// `PRAGMA wal_checkpoint(TRUNCATE)`: every committed page into the file, then the WAL emptied
+    /// to zero bytes (the older versions of pages it held go with it); it waits for readers as
+    /// long as `busy_timeout` allows.
+    public func checkpoint() async throws {
+        _ = try await lock.withLock { try await Self.run(connection, "PRAGMA wal_checkpoint(TRUNCATE)", []) }
     }
 
     public func close() async throws {
