@@ -176,12 +176,33 @@ import Yams
         }
     }
 
+    /// The served document opens as every OpenAPI document does — `openapi`, `info`, `paths` — in
+    /// YAML and in JSON, and its other top-level fields follow in the specification's order.
+    @Test func theDocumentOpensWithItsVersionInfoAndPaths() async throws {
+        try await withServer { _, client in
+            let yaml = try await client.execute(uri: "/openapi.yaml", method: .get) { String(buffer: $0.body) }
+            // A top-level key is a line that starts with neither a blank nor a sequence's dash.
+            let yamlKeys = yaml.split(separator: "\n").filter { !$0.hasPrefix(" ") && !$0.hasPrefix("-") }
+                .map { String($0.prefix { $0 != ":" }) }
+            let json = try await client.execute(uri: "/openapi.json", method: .get) { String(buffer: $0.body) }
+            // Pretty-printed JSON indents the top-level keys by exactly two spaces.
+            let jsonKeys = json.split(separator: "\n").filter { $0.hasPrefix("  \"") }
+                .map { String($0.dropFirst(3).prefix { $0 != "\"" }) }
+            for (format, keys) in [("yaml", yamlKeys), ("json", jsonKeys)] {
+                #expect(Array(keys.prefix(3)) == ["openapi", "info", "paths"], "\(format): \(keys)")
+                #expect(keys.filter { ["servers", "components", "security", "tags"].contains($0) }
+                        == ["servers", "components", "security", "tags"], "\(format): \(keys)")
+                #expect(Set(keys) == ["openapi", "info", "paths", "servers", "components", "security", "tags"], "\(format): \(keys)")
+            }
+        }
+    }
+
     /// The default issuer's document builds too, with the whole common-password list it needs.
     @Test func theDefaultIssuersDocument() throws {
         let contract = try ServedContract(issuer: IssuerSettings())
         let document = try #require(try JSONSerialization.jsonObject(with: contract.json) as? Object)
         let password = Self.schema(document, "UserProfile", "properties", "password")
         #expect(Self.admits(password, "correct-horse-42") && !Self.admits(password, "Password123"))
-        #expect(contract.yaml.hasPrefix("components:") || contract.yaml.contains("\nopenapi: "))
+        #expect(contract.yaml.hasPrefix("openapi: "), "the document opens with its OpenAPI version")
     }
 }

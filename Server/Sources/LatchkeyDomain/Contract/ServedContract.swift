@@ -21,8 +21,8 @@ public struct ServedContract: Sendable {
         let rules = IssuerSchemas(issuer: issuer, metadata: try issuer.fieldMetadata(checking: false))
         Self.write(rules, into: &document)
         if let serverURL { document["servers"] = [["url": serverURL, "description": "This server."]] }
-        yaml = try Yams.dump(object: document, width: -1, sortKeys: true)
-        json = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+        yaml = try Self.yaml(document)
+        json = try Self.json(document)
     }
 
     /// Replaces the request schemas whose rules are the issuer's.
