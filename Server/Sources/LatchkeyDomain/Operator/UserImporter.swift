@@ -89,9 +89,10 @@ public struct UserImporter: Sendable {
                         failure(Failure(line: entry.line, field: error.field, message: error.message))
                     }
                 }
-                // Values to hash, or fields the issuer encrypts (the pepper's cipher), need the hasher.
+                // Values to hash, fields the issuer encrypts (the pepper's cipher) or an update's
+                // security notices (sealed with the pepper's outbox cipher) need the hasher.
                 let encrypts = issuer.enrollmentRules.metadata.additionalCustomerInformation.contains { $0.pciEncryptionRequired == true }
-                if hasher == nil, encrypts || accepted.contains(where: { $0.content.hasValues }) { hasher = try await self.hasher() }
+                if hasher == nil, update || encrypts || accepted.contains(where: { $0.content.hasValues }) { hasher = try await self.hasher() }
                 let time = now()
                 let users = try await Self.inParallel(accepted) { [hasher] entry in
                     try await user(from: entry.content, hasher: hasher, at: time)
@@ -102,9 +103,11 @@ public struct UserImporter: Sendable {
                     progress(report)
                 }
                 guard !users.isEmpty else { continue }
+                let notices = Self.notices(cipher: hasher?.outboxCipher, issuer: issuer, at: time)
                 writing = Task { [store, issuer] in
                     try await AuditTrail.run(actor: .operator, store: store) { trail in
-                        try await store.recording(into: trail).importUsers(users, update: update, keepPasswords: max(0, issuer.passwordHistory - 1), now: time)
+                        try await store.recording(into: trail).importUsers(users, update: update, keepPasswords: max(0, issuer.passwordHistory - 1),
+                                                                           notices: notices, now: time)
                     }
                 }
             }
@@ -119,6 +122,16 @@ public struct UserImporter: Sendable {
         }
         progress(report)
         return report
+    }
+
+    /// The security notice of each credential an update replaced, as a change through the API
+    /// sends it (`OutboxWriter.securityNotice`), sealed for the outbox. Only an update replaces
+    /// credentials, and `run` makes the hasher (whose peppers seal) for every update.
+    private static func notices(cipher: OutboxCipher?, issuer: IssuerSettings, at time: Date) -> ImportNotices {
+        { user, replaced in
+            guard let cipher else { preconditionFailure("an update without the hasher") }
+            return try replaced.map { try cipher.seal(MessageTemplates.securityNotice(to: user.email, change: $0.noticeName, issuer: issuer), now: time) }
+        }
     }
 
     /// `transform` of each element, in slices run in parallel (one a core); in order.

@@ -27,6 +27,11 @@ public struct SecretHasher: Sendable {
         self.gate = HashGate(workers: Self.threads, maxQueueMilliseconds: settings.maxQueueMilliseconds)
     }
 
+    /// The cipher of the outbox's messages, from the same peppers (an import seals its notices).
+    public var outboxCipher: OutboxCipher {
+        OutboxCipher(pepper: peppers[0].key, previousPeppers: peppers.dropFirst().map(\.key))
+    }
+
     /// The cipher of stored `pciEncryptionRequired` values, from the same peppers.
     public var profileFieldCipher: ProfileFieldCipher {
         ProfileFieldCipher(pepper: peppers[0].key, previousPeppers: peppers.dropFirst().map(\.key))
