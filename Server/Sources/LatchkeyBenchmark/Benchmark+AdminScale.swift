@@ -225,9 +225,11 @@ enum AdminScaleBenchmark {
             return (name, sql, binds)
         }
         let collate = engine.kind == .postgres ? " COLLATE \"C\"" : ""
+        let position = SQLStore.userPosition(engine.kind)
         queries += [
-            ("users locked", "SELECT * FROM users WHERE issuer = 'default' AND locked = 1 ORDER BY created_at DESC, id DESC LIMIT 51", []),
-            ("users unverified", "SELECT * FROM users WHERE issuer = 'default' AND email_verified = 0 ORDER BY created_at DESC, id DESC LIMIT 51", []),
+            ("users", "SELECT * FROM users WHERE issuer = 'default' ORDER BY \(position) DESC LIMIT 51", []),
+            ("users locked", "SELECT * FROM users WHERE issuer = 'default' AND locked = 1 ORDER BY \(position) DESC LIMIT 51", []),
+            ("users unverified", "SELECT * FROM users WHERE issuer = 'default' AND email_verified = 0 ORDER BY \(position) DESC LIMIT 51", []),
             ("users by external id", "SELECT * FROM users WHERE issuer = 'default' AND external_id = 'ext-77' ORDER BY created_at DESC, id DESC LIMIT 51", []),
             ("users by email prefix", "SELECT * FROM users WHERE issuer = 'default' AND email_normalized\(collate) >= 'scale-12' "
                 + "AND email_normalized\(collate) < 'scale-12\u{10FFFF}' ORDER BY email_normalized\(collate) LIMIT 51", []),

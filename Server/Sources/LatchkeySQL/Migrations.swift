@@ -268,10 +268,45 @@ package enum Migrations {
                 PRIMARY KEY (operator_id, client_ip))
             """,
         ]),
+        // Pages of users in the order they were stored, strictly increasing, so users stored
+        // during a listing never move its pages (a creation second and a random id did):
+        // SQLite's rowid, PostgreSQL's `seq` (engine-specific below); the state's partial
+        // indexes follow that order instead of (created_at, id).
+        (20, [
+            "DROP INDEX IF EXISTS users_locked",
+            "DROP INDEX IF EXISTS users_deactivated",
+            "DROP INDEX IF EXISTS users_unverified",
+        ]),
     ]
 
     /// Statements of a version in one engine's own dialect, run after the common ones.
     package static let engineSpecific: [Int: [DatabaseEngine: [String]]] = [
+        // An index on (issuer) ends in the rowid on SQLite. On PostgreSQL the existing users are
+        // numbered in their (created_at, id) order, the newest highest, then a sequence numbers
+        // each new one; every row is written once (docs/operations.md, "Upgrading a large database").
+        20: [
+            .sqlite: [
+                "CREATE INDEX IF NOT EXISTS users_issuer_position ON users (issuer)",
+                "CREATE INDEX IF NOT EXISTS users_locked_position ON users (issuer) WHERE locked = 1",
+                "CREATE INDEX IF NOT EXISTS users_deactivated_position ON users (issuer) WHERE status <> 'active'",
+                "CREATE INDEX IF NOT EXISTS users_unverified_position ON users (issuer) WHERE email_verified = 0",
+            ],
+            .postgres: [
+                "ALTER TABLE users ADD COLUMN seq BIGINT",
+                "CREATE SEQUENCE users_seq OWNED BY users.seq",
+                """
+                UPDATE users SET seq = ranked.n
+                FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM users) ranked WHERE users.id = ranked.id
+                """,
+                "SELECT setval('users_seq', (SELECT COALESCE(MAX(seq), 0) + 1 FROM users), false)",
+                "ALTER TABLE users ALTER COLUMN seq SET DEFAULT nextval('users_seq')",
+                "ALTER TABLE users ALTER COLUMN seq SET NOT NULL",
+                "CREATE UNIQUE INDEX users_issuer_position ON users (issuer, seq)",
+                "CREATE INDEX users_locked_position ON users (issuer, seq) WHERE locked = 1",
+                "CREATE INDEX users_deactivated_position ON users (issuer, seq) WHERE status <> 'active'",
+                "CREATE INDEX users_unverified_position ON users (issuer, seq) WHERE email_verified = 0",
+            ],
+        ],
         // The audit trail is append-only in the database too: no update, and no deletion of a
         // row younger than a day (the retention purge deletes older ones).
         9: [

@@ -2,17 +2,28 @@ import Foundation
 import LatchkeyDomain
 
 extension SQLStore {
+    /// The column that orders users as they were stored, strictly increasing (migration 20):
+    /// SQLite's rowid (a new row's is above every existing row's), PostgreSQL's `seq` (a sequence).
+    package static func userPosition(_ engine: DatabaseEngine) -> String { engine == .postgres ? "seq" : "rowid" }
+
     public func users(issuer: String, state: UserStateFilter?, after cursor: UserPageCursor?, limit: Int) async throws -> [UserRecord] {
+        let position = Self.userPosition(engine.kind)
         var sql = "SELECT * FROM users WHERE issuer = $1"
         var binds: [SQLValue] = [.text(issuer)]
         sql += Self.stateCondition(state)
         if let cursor {
-            // A row value, so both engines read the index from the cursor on instead of filtering.
-            sql += " AND (created_at, id) < ($2, $3)"
+            // Below the position of the previous page's last user: a user stored since has a
+            // higher one, so it never moves a page however its creation time and id compare.
+            // When that user is gone (erased), below the newest user created before it.
+            sql += """
+                 AND \(position) < COALESCE((SELECT \(position) FROM users WHERE id = $3 AND issuer = $1),
+                    (SELECT \(position) + 1 FROM users WHERE issuer = $1 AND (created_at, id) < ($2, $3)
+                     ORDER BY created_at DESC, id DESC LIMIT 1), 0)
+                """
             binds += [cursor.createdAt.epochSeconds, .text(cursor.id)]
         }
         binds.append(.integer(Int64(limit)))
-        sql += " ORDER BY created_at DESC, id DESC LIMIT $\(binds.count)"
+        sql += " ORDER BY \(position) DESC LIMIT $\(binds.count)"
         return try await engine.read(sql, binds).map { try UserRecord(row: $0) }
     }
 

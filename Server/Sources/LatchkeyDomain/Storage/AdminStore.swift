@@ -26,8 +26,10 @@ public struct UserPageCursor: Sendable, Equatable {
 /// What the admin API reads beyond the wallets' own stores: pages of users, a user's live
 /// sessions and smart lockout. Each reads at most what it returns.
 public protocol AdminStore: AuditingStore {
-    /// Users of `issuer` in `state` (any when nil), newest first (`created_at`, then `id`,
-    /// descending), after `cursor`; at most `limit`.
+    /// Users of `issuer` in `state` (any when nil), newest first by a position the database gives
+    /// each user when it is stored, strictly increasing, so users stored since never move a page;
+    /// after `cursor` (below the position of the user it names, or, when that user is gone, of the
+    /// newest created before it); at most `limit`.
     func users(issuer: String, state: UserStateFilter?, after cursor: UserPageCursor?, limit: Int) async throws -> [UserRecord]
     /// Users of `issuer` whose normalized address starts with `emailPrefix` (compared byte by
     /// byte), in `state` when given, by address after `afterEmail`; at most `limit`.
