@@ -3,7 +3,8 @@
 operator made with `latchkey operators create` sets up the account from the one-time link (a
 password and an authenticator, RFC 6238), signs out and in with a fresh code, finds a wallet
 locked out by wrong passwords by the beginning of its address, sees why, unlocks it, ends its
-session, and finds both actions in the events page. On a phone-sized window, every field labelled.
+session, and finds both actions in the events page. On a phone-sized window, every field labelled;
+a user's page offers only the actions that apply, and at 360 px a 64-character address wraps.
 
 Usage: console_test.py BINARY DATABASE CONFIG PUBLIC_URL ADMIN_URL OUTBOX_FILE
 """
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 
@@ -38,8 +40,8 @@ HEADERS = {"X-Application-Signature": "3F2504E0-4F89-11D3-9A0C-0305E82C3301", "X
 PASSWORD = "a long operator password"
 
 
-def api(method, path, body=None, session=None):
-    headers = dict(HEADERS)
+def api(method, path, body=None, session=None, device=DEVICE):
+    headers = dict(HEADERS, **{"X-Device-ID": device})
     if session:
         headers["Authorization"] = "Bearer " + session
     request = urllib.request.Request(BASE + path, method=method, headers=headers,
@@ -162,6 +164,8 @@ def main():
         check(EMAIL in driver.find_element(By.ID, "question").text, "unlocking asks for a confirmation first")
         click(driver, driver.find_element(By.ID, "confirm"))
         check(driver.find_element(By.ID, "notice").text == "Done: unlock.", "the wallet is unlocked")
+        check(not driver.find_elements(By.ID, "action-unlock") and driver.find_elements(By.ID, "action-lock"),
+              "with nothing locked any more its page offers the lock, not the unlock")
         status, login = api("POST", "/v1/auth/login/password", {"username": EMAIL, "password": "console-pass-1"})
         check(status == 200, "the wallet logs in again")
         session = login["sessionToken"]
@@ -186,6 +190,19 @@ def main():
               "the events page shows both actions, naming the operator")
         ok, missing = labelled(driver)
         check(ok, f"every field of the events page is labelled and it fits a phone ({missing})")
+
+        # A long address at a phone's width (360 px): the user's page wraps it, nothing is cut off.
+        wide = f"wide-{uuid.uuid4().hex}{'w' * 27}@a-rather-long-subdomain-of-the-wallet.example.com"
+        status, _ = api("POST", "/v1/enrollment/users", {"userProfile": dict(profile, email=wide)}, device=DEVICE + "-wide")
+        check(status == 201, "a wallet with a 64-character local part registers")
+        driver.set_window_size(360, 800)
+        driver.get(ADMIN + "/console/users?q=" + urllib.parse.quote(wide))
+        click(driver, driver.find_element(By.LINK_TEXT, wide))
+        fits = driver.execute_script("return document.scrollingElement.scrollWidth <= window.innerWidth")
+        right = driver.execute_script("return document.getElementById('email').getBoundingClientRect().right <= window.innerWidth")
+        check(fits and right, f"at {driver.execute_script('return window.innerWidth')} px the user's page fits and its address wraps")
+        check(driver.find_elements(By.ID, "action-resendVerification") and not driver.find_elements(By.ID, "action-unlock"),
+              "an unverified wallet is offered the verification email, not an unlock")
 
         # A reset link replaces the authenticator.
         again = cli("reset", OPERATOR)

@@ -124,7 +124,9 @@ extension ConsoleRoutes {
             if let session { items.append(URLQueryItem(name: "session", value: session)) }
             return ["name": action.name, "label": action.label, "href": "/console/users/\(Self.escaped(user.id))/confirm?" + AdminHandler.encoded(items)]
         }
-        values["actions"] = ConsoleAction.all.filter { $0.target == .user && staff.account.role.includes($0.role) }.map { link($0) }
+        values["actions"] = ConsoleAction.all
+            .filter { $0.target == .user && staff.account.role.includes($0.role) && $0.applies(to: detail, limits: admin.issuer.attemptLimits) }
+            .map { link($0) }
         values["devices"] = detail.devices.map { device -> [String: Any] in
             var row: [String: Any] = ["id": device.deviceID, "label": device.label ?? "", "type": device.deviceType ?? "",
                                       "app": device.applicationVersion ?? "", "status": device.status.rawValue,
@@ -137,8 +139,7 @@ extension ConsoleRoutes {
                 case .good: "valid until \(Self.time(certificate.expiresAt))"
                 }
             }
-            row["actions"] = ConsoleAction.all.filter { $0.target == .device && staff.account.role.includes($0.role) }
-                .filter { action in action.name != "reactivateDevice" || device.status != .active }
+            row["actions"] = ConsoleAction.all.filter { $0.target == .device && staff.account.role.includes($0.role) && $0.applies(to: device) }
                 .map { link($0, device: device.deviceID) }
             return row
         }

@@ -227,9 +227,9 @@ enum ConsoleTemplates {
         header{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between;padding:.6rem 1rem;background:#1d1d1f;color:#fff}
         header a{color:#fff;margin-right:.8rem}
         header button{width:auto;margin:0 0 0 .5rem;padding:.35rem .7rem;font-size:.95rem}
-        .signout{margin:0}
-        main{max-width:72rem;margin:0 auto;padding:1.25rem;background:#fff;min-height:100vh;box-sizing:border-box}
-        h1{font-size:1.5rem;margin:.25rem 0 1rem} h2{font-size:1.15rem;margin:1.5rem 0 .5rem}
+        .signout{margin:0} #who{overflow-wrap:anywhere}
+        main{max-width:72rem;margin:0 auto;padding:1.25rem;background:#fff;min-height:100vh;box-sizing:border-box;overflow-wrap:break-word}
+        h1{font-size:1.5rem;margin:.25rem 0 1rem;overflow-wrap:anywhere} h2{font-size:1.15rem;margin:1.5rem 0 .5rem}
         label{display:block;font-weight:600;margin:.8rem 0 .3rem}
         input,select{display:block;width:100%;max-width:28rem;box-sizing:border-box;font-size:1rem;padding:.55rem;border:1px solid #8e8e93;border-radius:.4rem}
         button{margin-top:1rem;font-size:1rem;padding:.6rem 1.2rem;border:0;border-radius:.4rem;background:#0a64d8;color:#fff;cursor:pointer}
@@ -241,7 +241,7 @@ enum ConsoleTemplates {
         caption{text-align:left;font-weight:600;padding:.3rem 0}
         th,td{border-bottom:1px solid #d1d1d6;padding:.4rem .5rem;text-align:left;vertical-align:top}
         code{font-size:.85rem;word-break:break-all}
-        dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem} dt{font-weight:600} dd{margin:0}
+        dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.3rem 1rem} dt{font-weight:600} dd{margin:0;min-width:0;overflow-wrap:anywhere}
         .actions{display:flex;flex-wrap:wrap;gap:.5rem 1.2rem;padding-left:1.2rem}
         .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(17rem,1fr));gap:1rem}
         figure{margin:0;border:1px solid #d1d1d6;border-radius:.5rem;padding:.6rem}
@@ -251,7 +251,7 @@ enum ConsoleTemplates {
         .key{display:inline-block;width:.8rem;height:.8rem;margin:0 .3rem 0 .6rem;vertical-align:middle}
         .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
         .note{color:#6e6e73;font-size:.9rem}
-        @media (max-width:40rem){main{padding:.8rem} th,td{padding:.3rem}}
+        @media (max-width:40rem){main{padding:.8rem} th,td{padding:.3rem} dl.facts{grid-template-columns:minmax(0,1fr);gap:0} dd{margin-bottom:.5rem}}
         """
 
     static let library: MustacheLibrary = {
