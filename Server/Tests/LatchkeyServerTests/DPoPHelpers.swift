@@ -12,7 +12,10 @@ import Testing
 /// A device key that signs DPoP proofs the way RFC 9449 describes, written independently of the
 /// server's jwt-kit verification so the tests check the wire, not the implementation.
 struct TestDeviceKey {
-    let key = P256.Signing.PrivateKey()
+    let key: P256.Signing.PrivateKey
+
+    /// A new key, or a fixed one (a documented example's).
+    init(key: P256.Signing.PrivateKey = P256.Signing.PrivateKey()) { self.key = key }
 
     static let base = "https://wallet.example"
 
