@@ -61,6 +61,26 @@ import Testing
         #expect(configuration.issuer.otp.maxAttempts == 5)
     }
 
+    /// The keys a file may set are read off the settings' declaration: those whose default is
+    /// nil, and the keys of lists' elements where the default list is empty, included.
+    @Test func theAcceptedKeysAreTheDeclaredOnes() throws {
+        let shapes = SettingKeys.server.shapes
+        for key in ["publicURL", "courier.path", "courier.url", "http.metricsToken", "admin.consoleURL",
+                    "issuer.identityProviders[].clientSecret", "issuer.identityProviders[].timeoutSeconds",
+                    "secrets.previousSealKeys[].file", "secrets.previousSealKeys[].until", "issuer.mfa.questions[].isMandatory"] {
+            #expect(shapes[key] == .value, "\(key)")
+        }
+        #expect(shapes["admin"] == .mapping && shapes["issuer.identityProviders"] == .list && shapes["issuer.identityProviders[]"] == .mapping)
+        #expect(shapes["http.trustedProxies"] == .list && shapes["adminn"] == nil)
+        let configuration = try ServerConfiguration.parse(yaml: """
+            publicURL: null
+            http: { metricsToken: scraper-secret }
+            admin: { consoleURL: "https://console.example" }
+            """)
+        #expect(configuration.http.metricsToken == "scraper-secret" && configuration.admin.consoleURL == "https://console.example")
+        #expect(configuration.publicURL == nil)
+    }
+
     @Test(arguments: [
         ("issuer:\n  pasword: {}", "issuer.pasword"),
         ("issuer:\n  otp: { length: 6, lifetime: 3 }", "issuer.otp.lifetime"),
@@ -79,6 +99,10 @@ import Testing
         ("issuer:\n  reset: { linkLifetimeMinutes: 0 }", "issuer.reset.linkLifetimeMinutes"),
         ("issuer:\n  otp: { maxSendsPerFlow: 0 }", "issuer.otp.maxSendsPerFlow"),
         ("issuer: 3", "issuer"),
+        ("secrets: { previousSealKeys: [ { file: old.pem, untill: \"2026-12-08T00:00:00Z\" } ] }", "secrets.previousSealKeys[0].untill"),
+        ("issuer:\n  identityProviders: [ { id: a, issuer: \"http://x\", clientId: c, redirectUri: r, timeout: 5 } ]",
+         "issuer.identityProviders[0].timeout"),
+        ("admin: { consoleURL: \"ftp://console.example\" }", "admin.consoleURL"),
         // Issue 23.3: the issuer's field metadata, each problem by its path.
         ("issuer:\n  fields: { addressInformation: { ZIP_CODE: { regex: \"[0-9\" } } }", "issuer.fields.addressInformation.ZIP_CODE.regex"),
         ("issuer:\n  fields: { userProfile: { FIRST_NAME: { minLength: 9, maxLength: 4 } } }", "issuer.fields.userProfile.FIRST_NAME.minLength"),

@@ -82,9 +82,12 @@ import Testing
         }
     }
 
-    /// `/metrics` can be protected by a bearer token or turned off.
+    /// `/metrics` can be protected by a bearer token or turned off, each set as an operator sets
+    /// it: in the configuration file (the token's default is null, which the file must still accept).
     @Test func metricsCanBeProtectedOrOff() async throws {
-        try await withServer(configure: { $0.http.metricsToken = "scraper-secret" }) { (_, client) async throws -> Void in
+        let protected = try ServerConfiguration.parse(yaml: "http: { metricsToken: scraper-secret }")
+        let off = try ServerConfiguration.parse(yaml: "http: { metricsEnabled: false }")
+        try await withServer(configure: { $0.http = protected.http }) { (_, client) async throws -> Void in
             func status(_ authorization: String?) async throws -> HTTPResponse.Status {
                 var headers = HTTPFields()
                 if let authorization { headers[.authorization] = authorization }
@@ -94,7 +97,7 @@ import Testing
             #expect(try await status("Bearer wrong") == .unauthorized)
             #expect(try await status("Bearer scraper-secret") == .ok)
         }
-        try await withServer(configure: { $0.http.metricsEnabled = false }) { (_, client) async throws -> Void in
+        try await withServer(configure: { $0.http = off.http }) { (_, client) async throws -> Void in
             let status = try await client.execute(uri: "/metrics", method: .get) { $0.status }
             #expect(status == .notFound)
         }

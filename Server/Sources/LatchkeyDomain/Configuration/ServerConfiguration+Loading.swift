@@ -13,14 +13,6 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
 }
 
 extension ServerConfiguration {
-    /// Settings that have no default value and so are absent from the encoded defaults.
-    private static let optionalKeys: Set<String> = ["publicURL", "courier.path", "courier.url"]
-    /// Templates for the elements of lists of objects.
-    private static let listTemplates: [String: Set<String>] = [
-        "issuer.mfa.questions": ["mfaQuestion", "isMandatory"],
-        "issuer.identityProviders": ["id", "issuer", "clientId", "clientSecret", "redirectUri", "timeoutSeconds"],
-    ]
-
     /// Reads a YAML (or JSON) configuration file.
     public static func load(file path: String) throws -> ServerConfiguration {
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
@@ -55,10 +47,11 @@ extension ServerConfiguration {
         return configuration
     }
 
-    /// The defaults with the file's settings laid over them, key by key; a list of objects is
-    /// taken whole, its elements' keys checked against `listTemplates`.
-    private static func merge(_ input: Node.Mapping, over defaults: Node.Mapping, path: String) throws -> Node.Mapping {
-        var result = defaults
+    /// The defaults with the file's settings laid over them, key by key. Which keys exist and
+    /// what each holds comes from the settings' declaration (`SettingKeys`); a list is taken
+    /// whole, the keys of its elements checked; `issuer.fields` is the issuer's own keys.
+    private static func merge(_ input: Node.Mapping, over defaults: Node.Mapping?, path: String) throws -> Node.Mapping {
+        var result = defaults ?? [:]
         for (keyNode, value) in input {
             guard let key = keyNode.string else {
                 throw ConfigurationError(key: path, message: "Setting names must be strings.")
@@ -67,27 +60,43 @@ extension ServerConfiguration {
             if keyPath == "issuer.fields" {
                 try checkFieldOverrides(value, path: keyPath)
                 result[key] = value
-            } else if let template = listTemplates[keyPath], let list = value.sequence {
-                for (index, element) in list.enumerated() {
-                    guard let object = element.mapping else { continue }
-                    let names = object.keys.compactMap(\.string)
-                    if let unknown = names.sorted().first(where: { !template.contains($0) }) {
-                        throw ConfigurationError(key: "\(keyPath)[\(index)].\(unknown)", message: "Unknown setting.")
-                    }
-                }
-                result[key] = value
-            } else if let nested = defaults[key]?.mapping {
+                continue
+            }
+            switch SettingKeys.server.shapes[keyPath] {
+            case .mapping?:
                 guard let object = value.mapping else {
                     throw ConfigurationError(key: keyPath, message: "This setting must be a mapping.")
                 }
-                result[key] = .mapping(try merge(object, over: nested, path: keyPath))
-            } else if defaults[key] != nil || optionalKeys.contains(keyPath) {
+                result[key] = .mapping(try merge(object, over: defaults?[key]?.mapping, path: keyPath))
+            case .list?:
+                try checkElements(of: value, shape: keyPath, path: keyPath)
+                result[key] = value
+            case .value?:
                 result[key] = value.null == nil ? value : nil
-            } else {
+            case nil:
                 throw ConfigurationError(key: keyPath, message: "Unknown setting.")
             }
         }
         return result
+    }
+
+    /// Refuses a key of a list's element (at any depth) that the element's type does not
+    /// declare; `shape` is the path in `SettingKeys` (`issuer.mfa.questions`), `path` the one
+    /// named in the error (`issuer.mfa.questions[2]`). Types are left to the decoder.
+    private static func checkElements(of value: Node, shape: String, path: String) throws {
+        if let list = value.sequence {
+            for (index, element) in list.enumerated() {
+                try checkElements(of: element, shape: shape + "[]", path: "\(path)[\(index)]")
+            }
+        } else if let object = value.mapping, SettingKeys.server.shapes[shape] == .mapping {
+            for (keyNode, nested) in object {
+                let key = keyNode.string ?? "?"
+                guard SettingKeys.server.shapes[shape + "." + key] != nil else {
+                    throw ConfigurationError(key: "\(path).\(key)", message: "Unknown setting.")
+                }
+                try checkElements(of: nested, shape: shape + "." + key, path: "\(path).\(key)")
+            }
+        }
     }
 
     /// `issuer.fields` is a mapping of groups to keys to overrides, taken whole; each override may
