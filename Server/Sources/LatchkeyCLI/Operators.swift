@@ -21,7 +21,7 @@ struct Operators: AsyncParsableCommand {
         func run() async throws {
             try await withOperatorStore(options) { store, configuration in
                 let (account, token) = try await ConsoleService.createOperator(email: email, role: role, store: store)
-                print(setupLink(configuration, token))
+                printSetupLink(configuration, token)
                 FileHandle.standardError.write(Data("""
                     Operator \(account.email) (\(account.role.rawValue)). Send the link above to them only: it works once, for a day.
 
@@ -38,7 +38,7 @@ struct Operators: AsyncParsableCommand {
 
         func run() async throws {
             try await withOperatorStore(options) { store, configuration in
-                print(setupLink(configuration, try await ConsoleService.resetOperator(email: email, store: store)))
+                printSetupLink(configuration, try await ConsoleService.resetOperator(email: email, store: store))
             }
         }
     }
@@ -123,7 +123,11 @@ private func withOperatorKeys(_ options: ServerOptions, _ body: (OperatorKeys) a
     try await withOperatorStore(options) { store, _ in try await body(OperatorKeys(store: store)) }
 }
 
-/// The console's setup page for `token`, where the console answers (`admin.consoleURL`).
-private func setupLink(_ configuration: ServerConfiguration, _ token: String) -> String {
-    configuration.admin.resolvedConsoleURL(publicURL: configuration.resolvedPublicURL) + "/console/setup?token=" + token
+/// Prints the console's setup page for `token` (`ServerConfiguration.consoleSetupLink`): the link
+/// on standard output, for scripts; when it is only a path, the note saying where to open it on
+/// standard error.
+private func printSetupLink(_ configuration: ServerConfiguration, _ token: String) {
+    let setup = configuration.consoleSetupLink(token: token)
+    print(setup.link)
+    if let note = setup.note { FileHandle.standardError.write(Data((note + "\n").utf8)) }
 }

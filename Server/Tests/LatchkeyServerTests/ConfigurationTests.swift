@@ -81,6 +81,26 @@ import Testing
         #expect(configuration.publicURL == nil)
     }
 
+    /// `latchkey operators create` (another process than the server) prints a whole link only
+    /// where the configuration tells the console's address; a port 0 is picked by the server.
+    @Test func theSetupLinkIsWholeOnlyWhereTheConsolesAddressIsKnown() {
+        var configuration = ServerConfiguration()
+        configuration.admin.enabled = true
+        #expect(configuration.consoleSetupLink(token: "t").link == "http://127.0.0.1:8081/console/setup?token=t")
+        #expect(configuration.consoleSetupLink(token: "t").note == nil)
+        configuration.admin.port = 0
+        let picked = configuration.consoleSetupLink(token: "t")
+        #expect(picked.link == "/console/setup?token=t" && picked.note?.contains("admin.port is 0") == true, "\(picked)")
+        configuration.admin.consoleURL = "https://console.example/"
+        #expect(configuration.consoleSetupLink(token: "t").link == "https://console.example/console/setup?token=t")
+        configuration.admin.consoleURL = nil
+        configuration.admin.onPublicPort = true
+        configuration.port = 0
+        #expect(configuration.consoleSetupLink(token: "t").note?.contains("port is 0") == true)
+        configuration.publicURL = "https://wallet.example"
+        #expect(configuration.consoleSetupLink(token: "t").link == "https://wallet.example/console/setup?token=t")
+    }
+
     @Test(arguments: [
         ("issuer:\n  pasword: {}", "issuer.pasword"),
         ("issuer:\n  otp: { length: 6, lifetime: 3 }", "issuer.otp.lifetime"),
