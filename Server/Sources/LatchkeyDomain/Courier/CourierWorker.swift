@@ -26,17 +26,19 @@ public struct CourierWorker: Service {
         self.now = now
     }
 
+    /// Delivers until the shutdown. A pass under way is finished; the wait between passes ends
+    /// when the shutdown begins, so an idle server stops at once.
     public func run() async throws {
         let interval = Duration.milliseconds(settings.pollIntervalMilliseconds)
         try await ready?.wait()
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                if try await deliverDue() == 0 { try await Task.sleep(for: interval) }
+                if try await deliverDue() == 0 { try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) } }
             } catch is CancellationError {
                 return
             } catch {
                 logger.error("Courier pass failed: \(error)")
-                try? await Task.sleep(for: interval)
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
             }
         }
     }

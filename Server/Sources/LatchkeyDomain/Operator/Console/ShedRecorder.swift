@@ -21,9 +21,11 @@ public struct ShedRecorder: Service {
         self.interval = interval
     }
 
+    /// Flushes every `interval` until the shutdown, then once more. The wait ends when the
+    /// shutdown begins, so an idle server is not held for the rest of an interval.
     public func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            try? await Task.sleep(for: interval)
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
             try? await flush()
         }
         try? await flush()
