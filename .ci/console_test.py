@@ -4,7 +4,7 @@ operator made with `latchkey operators create` sets up the account from the one-
 password and an authenticator, RFC 6238), signs out and in with a fresh code, finds a wallet
 locked out by wrong passwords by the beginning of its address, sees why, unlocks it, ends its
 session, and finds both actions in the events page. On a phone-sized window, every field labelled;
-a user's page offers only the actions that apply, and at 360 px a 64-character address wraps.
+a user's page offers only the actions that apply, and at 360 px a 50-character address wraps.
 
 Usage: console_test.py BINARY DATABASE CONFIG PUBLIC_URL ADMIN_URL OUTBOX_FILE
 """
@@ -192,15 +192,18 @@ def main():
         check(ok, f"every field of the events page is labelled and it fits a phone ({missing})")
 
         # A long address at a phone's width (360 px): the user's page wraps it, nothing is cut off.
-        wide = f"wide-{uuid.uuid4().hex}{'w' * 27}@a-rather-long-subdomain-of-the-wallet.example.com"
+        wide = f"wide{uuid.uuid4().hex}ww@example.com"  # 50 characters, the longest the enrollment takes
         status, _ = api("POST", "/v1/enrollment/users", {"userProfile": dict(profile, email=wide)}, device=DEVICE + "-wide")
-        check(status == 201, "a wallet with a 64-character local part registers")
-        driver.set_window_size(360, 800)
+        check(status == 201, "a wallet with a 50-character address registers")
+        # Headless Chromium widens a window narrower than 500 px, so the viewport is set to 360 px
+        # (as a desktop one: a mobile viewport would zoom out to fit whatever overflows).
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 360, "height": 800, "deviceScaleFactor": 2, "mobile": False})
         driver.get(ADMIN + "/console/users?q=" + urllib.parse.quote(wide))
         click(driver, driver.find_element(By.LINK_TEXT, wide))
-        fits = driver.execute_script("return document.scrollingElement.scrollWidth <= window.innerWidth")
-        right = driver.execute_script("return document.getElementById('email').getBoundingClientRect().right <= window.innerWidth")
-        check(fits and right, f"at {driver.execute_script('return window.innerWidth')} px the user's page fits and its address wraps")
+        width, scrolled, right = driver.execute_script(
+            "return [window.innerWidth, document.scrollingElement.scrollWidth, document.getElementById('email').getBoundingClientRect().right]")
+        check(width == 360 and scrolled <= width and right <= width,
+              f"at {width} px the user's page fits ({scrolled} px wide) and its address wraps (its right edge at {right:.0f} px)")
         check(driver.find_elements(By.ID, "action-resendVerification") and not driver.find_elements(By.ID, "action-unlock"),
               "an unverified wallet is offered the verification email, not an unlock")
 
