@@ -177,7 +177,14 @@ struct ConsoleRoutes: Sendable {
         values["account"] = account.email
         values["accountRole"] = account.role.rawValue
         values["secret"] = totp.manualEntry
-        values["uri"] = totp.uri(account: account.email, issuer: issuerName)
+        let uri = totp.uri(account: account.email, issuer: issuerName)
+        values["uri"] = uri
+        // The URI as a QR code for the phone; one too long for a QR code (an address of thousands
+        // of characters) leaves the link and the key.
+        if let code = try? QRCode(text: uri) {
+            values["hasQR"] = true
+            values["qr"] = code.svg(id: "qr", label: "QR code of the authenticator link")
+        }
         values["token"] = token
         values["formCSRF"] = formCSRF.field(cookie: cookie, token: token)
         if let error { values["error"] = error }

@@ -61,7 +61,8 @@ enum ConsoleTemplates {
         <p>Set up the console account <strong id="account">{{account}}</strong> ({{accountRole}}).</p>
         <ol>
         <li>Add it to an authenticator app (RFC 6238, 6 digits, 30 seconds):
-        <a id="otpauth" href="{{uri}}">open in the authenticator</a>, or type the key by hand:
+        {{#hasQR}}scan this code with the phone's app,{{{qr}}}{{/hasQR}}
+        <a id="otpauth" href="{{uri}}">open in the authenticator</a> on this device, or type the key by hand:
         <code id="secret">{{secret}}</code>
         <details><summary>The full URI</summary><code id="uri">{{uri}}</code></details></li>
         <li>Choose a password of at least 12 characters and enter the app's current code.</li>
@@ -247,6 +248,7 @@ enum ConsoleTemplates {
         figure{margin:0;border:1px solid #d1d1d6;border-radius:.5rem;padding:.6rem}
         figcaption{font-weight:600;margin-bottom:.3rem}
         svg{width:100%;height:auto} .axis{stroke:#8e8e93;stroke-width:1}
+        svg.qr{display:block;width:15rem;max-width:100%;margin:.6rem 0}
         .s0{fill:#0a64d8;background:#0a64d8} .s1{fill:#c62828;background:#c62828}
         .key{display:inline-block;width:.8rem;height:.8rem;margin:0 .3rem 0 .6rem;vertical-align:middle}
         .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
