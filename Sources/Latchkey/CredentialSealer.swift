@@ -5,10 +5,13 @@ import LatchkeyCore
 
 /// Seals the PIN, password and MFA-answer fields of a request for the server (the spec's
 /// `encryptionSettings`): what the server's settings require and what the app's context asks for.
-/// The server's settings and current key are read once (`retrieveEncryptionSettings`) and read again
-/// when the server refuses a seal's key or asks for a seal. It fails closed: when the settings
-/// cannot be read, or their key matches none of the app's pins, a call that carries a credential
-/// is not sent.
+/// The server's settings and keys are read once (`retrieveEncryptionSettings`) and read again
+/// when the server refuses a seal's key or asks for a seal. The key sealed to is the server's
+/// current one, or — when the app pins keys and the current one is not pinned yet (the server
+/// rotated its key before the app's update with the new pin) — the first key before the rotation
+/// that is pinned and not past its `expiresAt`; the server opens those until then. It fails
+/// closed: when the settings cannot be read, or no usable key matches the app's pins, a call that
+/// carries a credential is not sent.
 actor CredentialSealer {
     /// What to seal in one request: the fields and the key.
     struct Plan: Sendable {
@@ -29,11 +32,14 @@ actor CredentialSealer {
         let profileFields: [String: [SealedField]]
     }
     private let fetch: @Sendable () async throws -> Components.Schemas.EncryptionSettingsResponse
+    /// The client's clock, for the keys' `expiresAt`.
+    private let now: @Sendable () -> Date
 
-    init(app: EncryptionSettings, pins: [String],
+    init(app: EncryptionSettings, pins: [String], now: @escaping @Sendable () -> Date = Date.init,
          fetch: @escaping @Sendable () async throws -> Components.Schemas.EncryptionSettingsResponse) {
         self.app = app
         self.pins = Set(pins)
+        self.now = now
         self.fetch = fetch
     }
 
@@ -55,12 +61,7 @@ actor CredentialSealer {
     private func serverSettings() async throws -> Server {
         if let server { return server }
         let answer = try await fetch()
-        guard let current = answer.keys.first(where: \.current), let raw = Data(base64Encoded: current.publicKey) else {
-            throw CocoaError(.coderInvalidValue)
-        }
-        if !pins.isEmpty, !pins.contains(Data(SHA256.hash(data: raw)).base64EncodedString()) {
-            throw LatchkeyError.configuration("The server's seal key \(current.keyId) is none of LatchkeyContext.sealKeyPins.")
-        }
+        let (chosen, raw) = try sealKey(of: answer)
         let settings = EncryptionSettings(pin: answer.kEncryptPin, password: answer.kEncryptPassword,
                                           mfaAnswers: answer.kEncryptMFASecretAnswer,
                                           caseInsensitiveMFAAnswers: answer.kCaseInsensitiveMFASecretAnswer)
@@ -68,10 +69,30 @@ actor CredentialSealer {
         for field in answer.profileFields ?? [] {
             profileFields[field.operationId, default: []].append(SealedField(pointer: field.pointer, kind: .profileField))
         }
-        let fetched = Server(settings: settings, keyID: current.keyId, publicKey: try P256.KeyAgreement.PublicKey(x963Representation: raw),
+        let fetched = Server(settings: settings, keyID: chosen.keyId, publicKey: try P256.KeyAgreement.PublicKey(x963Representation: raw),
                              profileFields: profileFields)
         server = fetched
         return fetched
+    }
+
+    /// The key to seal to and its X9.63 point: the current key first, then the earlier ones in the
+    /// server's order; the first not past its `expiresAt` whose pin is one of the app's (any, when
+    /// the app pins none).
+    /// - Throws: `LatchkeyError` `.configuration` when no usable key is pinned; a decoding error when
+    ///   the server names no usable key at all.
+    private func sealKey(of answer: Components.Schemas.EncryptionSettingsResponse) throws
+        -> (Components.Schemas.SealKey, Data) {
+        let time = now()
+        let usable = (answer.keys.filter(\.current) + answer.keys.filter { !$0.current }).compactMap { key in
+            (key.expiresAt.map { $0 > time } ?? true) ? Data(base64Encoded: key.publicKey).map { (key, $0) } : nil
+        }
+        guard !usable.isEmpty else { throw CocoaError(.coderInvalidValue) }
+        guard let chosen = usable.first(where: { pins.isEmpty || pins.contains(Data(SHA256.hash(data: $0.1)).base64EncodedString()) })
+        else {
+            let ids = usable.map(\.0.keyId).joined(separator: ", ")
+            throw LatchkeyError.configuration("None of the server's seal keys (\(ids)) is one of LatchkeyContext.sealKeyPins.")
+        }
+        return chosen
     }
 
     /// `body` with the plan's fields sealed for `operationID` under the proof `proofID` signed by

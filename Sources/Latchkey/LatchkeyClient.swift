@@ -60,7 +60,8 @@ public final class LatchkeyClient: Sendable {
         // The server's encryption settings are read through this same client the first time a call
         // carries a credential (the sealer is one of the client's middlewares, so it gets the client late).
         let client = LateBound<Client>()
-        let sealer = CredentialSealer(app: EncryptionSettings(spec: context.encryptionSettings), pins: context.sealKeyPins) {
+        let sealer = CredentialSealer(app: EncryptionSettings(spec: context.encryptionSettings), pins: context.sealKeyPins,
+                                      now: now) {
             try await client.value.retrieveEncryptionSettings().ok.body.json
         }
         // Outermost first: the session middleware sets the token the DPoP middleware then proves.

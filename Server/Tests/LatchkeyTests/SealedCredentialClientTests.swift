@@ -114,4 +114,29 @@ final class RecordingTransport: ClientTransport {
             #expect(!network.all.contains("314159"))
         }
     }
+
+    /// The server rotated its seal key while an app still pins only the key before the rotation
+    /// (its update with the new pin is not out yet): the SDK seals to that key, which the server
+    /// still opens until its date, instead of refusing every call that carries a credential.
+    @Test func anAppPinnedToThePreviousKeySealsToItAfterARotation() async throws {
+        let previous = P256.KeyAgreement.PrivateKey()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-seal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let previousFile = directory.appendingPathComponent("previous.pem").path
+        try previous.pemRepresentation.write(toFile: previousFile, atomically: true, encoding: .utf8)
+        let network = RecordingTransport()
+        try await withLiveServer(transport: network, configure: { configuration in
+            sealEverything(&configuration)
+            configuration.secrets.previousSealKeys = [PreviousSealKey(file: previousFile, until: "2999-01-01T00:00:00Z")]
+        }) { sdk, app in
+            var pinned = sdk.context
+            pinned.sealKeyPins = [Data(SHA256.hash(data: previous.publicKey.x963Representation)).base64EncodedString()]
+            let registered = try await testClient(context: pinned, transport: network).enrollment.registerNewUser(sampleProfile())
+            #expect(!registered.nonce.isEmpty)
+            let keyID = SHA256.hash(data: previous.publicKey.x963Representation).prefix(8).map { String(format: "%02x", $0) }.joined()
+            #expect(network.all.contains("hpke1.\(keyID)."), "sealed to the pinned previous key")
+            #expect(!network.all.contains("314159") && !network.all.contains("cobol-rules-1959"))
+        }
+    }
 }
