@@ -22,6 +22,14 @@ import Testing
         }, body)
     }
 
+    /// An operator set up from `browser` and signed out again; answers the authenticator's secret.
+    static func signedOutOperator(_ app: LatchkeyApplication, _ browser: ConsoleBrowser, clock: TestClock,
+                                  role: OperatorRole) async throws -> String {
+        let secret = try await ConsoleTests.setUp(app, browser, clock: clock, role: role)
+        try await browser.signOut()
+        return secret
+    }
+
     /// Attack: five wrong sign-ins from one address locked the operator out everywhere. Now they
     /// lock that address out of that account (even with the right password and code), and the
     /// owner at another address signs in.
@@ -30,8 +38,7 @@ import Testing
         let clock = TestClock(start: Date())
         try await Self.withConsole(engine: engine, clock: clock) { app, client in
             let owner = ConsoleBrowser(client, from: Self.owner)
-            let secret = try await ConsoleTests.setUp(app, owner, clock: clock, role: .admin)
-            try await owner.signOut()
+            let secret = try await Self.signedOutOperator(app, owner, clock: clock, role: .admin)
             let stranger = ConsoleBrowser(client, from: Self.stranger)
             for index in 0..<ConsoleService.failureThreshold {
                 #expect(try await stranger.signIn("desk@example.com", "wrong password \(index)", "000000").status == .unauthorized)
@@ -52,8 +59,7 @@ import Testing
         let clock = TestClock(start: Date())
         try await Self.withConsole(engine: engine, clock: clock) { app, client in
             let browser = ConsoleBrowser(client, from: Self.owner)
-            let secret = try await ConsoleTests.setUp(app, browser, clock: clock, role: .viewer)
-            try await browser.signOut()
+            let secret = try await Self.signedOutOperator(app, browser, clock: clock, role: .viewer)
             for index in 0..<ConsoleService.failureThreshold {
                 _ = try await browser.signIn("desk@example.com", "wrong password \(index)", "000000")
             }
@@ -83,8 +89,7 @@ import Testing
         let clock = TestClock(start: Date())
         try await Self.withConsole(engine: engine, clock: clock) { app, client in
             let browser = ConsoleBrowser(client, from: Self.owner)
-            _ = try await ConsoleTests.setUp(app, browser, clock: clock, role: .viewer)
-            try await browser.signOut()
+            _ = try await Self.signedOutOperator(app, browser, clock: clock, role: .viewer)
             let gate = app.hasher.gate
             func hashes(_ email: String, _ password: String) async throws -> Int {
                 let before = gate.completedHashes
