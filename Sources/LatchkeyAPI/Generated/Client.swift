@@ -40,10 +40,16 @@ public import LatchkeyCore
 /// or doubled slash, a dot segment or a percent-encoded unreserved character answers 404.
 ///
 /// An operation that carries a PIN, password or MFA answer declares `x-latchkey-sealed`: the JSON
-/// pointer of each such field in its request body (`*` for any key or array index) and what it
+/// pointer of each such field in its request body (a `*` token stands for every key of the object,
+/// or every element of the array, at that one level; only string values are sealed) and what it
 /// holds (`pin`, `password`, `mfaAnswer`). Each of them accepts a value sealed with HPKE in place of
-/// the plain value (`hpke1.<key id>.<enc>.<ciphertext>`, bound to the pointer, the operation id
-/// and the DPoP proof's `jti`), and needs it when the issuer's encryption settings say so.
+/// the plain value (`hpke1.<key id>.<enc>.<ciphertext>`, base64url without padding), and needs it
+/// when the issuer's encryption settings say so. The plaintext is the value's UTF-8 bytes (no
+/// quotes, no normalization); the HPKE `info` is, joined by NUL bytes,
+/// `latchkey credential seal v1`, the field's concrete pointer (RFC 6901, each `*` replaced by the
+/// key or index), the operation id, the RFC 7638 thumbprint of the DPoP proof's key (base64url,
+/// no prefix) and the proof's `jti`; the additional data is empty. The server's `docs/api.md`
+/// ("Sealed credentials") states the bytes with a worked example.
 ///
 public struct Client: APIProtocol {
     /// The underlying HTTP client.

@@ -69,11 +69,11 @@ extension Components {
                     case pointer
                 }
             }
-            /// Profile fields the issuer marks `pciEncryptionRequired` (field metadata): each travels sealed (kind `profileField`) at this JSON pointer of the operation's request body.
+            /// Profile fields the issuer marks `pciEncryptionRequired` (field metadata): each travels sealed (kind `profileField`) at this JSON pointer of the operation's request body. The pointer's tokens are RFC 6901's; a `*` stands for every key of the object, or every element of the array, at that one level (not deeper), and only string values are sealed, each bound to its concrete pointer (the `*` replaced by the key or index).
             ///
             /// - Remark: Generated from `#/components/schemas/EncryptionSettingsResponse/profileFields`.
             public typealias ProfileFieldsPayload = [Components.Schemas.EncryptionSettingsResponse.ProfileFieldsPayloadPayload]
-            /// Profile fields the issuer marks `pciEncryptionRequired` (field metadata): each travels sealed (kind `profileField`) at this JSON pointer of the operation's request body.
+            /// Profile fields the issuer marks `pciEncryptionRequired` (field metadata): each travels sealed (kind `profileField`) at this JSON pointer of the operation's request body. The pointer's tokens are RFC 6901's; a `*` stands for every key of the object, or every element of the array, at that one level (not deeper), and only string values are sealed, each bound to its concrete pointer (the `*` replaced by the key or index).
             ///
             /// - Remark: Generated from `#/components/schemas/EncryptionSettingsResponse/profileFields`.
             public var profileFields: Components.Schemas.EncryptionSettingsResponse.ProfileFieldsPayload?
@@ -86,7 +86,7 @@ extension Components {
             ///   - kCaseInsensitiveMFASecretAnswer: MFA answers compare without regard to case.
             ///   - suite: The HPKE suite (RFC 9180, base mode).
             ///   - keys:
-            ///   - profileFields: Profile fields the issuer marks `pciEncryptionRequired` (field metadata): each travels sealed (kind `profileField`) at this JSON pointer of the operation's request body.
+            ///   - profileFields: Profile fields the issuer marks `pciEncryptionRequired` (field metadata): each travels sealed (kind `profileField`) at this JSON pointer of the operation's request body. The pointer's tokens are RFC 6901's; a `*` stands for every key of the object, or every element of the array, at that one level (not deeper), and only string values are sealed, each bound to its concrete pointer (the `*` replaced by the key or index).
             public init(
                 kEncryptPin: Swift.Bool,
                 kEncryptPassword: Swift.Bool,
@@ -116,11 +116,11 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/SealKey`.
         public struct SealKey: Codable, Hashable, Sendable {
-            /// Named in a sealed value (`hpke1.<keyId>.…`).
+            /// Named in a sealed value (`hpke1.<keyId>.…`): the first 8 bytes of the SHA-256 of the 65 bytes `publicKey` decodes to, in lower-case hex.
             ///
             /// - Remark: Generated from `#/components/schemas/SealKey/keyId`.
             public var keyId: Swift.String
-            /// The P-256 public key, X9.63 uncompressed point, base64.
+            /// The P-256 public key: the 65-byte X9.63 uncompressed point (`04`, X, Y), in standard base64. An app that pins the key (`LatchkeyContext.sealKeyPins`, printed by `latchkey secrets generate`) pins the SHA-256 of these 65 bytes (not of a DER SubjectPublicKeyInfo), in standard base64 with padding, with no prefix.
             ///
             /// - Remark: Generated from `#/components/schemas/SealKey/publicKey`.
             public var publicKey: Swift.String
@@ -135,8 +135,8 @@ extension Components {
             /// Creates a new `SealKey`.
             ///
             /// - Parameters:
-            ///   - keyId: Named in a sealed value (`hpke1.<keyId>.…`).
-            ///   - publicKey: The P-256 public key, X9.63 uncompressed point, base64.
+            ///   - keyId: Named in a sealed value (`hpke1.<keyId>.…`): the first 8 bytes of the SHA-256 of the 65 bytes `publicKey` decodes to, in lower-case hex.
+            ///   - publicKey: The P-256 public key: the 65-byte X9.63 uncompressed point (`04`, X, Y), in standard base64. An app that pins the key (`LatchkeyContext.sealKeyPins`, printed by `latchkey secrets generate`) pins the SHA-256 of these 65 bytes (not of a DER SubjectPublicKeyInfo), in standard base64 with padding, with no prefix.
             ///   - current: The key to seal to.
             ///   - expiresAt: A previous key: seals to it open until then.
             public init(

@@ -28,10 +28,16 @@ info:
     or doubled slash, a dot segment or a percent-encoded unreserved character answers 404.
 
     An operation that carries a PIN, password or MFA answer declares `x-latchkey-sealed`: the JSON
-    pointer of each such field in its request body (`*` for any key or array index) and what it
+    pointer of each such field in its request body (a `*` token stands for every key of the object,
+    or every element of the array, at that one level; only string values are sealed) and what it
     holds (`pin`, `password`, `mfaAnswer`). Each of them accepts a value sealed with HPKE in place of
-    the plain value (`hpke1.<key id>.<enc>.<ciphertext>`, bound to the pointer, the operation id
-    and the DPoP proof's `jti`), and needs it when the issuer's encryption settings say so.
+    the plain value (`hpke1.<key id>.<enc>.<ciphertext>`, base64url without padding), and needs it
+    when the issuer's encryption settings say so. The plaintext is the value's UTF-8 bytes (no
+    quotes, no normalization); the HPKE `info` is, joined by NUL bytes,
+    `latchkey credential seal v1`, the field's concrete pointer (RFC 6901, each `*` replaced by the
+    key or index), the operation id, the RFC 7638 thumbprint of the DPoP proof's key (base64url,
+    no prefix) and the proof's `jti`; the additional data is empty. The server's `docs/api.md`
+    ("Sealed credentials") states the bytes with a worked example.
 servers:
   - url: http://127.0.0.1:8080
 security:
@@ -1024,7 +1030,10 @@ components:
           type: array
           description: >-
             Profile fields the issuer marks `pciEncryptionRequired` (field metadata): each travels
-            sealed (kind `profileField`) at this JSON pointer of the operation's request body.
+            sealed (kind `profileField`) at this JSON pointer of the operation's request body. The
+            pointer's tokens are RFC 6901's; a `*` stands for every key of the object, or every
+            element of the array, at that one level (not deeper), and only string values are
+            sealed, each bound to its concrete pointer (the `*` replaced by the key or index).
           items:
             type: object
             required: [operationId, pointer]
@@ -1035,8 +1044,18 @@ components:
       type: object
       required: [keyId, publicKey, current]
       properties:
-        keyId: { type: string, description: Named in a sealed value (`hpke1.<keyId>.…`). }
-        publicKey: { type: string, description: "The P-256 public key, X9.63 uncompressed point, base64." }
+        keyId:
+          type: string
+          description: >-
+            Named in a sealed value (`hpke1.<keyId>.…`): the first 8 bytes of the SHA-256 of the
+            65 bytes `publicKey` decodes to, in lower-case hex.
+        publicKey:
+          type: string
+          description: >-
+            The P-256 public key: the 65-byte X9.63 uncompressed point (`04`, X, Y), in standard
+            base64. An app that pins the key (`LatchkeyContext.sealKeyPins`, printed by `latchkey
+            secrets generate`) pins the SHA-256 of these 65 bytes (not of a DER
+            SubjectPublicKeyInfo), in standard base64 with padding, with no prefix.
         current: { type: boolean, description: The key to seal to. }
         expiresAt: { type: string, format: date-time, description: "A previous key: seals to it open until then." }
     KratosError:
