@@ -169,6 +169,20 @@ import Testing
             #expect(try QRDecoder.decode(svg: svg) == uri)
         }
     }
+
+    /// An address so long that the URI exceeds what version 40 holds (2,331 bytes) gets no QR code:
+    /// the page still opens with the link and the key.
+    @Test func aURITooLongForAQRCodeLeavesTheLinkAndTheKey() async throws {
+        let clock = TestClock(start: Date())
+        try await withServer(clock: clock, configure: AdminAPITests.configure) { app, client in
+            let email = String(repeating: "l", count: 64) + "@" + Array(repeating: String(repeating: "d", count: 60), count: 40)
+                .joined(separator: ".") + ".example"
+            let (_, token) = try await ConsoleService.createOperator(email: email, role: .support, store: app.store, now: clock.now)
+            let page = try await ConsoleBrowser(client).get("/console/setup?token=\(token)")
+            #expect(page.status == .ok && page.html.contains("id=\"otpauth\" href=\"otpauth://totp/") && page.text(id: "secret") != nil)
+            #expect(!page.html.contains("<svg"), "no QR code for a URI of more than 2,331 bytes")
+        }
+    }
 }
 
 /// Reads a QR code the way a phone's camera would, with tools that share no code with the
