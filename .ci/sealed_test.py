@@ -11,12 +11,17 @@ registration and a password login succeed; a plain password, a seal moved to ano
 seal sent again with another proof are refused 400 naming the field; neither the request log nor
 the database holds the password or a seal. The device's type, app and SDK versions (the app
 context's headers) are kept and `latchkey users show` prints them.
+
+Everything is made as docs/api.md ("Sealed credentials", "The bytes, exactly") states it, not from
+the server's code: the worked example there is computed here from its fixed keys and must be the
+document's text, its sealed value must open, and the pin and key id `latchkey secrets generate`
+prints must be what the served public key hashes to.
 """
-import base64, json, os, subprocess, sys, time, urllib.error, urllib.request, uuid
+import base64, hashlib, json, os, subprocess, sys, time, urllib.error, urllib.request, uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "docs", "examples"))
 from dpop_login import APP, DeviceKey, b64  # noqa: E402
-from cryptography.hazmat.primitives import hpke  # noqa: E402
+from cryptography.hazmat.primitives import hpke, serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric import ec  # noqa: E402
 
 binary, workdir, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -44,13 +49,62 @@ class SealingKey(DeviceKey):
             uuid.uuid4 = original
 
 
+def token(key):
+    """A key as one token of a JSON pointer (RFC 6901: `~` as `~0`, then `/` as `~1`)."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def info_of(pointer, operation, thumbprint, jti):
+    """The HPKE info: five parts' UTF-8 bytes joined by NUL bytes."""
+    return b"\0".join(part.encode() for part in ["latchkey credential seal v1", pointer, operation, thumbprint, jti])
+
+
+def pin_of(public_key_base64):
+    """The pin (base64 SHA-256 of the 65-byte point) and the key id (its first 8 bytes, hex)."""
+    digest = hashlib.sha256(base64.b64decode(public_key_base64)).digest()
+    return base64.b64encode(digest).decode(), digest[:8].hex()
+
+
 def seal(settings, value, pointer, operation, jti):
     key_thumbprint = device.thumbprint  # the seal is bound to the key that signs the proof
     key = settings["keys"][0]
     public = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), base64.b64decode(key["publicKey"]))
-    info = "\0".join(["latchkey credential seal v1", pointer, operation, key_thumbprint, jti]).encode()
-    sealed = SUITE.encrypt(value.encode(), public, info=info)
+    sealed = SUITE.encrypt(value.encode("utf-8"), public, info=info_of(pointer, operation, key_thumbprint, jti))
     return f"hpke1.{key['keyId']}.{b64(sealed[:65])}.{b64(sealed[65:])}"
+
+
+def worked_example():
+    """docs/api.md's worked example, computed from its fixed keys, is the document's text, and the
+    document's sealed value opens under its info to the value's UTF-8 bytes."""
+    document = open(os.path.join(os.path.dirname(__file__), "..", "docs", "api.md"), encoding="utf-8").read()
+    seal_key = ec.derive_private_key(int.from_bytes(bytes(range(1, 33)), "big"), ec.SECP256R1())
+    device_key = ec.derive_private_key(int.from_bytes(bytes(range(33, 65)), "big"), ec.SECP256R1())
+    point = seal_key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    public_key = base64.b64encode(point).decode()
+    pin, key_id = pin_of(public_key)
+    numbers = device_key.public_key().public_numbers()
+    jwk = json.dumps({"crv": "P-256", "kty": "EC", "x": b64(numbers.x.to_bytes(32, "big")),
+                      "y": b64(numbers.y.to_bytes(32, "big"))}, sort_keys=True, separators=(",", ":"))
+    thumbprint = b64(hashlib.sha256(jwk.encode()).digest())
+    operation, pointer, jti, value = "loginByUsernamePassword", "/password", "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b", "Zo\u00eb-2026"
+    info = info_of(pointer, operation, thumbprint, jti)
+    parts = [part.hex() for part in info.split(b"\0")]
+    rows = [("seal key (private, hex)", bytes(range(1, 33)).hex()), ("publicKey (base64)", public_key),
+            ("SHA-256 of its 65 bytes", hashlib.sha256(point).hexdigest()), ("keyId", key_id), ("pin", pin),
+            ("device key (private, hex)", bytes(range(33, 65)).hex()), ("its JWK, RFC 7638 form", jwk),
+            ("thumbprint", thumbprint), ("operation", operation), ("field", pointer), ("proof jti", jti),
+            ("info (hex)", parts[0])] + [("", "00 " + part) for part in parts[1:]] + [
+            ("value", value), ("plaintext (hex)", value.encode("utf-8").hex())]
+    block = "\n".join(label.ljust(28) + text for label, text in rows)
+    check(block in document, "docs/api.md prints the worked example as computed here from its keys")
+    sealed = next((word for word in document.split() if word.startswith("hpke1." + key_id + ".")), "")
+    parts = sealed.split(".")
+    unb64 = lambda text: base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    try:
+        opened = SUITE.decrypt(unb64(parts[2]) + unb64(parts[3]), seal_key, info=info) if len(parts) == 4 else None
+    except Exception:
+        opened = None
+    check(opened == value.encode("utf-8"), f"the document's sealed value opens to the value's UTF-8 bytes ({sealed[:32]}…)")
 
 
 def call(key, method, path, build, fixed_jti=None):
@@ -74,6 +128,7 @@ def call(key, method, path, build, fixed_jti=None):
     return 0, {}
 
 
+worked_example()
 os.makedirs(workdir, exist_ok=True)
 config = os.path.join(workdir, "sealed.yaml")
 with open(config, "w") as handle:
@@ -85,6 +140,10 @@ secrets: {{ pepperFile: {workdir}/pepper, caKeyFile: {workdir}/ca-key.pem, caCer
            sealKeyFile: {workdir}/seal-key.pem }}
 """)
 database = os.path.join(workdir, "sealed.sqlite")
+# What an operator reads to give apps their pin.
+generated = subprocess.run([binary, "secrets", "generate", "--database", f"sqlite:{database}", "--config", config],
+                           capture_output=True, text=True).stdout
+printed = next((line.split() for line in generated.splitlines() if line.startswith("seal key")), [])
 log = open(os.path.join(workdir, "server.log"), "w")
 server = subprocess.Popen([binary, "serve", "--port", str(port), "--database", f"sqlite:{database}", "--config", config],
                           stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "LOG_LEVEL": "debug"})
@@ -99,6 +158,9 @@ try:
     settings = json.load(urllib.request.urlopen(request))
     check(settings["kEncryptPin"] and settings["kEncryptPassword"] and settings["kEncryptMFASecretAnswer"]
           and settings["keys"][0]["current"], "the served settings require sealing and name the current key")
+    pin, key_id = pin_of(settings["keys"][0]["publicKey"])
+    check(settings["keys"][0]["keyId"] == key_id and printed[-1:] == [pin] and f"id {key_id}" in " ".join(printed),
+          f"the served key hashes to the id and pin `latchkey secrets generate` printed ({printed})")
 
     key = device = SealingKey()
     op = "registerNewUser"
@@ -109,7 +171,7 @@ try:
                    "confirmPassword": seal(settings, PASSWORD, "/userProfile/confirmPassword", op, jti),
                    "passcode": seal(settings, PIN, "/userProfile/passcode", op, jti),
                    "confirmPasscode": seal(settings, PIN, "/userProfile/confirmPasscode", op, jti),
-                   "mfaAnswers": {q: seal(settings, a, "/userProfile/mfaAnswers/" + q, op, jti) for q, a in ANSWERS.items()}}
+                   "mfaAnswers": {q: seal(settings, a, "/userProfile/mfaAnswers/" + token(q), op, jti) for q, a in ANSWERS.items()}}
         return {"userProfile": profile}
 
     status, registered = call(key, "POST", "/v1/enrollment/users", registration)
