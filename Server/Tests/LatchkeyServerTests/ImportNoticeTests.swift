@@ -46,7 +46,10 @@ import Testing
             let repassworded = try await ImportTests.importing(app, [Self.line("grace@example.com", password: "django-scrypt", firstName: "Grace")],
                                                                update: true)
             #expect(repassworded.report.updated == 1)
+            let notice = try #require(try await Self.notices(app, to: "grace@example.com").first)
             #expect(try await Self.notices(app, to: "grace@example.com").count == 1)
+            let body = try #require(app.hasher.outboxCipher.open(notice)?.body)
+            #expect(body.contains("password") && body.contains("import"), "it names the password and says how: \(body)")
             #expect(try await Self.replaced(app, "grace@example.com") == [.passwordChanged])
 
             // The admin API's import: new answers and a new PIN are two notices and two events.

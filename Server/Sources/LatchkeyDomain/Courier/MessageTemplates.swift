@@ -27,11 +27,16 @@ package enum MessageTemplates {
     package static let revertLifetime: TimeInterval = 7 * 86_400
 
     /// The notice to the owner that something guarding the wallet changed (`change` names it).
-    package static func securityNotice(to email: String, change: String, issuer: IssuerSettings) -> OutgoingMessage {
-        OutgoingMessage(
+    /// `byImport`: the change was an import of the issuer's accounts, not someone signed in to the
+    /// wallet, and the notice says so.
+    package static func securityNotice(to email: String, change: String, issuer: IssuerSettings,
+                                       byImport: Bool = false) -> OutgoingMessage {
+        let changed = byImport
+            ? "was just replaced by \(issuer.name) in an import of accounts. If you did not expect this"
+            : "was just changed by someone signed in to it. If this was not you"
+        return OutgoingMessage(
             channel: .email, to: email, template: "security_notice", subject: "Security notice from \(issuer.name)",
-            body: "The \(change) of your \(issuer.name) wallet was just changed by someone signed in to it. If this was not "
-                + "you, reset your password from the app at once and contact \(issuer.name).",
+            body: "The \(change) of your \(issuer.name) wallet \(changed), reset your password from the app at once and contact \(issuer.name).",
             data: ["change": change])
     }
 

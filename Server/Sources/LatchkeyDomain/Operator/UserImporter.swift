@@ -124,13 +124,17 @@ public struct UserImporter: Sendable {
         return report
     }
 
-    /// The security notice of each credential an update replaced, as a change through the API
-    /// sends it (`OutboxWriter.securityNotice`), sealed for the outbox. Only an update replaces
-    /// credentials, and `run` makes the hasher (whose peppers seal) for every update.
+    /// The security notice of each credential an update replaced — the one a change through the
+    /// API sends (`OutboxWriter.securityNotice`), saying it was an import — sealed for the outbox.
+    /// Only an update replaces credentials, and `run` makes the hasher (whose peppers seal) for
+    /// every update.
     private static func notices(cipher: OutboxCipher?, issuer: IssuerSettings, at time: Date) -> ImportNotices {
         { user, replaced in
             guard let cipher else { preconditionFailure("an update without the hasher") }
-            return try replaced.map { try cipher.seal(MessageTemplates.securityNotice(to: user.email, change: $0.noticeName, issuer: issuer), now: time) }
+            return try replaced.map { credential in
+                try cipher.seal(MessageTemplates.securityNotice(to: user.email, change: credential.noticeName, issuer: issuer, byImport: true),
+                                now: time)
+            }
         }
     }
 
