@@ -7,8 +7,8 @@ extension AuditRecorder {
     /// text itself when it is a well-formed email address or E.164 phone number (what an operator
     /// looks for), otherwise `identifier:` and the first 16 hex digits of its HMAC-SHA256 under a
     /// key derived from the pepper. A password typed into the username field is then never stored,
-    /// while the same text typed again gives the same digest, so repeated attempts still correlate
-    /// (an operator who has the text can compute nothing from the digest without the pepper).
+    /// while the same text typed again gives the same digest, so repeated attempts still correlate;
+    /// without the pepper a digest cannot be tested against guesses (a password is a short secret).
     package func identifier(_ typed: String) -> String {
         if EmailAddress.isValid(typed) || PhoneNumber.isValid(typed) { return String(typed.prefix(320)) }
         let mac = HMAC<SHA256>.authenticationCode(for: Data(typed.utf8), using: identifierKey)
