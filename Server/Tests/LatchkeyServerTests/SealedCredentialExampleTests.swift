@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import HTTPTypes
 import HummingbirdTesting
 import LatchkeyCore
 import LatchkeyDomain
@@ -111,15 +110,7 @@ import Testing
         }) { _, client in
             let device = TestDeviceKey(key: Self.deviceKey), path = "/v1/auth/login/password"
             func login(jti: String) async throws -> JSONAnswer {
-                var nonce: String?
-                var answer = JSONAnswer(status: .ok, headers: [:], data: Data())
-                for _ in 0..<2 {
-                    answer = try await client.call(.post, path, headers: appHeaders().with(proof: device.proof("POST", path, nonce: nonce, jti: jti)),
-                                                   body: ["username": "nobody@example.com", "password": sealed])
-                    guard answer.failure?.id == "use_dpop_nonce", nonce == nil else { break }
-                    nonce = answer.headers[HTTPField.Name("DPoP-Nonce")!]
-                }
-                return answer
+                try await client.proved(device, path, jti: jti, body: ["username": "nobody@example.com", "password": sealed])
             }
             let opened = try await login(jti: Self.jti)
             #expect(opened.failure != nil && opened.errorField != "password", "the seal opened: \(opened.json)")
