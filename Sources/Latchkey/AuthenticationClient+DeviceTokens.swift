@@ -19,33 +19,44 @@ extension AuthenticationClient {
     }
 
     /// `isAuthorizationTokenExist`: whether the SDK holds a device token that has not expired by
-    /// the client's clock.
+    /// the client's clock. When the storage cannot be read (a Keychain locked before the phone's
+    /// first unlock) it answers `true`: a token may be there, and "none" would make the app hide
+    /// quick login for good; `loginWithDeviceAuthenticationToken()` then fails with `.storage`.
     public func isAuthorizationTokenExist() async -> Bool {
-        guard let stored = await vault.deviceToken() else { return false }
+        let stored: StoredDeviceToken?
+        do { stored = try await vault.deviceToken() } catch { return true }
+        guard let stored else { return false }
         guard let expiry = stored.expiresAt else { return true }
         return expiry > now()
     }
 
     /// `loginWithDeviceAuthenticationToken`: logs in with the stored device token; 1003 when none
-    /// is stored. A token the server refuses (expired or revoked) is dropped.
+    /// is stored. A token the server refuses (`invalid_credentials`: unknown, expired or revoked)
+    /// is dropped; any other refusal keeps it, the 401 of a refused proof included.
+    /// - Throws: `LatchkeyError`: the server's refusal; `.noDeviceToken` (1003); `.storage` when
+    ///   the storage cannot be read (a Keychain locked before the first unlock).
     public func loginWithDeviceAuthenticationToken() async throws(LatchkeyError) -> LoginResult {
         let domain = ErrorDomain.loginWithDeviceAuthenticationToken
-        guard let token = await vault.deviceToken()?.token else { throw noToken(domain) }
+        guard let token = try await storedDeviceToken(domain) else { throw noToken(domain) }
         do {
             return try await login(domain, method: .deviceToken) {
                 try await api.loginWithDeviceAuthenticationToken(body: .json(.init(deviceToken: token))).ok.body.json
             }
         } catch {
-            if error.code == .unauthorized { try? await vault.setDeviceToken(nil) }
+            if error.id == .invalidCredentials { try? await vault.setDeviceToken(nil) }
             throw error
         }
+    }
+
+    private func storedDeviceToken(_ domain: ErrorDomain) async throws(LatchkeyError) -> String? {
+        do { return try await vault.deviceToken()?.token } catch { throw LatchkeyError.storage(error, domain: domain) }
     }
 
     /// `expireDeviceAuthenticationToken`: revokes the stored token (403 when already expired) and
     /// forgets it; 1003 when none is stored.
     public func expireDeviceAuthenticationToken() async throws(LatchkeyError) {
         let domain = ErrorDomain.expireDeviceAuthenticationToken
-        guard let token = await vault.deviceToken()?.token else { throw noToken(domain) }
+        guard let token = try await storedDeviceToken(domain) else { throw noToken(domain) }
         let api = self.api
         do {
             try await context.call(domain) {

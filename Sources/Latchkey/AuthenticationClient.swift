@@ -89,7 +89,12 @@ public struct AuthenticationClient: Sendable {
             try await context.call(.logout) { _ = try await api.logout().noContent }
             await vault.revoked(token)
         } catch {
-            if error.kind == .server, error.code == .notLoggedIn || error.code == .unauthorized { await vault.revoked(token) }
+            // Forgotten only when the server says the session is gone. A refused proof (a clock
+            // off without a usable `Date`, a nonce refused twice) is a 401 too, and says nothing
+            // of the session: it is kept and sent again, as for an unreachable server.
+            if error.kind == .server, SessionMiddleware.sessionEnded.contains(error.id) || error.id == .invalidCredentials {
+                await vault.revoked(token)
+            }
         }
     }
 

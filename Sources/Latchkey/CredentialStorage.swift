@@ -16,6 +16,11 @@ public protocol CredentialStorage: Sendable {
     /// Keeps `data` under `key` only if `key` holds nothing; answers what `key` holds afterwards.
     /// - Throws: when the storage cannot be read or written.
     func add(_ data: Data, for key: String) async throws -> Data
+    /// Deletes the value under `key` only if it is still `expected`; answers whether it did.
+    /// Another process of the app sharing the storage (an extension, the app itself) may have
+    /// replaced it since it was read, and its value must stay.
+    /// - Throws: when the storage cannot be read or written.
+    func removeValue(for key: String, ifEqualTo expected: Data) async throws -> Bool
 }
 
 /// Keeps values in memory only.
@@ -28,6 +33,11 @@ public actor MemoryCredentialStorage: CredentialStorage {
         if let existing = values[key] { return existing }
         values[key] = data
         return data
+    }
+    public func removeValue(for key: String, ifEqualTo expected: Data) -> Bool {
+        guard values[key] == expected else { return false }
+        values[key] = nil
+        return true
     }
 }
 
@@ -51,6 +61,12 @@ public actor FileCredentialStorage: CredentialStorage {
         return data
     }
 
+    public func removeValue(for key: String, ifEqualTo expected: Data) throws -> Bool {
+        guard try load()[key] == expected else { return false }
+        try set(nil, for: key)
+        return true
+    }
+
     private func load() throws -> [String: Data] {
         guard let data = FileManager.default.contents(atPath: url.path) else { return [:] }
         return try JSONDecoder().decode([String: Data].self, from: data)
@@ -66,6 +82,15 @@ extension CredentialStorage {
         if let existing = try await self.data(for: key) { return existing }
         try await set(data, for: key)
         return data
+    }
+
+    /// Deletes the value under `key` only if it is still `expected`: reads, compares, deletes.
+    /// The storages of the SDK that can do it atomically (memory, file) implement it; between this
+    /// read and delete another process could still write (a window of one call, not of a launch).
+    public func removeValue(for key: String, ifEqualTo expected: Data) async throws -> Bool {
+        guard try await data(for: key) == expected else { return false }
+        try await set(nil, for: key)
+        return true
     }
 }
 

@@ -17,6 +17,10 @@ actor DPoPSigner {
     /// The one load-or-create in flight: concurrent first calls wait for it instead of each
     /// creating a key (the actor is re-entered while the storage is awaited).
     private var loading: Task<DeviceKey, any Error>?
+    /// The replacement in flight (`replaceKey()`): calls meanwhile wait for the new key.
+    private var replacing: Task<DeviceKey, any Error>?
+    /// Counts replacements, so a load that started before one never keeps the key it replaced.
+    private var replacements = 0
     private var nonce: String?
     /// The server's clock minus this device's, learnt from a proof refused for its time.
     private(set) var skew: TimeInterval = 0
@@ -30,25 +34,38 @@ actor DPoPSigner {
     /// - Throws: `LatchkeyError` (`.storage`): the storage cannot be read, or holds a key that
     ///   cannot be restored (`id` `.deviceKey`; `LatchkeyClient.resetDeviceKey()` is the way out).
     func deviceKey() async throws -> DeviceKey {
+        if let replacing { return try await replacing.value }
         if let key { return key }
         if let loading { return try await loading.value }
+        let started = replacements
         let storage = self.storage
         let task = Task { try await DeviceKey.loadOrCreate(in: storage) }
         loading = task
-        defer { loading = nil }
+        defer { if loading == task { loading = nil } }
         let loaded = try await task.value
+        // Replaced while this load was reading: the replacement's key, never the one it replaced.
+        guard replacements == started else { return try await deviceKey() }
         key = loaded
         return loaded
     }
 
-    /// Forgets the device key (and the certificate issued for it); the next call creates a new one.
-    /// - Throws: the storage's error.
-    func resetKey() async throws {
-        if let loading { _ = try? await loading.value }
+    /// Replaces the device key with a new one, stored over the old one (and the certificate issued
+    /// for the old one deleted), and answers it. Calls made meanwhile wait for the new key, and a
+    /// replacement asked for while one is in flight answers that one's key.
+    /// - Throws: `LatchkeyError` `.storage` when the storage cannot be written.
+    func replaceKey() async throws -> DeviceKey {
+        if let replacing { return try await replacing.value }
+        replacements += 1
         key = nil
         nonce = nil
-        try await storage.set(nil, for: DeviceKey.storageKey)
-        try await storage.set(nil, for: DeviceKey.certificateKey)
+        loading = nil
+        let storage = self.storage
+        let task = Task { try await DeviceKey.replace(in: storage) }
+        replacing = task
+        defer { if replacing == task { replacing = nil } }
+        let new = try await task.value
+        key = new
+        return new
     }
 
     func remember(nonce: String?) {

@@ -47,6 +47,21 @@ struct DeviceKey: Sendable {
         do { return try restore(stored) } catch { throw unusable(error) }
     }
 
+    /// A new key stored over the one in `storage`, whose certificate is deleted first (it names
+    /// the old key). Written with `set`, not add-only: a load of the old key that finishes
+    /// meanwhile cannot keep its key in the storage.
+    /// - Throws: `LatchkeyError` of kind `.storage` when the storage fails.
+    static func replace(in storage: any CredentialStorage) async throws -> DeviceKey {
+        do {
+            try await storage.set(nil, for: certificateKey)
+            let (key, created) = try create()
+            try await storage.set(created, for: storageKey)
+            return key
+        } catch {
+            throw LatchkeyError.storage(error)
+        }
+    }
+
     /// The error of a stored key that cannot be restored or no longer signs (a Secure Enclave key
     /// after the enclave was reset, e.g. by an erase and restore of the phone).
     static func unusable(_ error: any Error) -> LatchkeyError {

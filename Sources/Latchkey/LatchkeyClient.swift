@@ -29,6 +29,8 @@ public final class LatchkeyClient: Sendable {
     let vault: SessionVault
     let statistics: LoginStatisticsRecorder
     let logger: SDKLogger
+    /// Reads the stored session again when protected data becomes available; ends with the client.
+    private let protectedDataFollower: Task<Void, Never>
 
     /// Builds the client; make one for the app's lifetime.
     /// - Parameters:
@@ -43,18 +45,22 @@ public final class LatchkeyClient: Sendable {
     ///     dropped (`ReinstallDetection`): by default a marker file in the app's container on
     ///     Apple platforms; pass `.markerFile(in:)` with a directory of the App Group's container
     ///     when extensions share the Keychain, `.off` for storages that do not outlive the app.
+    ///   - protectedData: the moments the stored session is read again while it could not be read
+    ///     (``AuthenticationState/unknown``, a launch before the first unlock): by default UIKit's
+    ///     protected-data-available and did-become-active notifications where UIKit exists.
     ///   - logHandler: where the SDK's log entries go (calls' answers, logins' outcomes); none by
     ///     default.
     ///   - locationProvider: the coordinates for log entries when `context.locationLoggingEnabled`.
     public init(context: LatchkeyContext, transport: any ClientTransport = LatchkeyClient.defaultTransport(),
                 storage: any CredentialStorage = defaultCredentialStorage(), now: @escaping @Sendable () -> Date = Date.init,
-                reinstall: ReinstallDetection = .automatic, logHandler: (any LatchkeyLogHandler)? = nil,
-                locationProvider: (any LatchkeyLocationProvider)? = nil) {
+                reinstall: ReinstallDetection = .automatic, protectedData: ProtectedDataSignal = .automatic,
+                logHandler: (any LatchkeyLogHandler)? = nil, locationProvider: (any LatchkeyLocationProvider)? = nil) {
         self.context = context
         let logger = SDKLogger(handler: logHandler, locationProvider: locationProvider,
                                locationEnabled: context.locationLoggingEnabled, now: now)
-        let vault = SessionVault(storage: storage, reinstall: reinstall)
+        let vault = SessionVault(storage: storage, reinstall: reinstall, logger: logger)
         self.vault = vault
+        self.protectedDataFollower = vault.follow(protectedData)
         let signer = DPoPSigner(storage: storage, now: now)
         self.signer = signer
         // The server's encryption settings are read through this same client the first time a call
@@ -80,6 +86,8 @@ public final class LatchkeyClient: Sendable {
                                                    observer: observer)
         self.signup = SignupClient(context: context, api: api, vault: vault, signer: signer, storage: storage)
     }
+
+    deinit { protectedDataFollower.cancel() }
 }
 
 extension LatchkeyClient {
@@ -119,6 +127,8 @@ extension LatchkeyClient {
     /// ends on the server by its idle timeout) and the device token and certificate are dropped.
     /// The next login from this device is from an unlinked device: the user answers an MFA
     /// question (`LoginResult.mfaRequired`), and the device list shows a new device.
+    /// Calls made while it runs wait for the new key; a reset asked for while one runs answers
+    /// that one's key.
     /// - Returns: the new key's thumbprint.
     /// - Throws: `LatchkeyError` `.storage` when the storage cannot be written.
     @discardableResult
@@ -126,8 +136,7 @@ extension LatchkeyClient {
         do {
             await vault.discard()
             try await vault.setDeviceToken(nil)
-            try await signer.resetKey()
-            return try await signer.deviceKey().thumbprint
+            return try await signer.replaceKey().thumbprint
         } catch {
             throw LatchkeyError.storage(error)
         }

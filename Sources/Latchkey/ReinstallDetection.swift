@@ -14,14 +14,18 @@ import Foundation
 /// The default marker is a file in the app's container, not `UserDefaults`: the container goes
 /// with the app, and a file written without data protection can be read before the first unlock,
 /// when a background launch would read `UserDefaults` as empty (and keep it so until relaunch).
+///
+/// The marker is written before the earlier session is dropped. When it cannot be written (a full
+/// disk, a directory that cannot be made), the SDK logs a warning and keeps the stored session:
+/// otherwise every later launch would look like the first one and sign the user out again.
 public struct ReinstallDetection: Sendable {
     let isFirstLaunch: @Sendable () -> Bool
-    let markLaunched: @Sendable () -> Void
+    let markLaunched: @Sendable () throws -> Void
 
     /// A detection of the app's own: `isFirstLaunch` answers whether this is the first launch of
-    /// the installation; `markLaunched` records that it is not any more (once the session items
-    /// are gone).
-    public init(isFirstLaunch: @escaping @Sendable () -> Bool, markLaunched: @escaping @Sendable () -> Void) {
+    /// the installation; `markLaunched` records that it is not any more, and throws when it could
+    /// not (the earlier installation's session is then kept).
+    public init(isFirstLaunch: @escaping @Sendable () -> Bool, markLaunched: @escaping @Sendable () throws -> Void) {
         self.isFirstLaunch = isFirstLaunch
         self.markLaunched = markLaunched
     }
@@ -39,11 +43,11 @@ public struct ReinstallDetection: Sendable {
         return ReinstallDetection(
             isFirstLaunch: { !FileManager.default.fileExists(atPath: marker.path) },
             markLaunched: {
-                try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
-                try? Data().write(to: marker, options: [.atomic, .noFileProtection])
+                try Data().write(to: marker, options: [.atomic, .noFileProtection])
                 #else
-                try? Data().write(to: marker, options: .atomic)
+                try Data().write(to: marker, options: .atomic)
                 #endif
             })
     }

@@ -48,9 +48,26 @@ extension SessionVault {
         }
     }
 
+    /// Deletes the stored session only while it still holds `token`: the storage may be shared
+    /// with other processes of the app (an extension, the app itself), which may have stored a
+    /// newer session since this one read it. Answers that newer session (unless it is one being
+    /// revoked). A read or delete that fails leaves the item: the server refuses it again later.
+    func dropStored(ifToken token: String) async -> StoredSession? {
+        guard let data = try? await storage.data(for: StoredSession.key) else { return nil }
+        let stored = try? JSONDecoder().decode(StoredSession.self, from: data)
+        // Earlier versions stored the bare token.
+        guard (stored?.token ?? String(decoding: data, as: UTF8.self)) == token else {
+            return stored.flatMap { $0.revoking ? nil : $0 }
+        }
+        _ = try? await storage.removeValue(for: StoredSession.key, ifEqualTo: data)
+        return nil
+    }
+
     /// The stored device token, read from one item or the two of earlier versions.
-    func deviceToken() async -> StoredDeviceToken? {
-        guard let data = try? await storage.data(for: StoredDeviceToken.key) else { return nil }
+    /// - Throws: the storage's error (a Keychain locked before the first unlock): whether a token
+    ///   is stored is then not known.
+    func deviceToken() async throws -> StoredDeviceToken? {
+        guard let data = try await storage.data(for: StoredDeviceToken.key) else { return nil }
         if let stored = try? JSONDecoder().decode(StoredDeviceToken.self, from: data) { return stored }
         let expiry = (try? await storage.data(for: StoredDeviceToken.legacyExpiryKey))
             .flatMap { $0.flatMap { Double(String(decoding: $0, as: UTF8.self)) } }

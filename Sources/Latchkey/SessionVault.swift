@@ -6,10 +6,12 @@ import Foundation
 /// The stored session is read once, by one read at a time; a sign-in or sign-out that happens
 /// while that read is in flight wins over what the read finds (each bumps `generation`, and a read
 /// applies its result only if none happened since it started). A read that fails leaves the state
-/// `.unknown` and is repeated at the next call.
+/// `.unknown` and is repeated at the next call, and at the next moment of the `ProtectedDataSignal`
+/// the client follows (`follow(_:)`).
 actor SessionVault {
     let storage: any CredentialStorage
     private let reinstall: ReinstallDetection
+    private let logger: SDKLogger
     private var loaded = false
     private var loading: Task<Void, Never>?
     private var generation = 0
@@ -24,9 +26,10 @@ actor SessionVault {
     /// Feeds the delegate's main-actor task, which delivers the states in order.
     private var delegateFeed: AsyncStream<AuthenticationState>.Continuation?
 
-    init(storage: any CredentialStorage, reinstall: ReinstallDetection) {
+    init(storage: any CredentialStorage, reinstall: ReinstallDetection, logger: SDKLogger) {
         self.storage = storage
         self.reinstall = reinstall
+        self.logger = logger
     }
 
     /// Reads the stored session, once; concurrent callers wait for the same read.
@@ -44,9 +47,8 @@ actor SessionVault {
         do {
             var stored = try await storedSession()
             // Only once the storage could be read: never decided while the phone is locked.
-            if reinstall.isFirstLaunch() {
+            if reinstall.isFirstLaunch(), markLaunched() {
                 try await forgetEarlierInstallation()
-                reinstall.markLaunched()
                 stored = nil
             }
             guard generation == started else { return }
@@ -97,17 +99,61 @@ actor SessionVault {
         pendingSignup = nil
     }
 
+    /// Records the first launch of this installation before its earlier session is dropped, and
+    /// answers whether it could. Without the marker every later launch would look like the first
+    /// and drop the session signed in since, so when it cannot be written the stored session stays
+    /// (a reinstall that keeps a session costs less than a sign-out at every launch).
+    private func markLaunched() -> Bool {
+        do {
+            try reinstall.markLaunched()
+            return true
+        } catch {
+            logger.log(.warning, "The reinstall marker could not be written (\(error)); the stored session is kept.")
+            return false
+        }
+    }
+
     /// Drops a session the server no longer accepts (`ifToken`: only that one; a refusal of an
     /// older session is ignored). Nothing to revoke; a failed delete leaves a dead session that
-    /// the server refuses again after a relaunch, so it is not an error.
+    /// the server refuses again after a relaunch, so it is not an error. The stored item goes only
+    /// while it holds the refused token: when another process of the app (an extension, the app
+    /// itself) has stored a newer session since, that session is kept and taken up here.
     func discard(ifToken token: String? = nil) async {
         await load()
         if let token, token != session?.token { return }
         generation += 1
+        let discarding = generation
         loaded = true
         session = nil
-        try? await storage.set(nil, for: StoredSession.key)
+        if let token {
+            let newer = await dropStored(ifToken: token)
+            // A sign-in or sign-out while the item was read wins over what it held.
+            guard generation == discarding else { return }
+            if let newer {
+                session = newer
+                publish(.authenticated(customerUri: newer.customerUri))
+                return
+            }
+        } else {
+            try? await storage.set(nil, for: StoredSession.key)
+        }
         publish(.loggedOut)
+    }
+
+    /// Reads the stored session again at each moment of `signal` while it could not be read yet
+    /// (the state is `.unknown`), until the returned task is cancelled.
+    nonisolated func follow(_ signal: ProtectedDataSignal) -> Task<Void, Never> {
+        Task { [weak self] in
+            for await _ in signal.events {
+                guard let self else { return }
+                await self.readAgainIfUnknown()
+            }
+        }
+    }
+
+    private func readAgainIfUnknown() async {
+        guard !loaded, state == .unknown else { return }
+        await load()
     }
 
     /// Signs out here, at once and without the network: the session becomes one to revoke (kept,
@@ -142,7 +188,7 @@ actor SessionVault {
     func revoked(_ token: String) async {
         guard revoking?.token == token else { return }
         revoking = nil
-        if session == nil { try? await storage.set(nil, for: StoredSession.key) }
+        if session == nil { _ = await dropStored(ifToken: token) }
     }
 
     /// Replaces the delegate (held weakly): one main-actor task delivers its states in order,

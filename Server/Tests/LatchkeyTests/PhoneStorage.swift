@@ -18,6 +18,8 @@ actor PhoneStorage: CredentialStorage {
     var failingWrites: Set<String> = []
     /// Every read waits this long (so concurrent callers interleave).
     var readDelay: Duration = .zero
+    /// Every write and delete waits this long before it happens (a Keychain busy elsewhere).
+    var writeDelay: Duration = .zero
     /// The first read of this key waits until `release()`.
     private var heldKey: String?
     private var held: CheckedContinuation<Void, Never>?
@@ -50,15 +52,16 @@ actor PhoneStorage: CredentialStorage {
         return values[key]
     }
 
-    func set(_ data: Data?, for key: String) throws {
+    func set(_ data: Data?, for key: String) async throws {
+        if writeDelay > .zero { try await Task.sleep(for: writeDelay) }
         if failingWrites.contains(key) { throw CocoaError(.fileWriteNoPermission) }
         values[key] = data
     }
 
-    func add(_ data: Data, for key: String) throws -> Data {
+    func add(_ data: Data, for key: String) async throws -> Data {
         adds += 1
         if let existing = values[key] { return existing }
-        try set(data, for: key)
+        try await set(data, for: key)
         return data
     }
 
@@ -68,6 +71,37 @@ actor PhoneStorage: CredentialStorage {
         guard let data = values["latchkey.session"], let stored = try? JSONDecoder().decode(Stored.self, from: data) else { return nil }
         return (stored.token, stored.customerUri, stored.revoking ?? false)
     }
+}
+
+/// The states a client publishes, as a view model following its stream would see them.
+final class StateLog: Sendable {
+    private let states = Mutex<[AuthenticationState]>([])
+    func append(_ state: AuthenticationState) { states.withLock { $0.append(state) } }
+    var all: [AuthenticationState] { states.withLock { $0 } }
+
+    /// Follows `client`'s stream until the returned task is cancelled.
+    static func following(_ client: LatchkeyClient) async -> (StateLog, Task<Void, Never>) {
+        let log = StateLog()
+        let states = await client.authentication.authenticationStateChanges()
+        return (log, Task { for await state in states { log.append(state) } })
+    }
+}
+
+/// Whether `condition` holds within `seconds`, checked every 20 ms.
+func eventually(within seconds: Int = 5, _ condition: @Sendable () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return await condition()
+}
+
+/// The log entries the SDK hands the app's handler.
+final class LogCollector: LatchkeyLogHandler {
+    private let entries = Mutex<[LatchkeyLogEntry]>([])
+    func log(_ entry: LatchkeyLogEntry) { entries.withLock { $0.append(entry) } }
+    var all: [LatchkeyLogEntry] { entries.withLock { $0 } }
 }
 
 /// A transport that can lose the network, as a phone in a tunnel does.
