@@ -69,11 +69,11 @@ extension Components {
                     case pointer
                 }
             }
-            /// Profile fields the issuer marks `pciEncryptionRequired` (field metadata): each travels sealed (kind `profileField`) at this JSON pointer of the operation's request body. The pointer's tokens are RFC 6901's; a `*` stands for every key of the object, or every element of the array, at that one level (not deeper), and only string values are sealed, each bound to its concrete pointer (the `*` replaced by the key or index).
+            /// Profile fields the issuer marks `pciEncryptionRequired` (field metadata): each travels sealed (kind `profileField`) at this JSON pointer of the operation's request body. A `*` token stands for every key of the object, or every element of the array, at that one level (not deeper); only string values are sealed, each bound to its concrete pointer (RFC 6901, the `*` replaced by the key or index).
             ///
             /// - Remark: Generated from `#/components/schemas/EncryptionSettingsResponse/profileFields`.
             public typealias ProfileFieldsPayload = [Components.Schemas.EncryptionSettingsResponse.ProfileFieldsPayloadPayload]
-            /// Profile fields the issuer marks `pciEncryptionRequired` (field metadata): each travels sealed (kind `profileField`) at this JSON pointer of the operation's request body. The pointer's tokens are RFC 6901's; a `*` stands for every key of the object, or every element of the array, at that one level (not deeper), and only string values are sealed, each bound to its concrete pointer (the `*` replaced by the key or index).
+            /// Profile fields the issuer marks `pciEncryptionRequired` (field metadata): each travels sealed (kind `profileField`) at this JSON pointer of the operation's request body. A `*` token stands for every key of the object, or every element of the array, at that one level (not deeper); only string values are sealed, each bound to its concrete pointer (RFC 6901, the `*` replaced by the key or index).
             ///
             /// - Remark: Generated from `#/components/schemas/EncryptionSettingsResponse/profileFields`.
             public var profileFields: Components.Schemas.EncryptionSettingsResponse.ProfileFieldsPayload?
@@ -86,7 +86,7 @@ extension Components {
             ///   - kCaseInsensitiveMFASecretAnswer: MFA answers compare without regard to case.
             ///   - suite: The HPKE suite (RFC 9180, base mode).
             ///   - keys:
-            ///   - profileFields: Profile fields the issuer marks `pciEncryptionRequired` (field metadata): each travels sealed (kind `profileField`) at this JSON pointer of the operation's request body. The pointer's tokens are RFC 6901's; a `*` stands for every key of the object, or every element of the array, at that one level (not deeper), and only string values are sealed, each bound to its concrete pointer (the `*` replaced by the key or index).
+            ///   - profileFields: Profile fields the issuer marks `pciEncryptionRequired` (field metadata): each travels sealed (kind `profileField`) at this JSON pointer of the operation's request body. A `*` token stands for every key of the object, or every element of the array, at that one level (not deeper); only string values are sealed, each bound to its concrete pointer (RFC 6901, the `*` replaced by the key or index).
             public init(
                 kEncryptPin: Swift.Bool,
                 kEncryptPassword: Swift.Bool,

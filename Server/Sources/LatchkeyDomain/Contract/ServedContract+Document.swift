@@ -1030,10 +1030,10 @@ components:
           type: array
           description: >-
             Profile fields the issuer marks `pciEncryptionRequired` (field metadata): each travels
-            sealed (kind `profileField`) at this JSON pointer of the operation's request body. The
-            pointer's tokens are RFC 6901's; a `*` stands for every key of the object, or every
-            element of the array, at that one level (not deeper), and only string values are
-            sealed, each bound to its concrete pointer (the `*` replaced by the key or index).
+            sealed (kind `profileField`) at this JSON pointer of the operation's request body. A
+            `*` token stands for every key of the object, or every element of the array, at that
+            one level (not deeper); only string values are sealed, each bound to its concrete
+            pointer (RFC 6901, the `*` replaced by the key or index).
           items:
             type: object
             required: [operationId, pointer]
