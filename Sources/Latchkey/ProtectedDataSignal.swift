@@ -31,13 +31,18 @@ public struct ProtectedDataSignal: Sendable {
         return ProtectedDataSignal(events)
     }
 
-    /// What `LatchkeyClient` follows when the app names nothing: where UIKit exists (iOS, iPadOS,
-    /// tvOS, visionOS, Mac Catalyst), `UIApplication.protectedDataDidBecomeAvailableNotification`
-    /// and `UIApplication.didBecomeActiveNotification`; elsewhere nothing (no data protection
-    /// before a first unlock).
+    /// What `LatchkeyClient` follows when the app names nothing: on iOS, iPadOS, visionOS and Mac
+    /// Catalyst `UIApplication.protectedDataDidBecomeAvailableNotification` and
+    /// `UIApplication.didBecomeActiveNotification` (both `nonisolated`, so observed from any
+    /// context); on tvOS, which has no protected-data notification, the second; on macOS
+    /// `NSApplicationProtectedDataDidBecomeAvailable` (Foundation, macOS 12); elsewhere nothing.
     public static var automatic: ProtectedDataSignal {
-        #if canImport(UIKit) && !os(watchOS)
+        #if os(iOS) || os(visionOS)
         notifications([UIApplication.protectedDataDidBecomeAvailableNotification, UIApplication.didBecomeActiveNotification])
+        #elseif os(tvOS)
+        notifications([UIApplication.didBecomeActiveNotification])
+        #elseif os(macOS)
+        notifications([.NSApplicationProtectedDataDidBecomeAvailable])
         #else
         .never
         #endif
