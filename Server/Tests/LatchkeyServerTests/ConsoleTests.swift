@@ -168,7 +168,8 @@ import Testing
             #expect(answer.status == .forbidden)
             #expect(try await app.store.user(id: user)?.status == .active)
             #expect(try await app.store.auditEvents(after: nil, since: nil, limit: 500)
-                .contains { $0.details["refused"] == "viewer" && $0.details["via"] == "console" })
+                .contains { $0.details["refused"] == "viewer" && $0.details["via"] == "console" && $0.userID == user },
+                    "the refusal is among the user's events")
             clock.advance(ConsoleService.idleTimeout + 1)
             let idle = try await browser.get("/console")
             #expect(idle.status == .seeOther && idle.headers[.location] == "/console/login", "idle: signed out")

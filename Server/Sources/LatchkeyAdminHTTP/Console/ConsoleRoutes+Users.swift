@@ -167,7 +167,7 @@ extension ConsoleRoutes {
             return page(.notFound, "No such action", text: "Open the user's page and choose an action there.", back: "/console/users/\(Self.escaped(id))",
                         staff: staff).response()
         }
-        guard staff.account.role.includes(action.role) else { return try await refused(action, staff) }
+        guard staff.account.role.includes(action.role) else { return try await refused(action, userID: id, staff) }
         guard let user = try await admin.store.user(id: id), user.issuer == admin.issuer.id else {
             return page(.notFound, "No such user", text: "There is no such user.", back: "/console/users", staff: staff).response()
         }
@@ -190,7 +190,7 @@ extension ConsoleRoutes {
         guard let action = fields["action"].flatMap(ConsoleAction.named) else {
             return page(.badRequest, "No such action", text: "Nothing was changed.", back: "/console/users/\(Self.escaped(id))", staff: staff).response()
         }
-        guard staff.account.role.includes(action.role) else { return try await refused(action, staff) }
+        guard staff.account.role.includes(action.role) else { return try await refused(action, userID: id, staff) }
         do {
             try await action.perform(userID: id, device: fields["device"], session: fields["session"], admin: admin, call: staff.call)
         } catch let error as DomainError {
@@ -201,9 +201,10 @@ extension ConsoleRoutes {
         return ConsolePage.redirect("/console/users/\(Self.escaped(id))?done=\(action.name)")
     }
 
-    /// A role below the action's: 403, recorded as the admin API records it.
-    private func refused(_ action: ConsoleAction, _ staff: SignedIn) async throws -> Response {
-        try await admin.refused(action.command, for: staff.call)
+    /// A role below the action's: 403, recorded as the admin API records it, among the events of
+    /// the user the action named.
+    private func refused(_ action: ConsoleAction, userID: String, _ staff: SignedIn) async throws -> Response {
+        try await admin.refused(action.command, userID: userID, for: staff.call)
         return page(.forbidden, "Not allowed", text: "Your role (\(staff.account.role.rawValue)) does not allow this; nothing was changed.",
                     back: "/console/users", staff: staff).response()
     }
