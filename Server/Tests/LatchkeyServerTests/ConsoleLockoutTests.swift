@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -60,7 +61,8 @@ import Testing
         try await Self.withConsole(engine: engine, clock: clock) { app, client in
             let browser = ConsoleBrowser(client, from: Self.owner)
             let secret = try await Self.signedOutOperator(app, browser, clock: clock, role: .viewer)
-            for index in 0..<ConsoleService.failureThreshold {
+            // The threshold's failures, and the attempt after them, which finds the address locked.
+            for index in 0...ConsoleService.failureThreshold {
                 _ = try await browser.signIn("desk@example.com", "wrong password \(index)", "000000")
             }
             clock.advance(ConsoleService.lockDuration - 120)
@@ -102,6 +104,62 @@ import Testing
             let locked = try await hashes("desk@example.com", "a guessed password")
             #expect(unknown == 1 && wrong == 1, "unknown: \(unknown), wrong password: \(wrong)")
             #expect(locked == wrong, "a locked account ran \(locked) hashes, a wrong password \(wrong)")
+        }
+    }
+}
+
+/// Guesses that arrive together, and guesses from many addresses by someone who has the password.
+extension ConsoleLockoutTests {
+    /// The reasons of the console's refused sign-ins, oldest first.
+    static func refusals(_ app: LatchkeyApplication) async throws -> [String] {
+        try await app.store.auditEvents(after: nil, since: nil, limit: 500)
+            .filter { $0.details["command"] == "console signIn" && $0.outcome == .failure }.compactMap { $0.details["refused"] }
+    }
+
+    /// Attack: guesses sent from one address at once were all judged, since each read the lock
+    /// before any had counted. Each attempt is counted before its password is checked, so no more
+    /// than the threshold are ever judged in a window, however many arrive together.
+    @Test(arguments: TestEnvironment.engines)
+    func guessesSentTogetherAreCountedBeforeTheyAreJudged(engine: String) async throws {
+        let clock = TestClock(start: Date())
+        try await Self.withConsole(engine: engine, clock: clock) { app, client in
+            _ = try await Self.signedOutOperator(app, ConsoleBrowser(client, from: Self.owner), clock: clock, role: .admin)
+            // The service itself, called from many tasks at once: the test client's requests
+            // share one connection, so they would arrive one by one.
+            let console = ConsoleService(store: app.store, hasher: app.hasher, pepper: SymmetricKey(size: .bits256),
+                                         issuerName: "test", now: { clock.now })
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<(3 * ConsoleService.failureThreshold) {
+                    group.addTask { _ = try await console.signIn(email: "desk@example.com", password: "wrong password \(index)", code: "000000",
+                                                                 clientIP: Self.stranger) }
+                }
+                try await group.waitForAll()
+            }
+            let judged = try await Self.refusals(app).filter { $0 != "locked" }
+            #expect(judged.count <= ConsoleService.failureThreshold, "judged: \(judged)")
+        }
+    }
+
+    /// Attack: someone who has an operator's password guesses its authenticator's codes from
+    /// many addresses, each under its own limit. Wrong codes with the right password are counted
+    /// for the account whatever the address, and lock it: only the password's holder can cause that.
+    @Test(arguments: TestEnvironment.engines)
+    func wrongCodesWithTheRightPasswordAreCountedFromEveryAddress(engine: String) async throws {
+        let clock = TestClock(start: Date())
+        try await Self.withConsole(engine: engine, clock: clock) { app, client in
+            let owner = ConsoleBrowser(client, from: Self.owner)
+            let secret = try await Self.signedOutOperator(app, owner, clock: clock, role: .admin)
+            clock.advance(30)   // the setup spent the current step
+            let right = ConsoleTests.code(secret, clock)
+            let wrong = String(format: "%06d", (Int(right)! + 500_000) % 1_000_000)
+            for index in 0..<ConsoleService.failureThreshold {
+                let guesser = ConsoleBrowser(client, from: "203.0.113.\(100 + index)")
+                #expect(try await guesser.signIn("desk@example.com", Self.password, wrong).status == .unauthorized)
+            }
+            let another = ConsoleBrowser(client, from: "203.0.113.200")
+            #expect(try await another.signIn("desk@example.com", Self.password, right).status == .unauthorized,
+                    "the account is locked for the password's holder at any address")
+            #expect(try await Self.refusals(app).filter { $0 == "locked" }.count == 1, "the owner's attempt was refused as locked")
         }
     }
 }

@@ -28,6 +28,12 @@ public struct ConsoleService: Sendable {
     /// The three above, as the store counts them.
     public static let lockout = OperatorLockoutPolicy(threshold: failureThreshold, window: failureWindow, lockFor: lockDuration)
     public static let passwordLengths = 12...128
+    /// The count as attempts are booked before they are judged: the attempt after the
+    /// threshold's failures finds the address locked, so `failureThreshold` guesses are judged.
+    static let booking = OperatorLockoutPolicy(threshold: failureThreshold + 1, window: failureWindow, lockFor: lockDuration)
+    /// The failure count kept for an account across addresses: sign-ins with the right password
+    /// and a wrong, old or used code (not an address, so no client can share it).
+    static let passwordHolders = "password holders"
 
     public init(store: any Store, hasher: SecretHasher, pepper: SymmetricKey, issuerName: String,
                 now: @escaping @Sendable () -> Date = Date.init) {
@@ -117,9 +123,11 @@ public struct ConsoleService: Sendable {
     /// Signs an operator in with its password and a code of its authenticator. A wrong password,
     /// a wrong, old or already used code, an unknown address or a locked one are all `refused`
     /// after the same hash work (one password hash, off the event loop through the hash gate), so
-    /// neither the answer nor its time tells whether the operator exists or is locked. Each wrong
-    /// one counts toward a lock of the client address it came from only (`lockout`): a stranger
-    /// cannot lock the owner out from elsewhere. Every attempt is an event. Throws what the store
+    /// neither the answer nor its time tells whether the operator exists or is locked. Each attempt
+    /// counts toward a lock of the client address it came from only, before it is judged (given
+    /// back when it succeeds): a stranger cannot lock the owner out from elsewhere, and attempts
+    /// sent together are bounded like attempts in a row. Wrong codes with the right password also
+    /// count for the account from every address. Every attempt is an event. Throws what the store
     /// or the hasher throws.
     public func signIn(email: String, password: String, code: String, clientIP: String?) async throws -> SignIn {
         let time = now(), address = clientIP ?? "unknown"
@@ -129,10 +137,15 @@ public struct ConsoleService: Sendable {
             try await record("console signIn", account: nil, outcome: .failure, reason: "unknown operator", clientIP: clientIP)
             return .refused
         }
-        let locked = try await store.operatorLockout(id: account.id, clientIP: address, now: time)
+        // Each attempt is counted as a failure before it is judged (and given back when it
+        // succeeds), so attempts sent together cannot all pass the lock before any has counted.
+        var lockedBefore = try await store.operatorLockout(id: account.id, clientIP: address, now: time)
+        if lockedBefore == nil { lockedBefore = try await store.operatorLockout(id: account.id, clientIP: Self.passwordHolders, now: time) }
+        let lockedNow = lockedBefore == nil
+            ? try await store.recordOperatorFailure(id: account.id, clientIP: address, policy: Self.booking, now: time) : nil
         // Hashed even while locked (and the answer thrown away): a refusal costs what any other does.
         let passwordRight = try await hasher.verify(password, against: hash)
-        if locked != nil {
+        if lockedBefore != nil || lockedNow != nil {
             try await record("console signIn", account: account, outcome: .failure, reason: "locked", clientIP: clientIP)
             return .refused
         }
@@ -140,12 +153,16 @@ public struct ConsoleService: Sendable {
         // The step is spent only with the right password, so a guesser cannot burn the owner's codes.
         let fresh = if passwordRight, let step { try await store.acceptOperatorTOTPStep(id: account.id, step: step) } else { false }
         guard passwordRight, fresh else {
-            let locked = try await store.recordOperatorFailure(id: account.id, clientIP: address, policy: Self.lockout, now: time)
+            // Wrong codes with the right password count for the account from every address: only
+            // the password's holder can make them, and an address of its own each would not bound them.
+            let locked = passwordRight
+                ? try await store.recordOperatorFailure(id: account.id, clientIP: Self.passwordHolders, policy: Self.lockout, now: time) : nil
             let reason = !passwordRight ? "wrong password" : step == nil ? "wrong code" : "code already used"
             try await record("console signIn", account: account, outcome: .failure,
                              reason: locked == nil ? reason : "\(reason); locked", clientIP: clientIP)
             return .refused
         }
+        try await store.clearOperatorFailures(id: account.id, clientIP: Self.passwordHolders)
         try await store.clearOperatorFailures(id: account.id, clientIP: address)
         try await record("console signIn", account: account, outcome: .success, reason: nil, clientIP: clientIP)
         return .signedIn(sessionToken: try await startSession(for: account), account: account)
