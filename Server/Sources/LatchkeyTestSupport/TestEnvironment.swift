@@ -35,7 +35,8 @@ public enum TestEnvironment {
     public static func freshDatabase(_ engine: String) async throws -> String {
         if engine == "postgres", let base = postgresURL {
             let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            try await StoreFactory.withStore(base, logger: logger, migrate: false) { admin in
+            // Bounded at 30 s like the stores of the tests: a schema's creation waits for the disk.
+            try await StoreFactory.withStore(base, logger: logger, migrate: false, timeout: .seconds(30)) { admin in
                 try await (admin as! SQLStore).engine.execute("CREATE SCHEMA \(schema)")
             }
             return base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)"
