@@ -121,4 +121,11 @@ final class TestClock: @unchecked Sendable {
     init(start: Date) { current = start }
     var now: Date { lock.withLock { current } }
     func advance(_ seconds: TimeInterval) { lock.withLock { current = current.addingTimeInterval(seconds) } }
+
+    /// The clock of the server the running test talks to (`withServer(clock:)`), if it has one.
+    @TaskLocal static var ofServer: TestClock?
+    /// Now, as the server under test sees it: a phone's proofs are signed at the server's time
+    /// (its clock in sync), however long the test waited for a core among the suites running
+    /// beside it.
+    static var serverNow: Date { ofServer?.now ?? Date() }
 }

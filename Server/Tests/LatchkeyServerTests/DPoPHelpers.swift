@@ -28,7 +28,7 @@ struct TestDeviceKey {
     }
 
     /// A proof for `method path` (on `base`); each parameter can be spoiled by a test.
-    func proof(_ method: String, _ path: String, token: String? = nil, nonce: String? = nil, iat: Date = Date(),
+    func proof(_ method: String, _ path: String, token: String? = nil, nonce: String? = nil, iat: Date = TestClock.serverNow,
                jti: String = UUID().uuidString, typ: String = "dpop+jwt", alg: String = "ES256", htu: String? = nil,
                extraJWK: [String: String] = [:], ath: String? = nil, signer: P256.Signing.PrivateKey? = nil) -> String {
         var jwk: [String: String] = ["kty": "EC", "crv": "P-256", "x": x, "y": y]

@@ -92,5 +92,7 @@ func withServer<T: Sendable>(engine: String = "sqlite", clock: TestClock? = nil,
     let now: @Sendable () -> Date = if let clock { { clock.now } } else { { Date() } }
     let app = try await TestEnvironment.application(configuration, now: now)
     defer { Task { try? await app.store.close() } }
-    return try await app.application.test(live ? .live : .router) { client in try await body(app, client) }
+    return try await TestClock.$ofServer.withValue(clock) {
+        try await app.application.test(live ? .live : .router) { client in try await body(app, client) }
+    }
 }

@@ -134,8 +134,8 @@ import Testing
         }
     }
 
-    /// Texts of every version's capacity and one byte more (the next version), from 14 bytes
-    /// (version 1) to 2,331 (version 40), decode to themselves.
+    /// Texts of every version's capacity, from 14 bytes (version 1) to 2,331 (version 40), decode
+    /// to themselves; one byte more takes the next version (whose capacity is decoded in its turn).
     @Test(.enabled(if: QRDecoder.enabled, QRDecoder.skipMessage))
     func everyVersionsCapacityDecodes() throws {
         try QRDecoder.requireTools()
@@ -145,7 +145,10 @@ import Testing
                 let text = String((0..<length).map { alphabet[($0 * 7 + version) % alphabet.count] })
                 let code = try QRCode(text: text)
                 #expect(code.version == (length > QRCode.capacity(version: version) ? version + 1 : version))
-                #expect(try QRDecoder.decode(svg: code.svg()) == text, "version \(code.version), \(length) bytes, mask \(code.mask)")
+                // Decoding is the suite's costliest step (two processes a symbol): once per version.
+                if length == QRCode.capacity(version: version) {
+                    #expect(try QRDecoder.decode(svg: code.svg()) == text, "version \(code.version), \(length) bytes, mask \(code.mask)")
+                }
             }
         }
     }
@@ -224,8 +227,8 @@ enum QRDecoder {
         defer { try? FileManager.default.removeItem(at: directory) }
         let svgFile = directory.appendingPathComponent("code.svg"), pngFile = directory.appendingPathComponent("code.png")
         try Data(svg.utf8).write(to: svgFile)
-        // Four pixels a module: a phone's camera sees far fewer, and ZBar needs a few.
-        _ = try run("rsvg-convert", ["--zoom", "4", "--format", "png", "--output", pngFile.path, svgFile.path])
+        // Two pixels a module: a phone's camera sees far fewer, and ZBar reads a clean image at two.
+        _ = try run("rsvg-convert", ["--zoom", "2", "--format", "png", "--output", pngFile.path, svgFile.path])
         let (status, output) = try run("zbarimg", ["--raw", "-q", pngFile.path])
         guard status == 0, var text = String(data: output, encoding: .utf8) else { return nil }
         if text.hasSuffix("\n") { text.removeLast() }
