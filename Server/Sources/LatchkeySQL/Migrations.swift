@@ -269,7 +269,7 @@ package enum Migrations {
             """,
         ]),
         // Pages of users in the order they were stored, strictly increasing, so users stored
-        // during a listing never move its pages (a creation second and a random id did):
+        // during a listing never move its pages (a creation second and a random id would not be):
         // SQLite's rowid, PostgreSQL's `seq` (engine-specific below); the state's partial
         // indexes follow that order instead of (created_at, id).
         (20, [

@@ -76,9 +76,16 @@ public final class SQLiteEngine: SQLEngine {
 
     /// `PRAGMA wal_checkpoint(TRUNCATE)`: every committed page into the file, then the WAL emptied
     /// to zero bytes (the older versions of pages it held go with it); it waits for readers as
-    /// long as `busy_timeout` allows.
+    /// long as `busy_timeout` allows, and is tried again, up to five times a tenth of a second
+    /// apart, while a reader still holds the WAL (SQLite answers `busy`, not an error). Throws
+    /// `unavailable` when the WAL could not be emptied, or what SQLite throws.
     public func checkpoint() async throws {
-        _ = try await lock.withLock { try await Self.run(connection, "PRAGMA wal_checkpoint(TRUNCATE)", []) }
+        for attempt in 0..<5 {
+            if attempt > 0 { try await Task.sleep(for: .milliseconds(100)) }
+            let rows = try await lock.withLock { try await Self.run(connection, "PRAGMA wal_checkpoint(TRUNCATE)", []) }
+            if try rows.first?.integer("busy") == 0 { return }
+        }
+        throw SQLEngineError.unavailable
     }
 
     public func close() async throws {

@@ -24,6 +24,19 @@ import Testing
         }
     }
 
+    /// Attack: a password shaped like an address (`P@ssw0rd.1` passes the address syntax) typed
+    /// into the username field is kept as a digest too: only a domain ending in letters is an address.
+    @Test(arguments: TestEnvironment.engines)
+    func aPasswordShapedLikeAnAddressIsNotRecorded(engine: String) async throws {
+        try await withServer(engine: engine, configure: AdminAPITests.configure) { app, client in
+            for secret in ["P@ssw0rd.1", "Winter@2026.x1"] {
+                let answer = try await AuthFixture.passwordLogin(client, email: secret, password: "whatever-1")
+                #expect(answer.status != .ok && answer.status != .internalServerError, "\(answer.json)")
+                #expect(try await !Self.databaseHolds(app, secret.lowercased()), "\(secret) is nowhere in the database")
+            }
+        }
+    }
+
     /// Attack: a password typed into the username field of the wallet's login and of the
     /// Kratos-compatible login is not kept in the trail that every viewer key reads; an address or a
     /// phone number that names no wallet still is, as typed (operators look for it).

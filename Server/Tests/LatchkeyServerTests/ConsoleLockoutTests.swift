@@ -31,7 +31,7 @@ import Testing
         return secret
     }
 
-    /// Attack: five wrong sign-ins from one address locked the operator out everywhere. Now they
+    /// Attack: five wrong sign-ins from one address must not lock the operator out everywhere: they
     /// lock that address out of that account (even with the right password and code), and the
     /// owner at another address signs in.
     @Test(arguments: TestEnvironment.engines)
@@ -52,8 +52,7 @@ import Testing
         }
     }
 
-    /// Attack: the count was never reset when a lock ended, so one wrong attempt every 15 minutes
-    /// kept the account locked for good. Now a lock's end starts the count again, attempts during
+    /// Attack: one wrong attempt every 15 minutes must not keep the account locked for good: a lock's end starts the count again, attempts during
     /// a lock do not extend it, and failures spread wider than the window do not add up.
     @Test(arguments: TestEnvironment.engines)
     func theCountStartsAgainWhenALockEnds(engine: String) async throws {
@@ -83,8 +82,8 @@ import Testing
         }
     }
 
-    /// Attack: a locked account answered without hashing, so its timing told which operator
-    /// emails exist. A wrong password, an unknown email and a locked account now run the same
+    /// Attack: a locked account that answered without hashing would tell by its timing which
+    /// operator emails exist. A wrong password, an unknown email and a locked account run the same
     /// number of hashes (the hash gate's count, not the clock).
     @Test(arguments: TestEnvironment.engines)
     func everyRefusalCostsTheSameHashing(engine: String) async throws {

@@ -29,8 +29,8 @@ import Testing
             .filter { $0.details["by"] == "import" && $0.actor == .operator && $0.userID == user.id }.map(\.type).sorted { $0.rawValue < $1.rawValue }
     }
 
-    /// Attack: an operator (or whoever holds an admin key) replaced a wallet's password or answers by
-    /// import, and its owner was never told.
+    /// Attack: an operator (or whoever holds an admin key) replaces a wallet's password or answers
+    /// by import; its owner is told, as after any other credential change.
     @Test(arguments: TestEnvironment.engines)
     func anUpdateThatReplacesACredentialTellsTheOwner(engine: String) async throws {
         try await withServer(engine: engine, configure: AdminAPITests.configure) { app, client in

@@ -205,7 +205,7 @@ enum QRDecoder {
 
     static var available: Bool { tools.allSatisfy { paths[$0] != nil } }
     /// CI installs both tools, so there a missing tool fails the test instead of skipping it.
-    static var onCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+    static var onCI: Bool { ["true", "1"].contains(ProcessInfo.processInfo.environment["CI"]?.lowercased() ?? "") }
     static var enabled: Bool { available || onCI }
     static let skipMessage: Comment = "rsvg-convert and zbarimg are not on PATH (Debian: apt-get install librsvg2-bin zbar-tools)"
 
