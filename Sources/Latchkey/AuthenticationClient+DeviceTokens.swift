@@ -19,12 +19,17 @@ extension AuthenticationClient {
     }
 
     /// `isAuthorizationTokenExist`: whether the SDK holds a device token that has not expired by
-    /// the client's clock. When the storage cannot be read (a Keychain locked before the phone's
+    /// the client's clock. When the storage cannot be read because the device is locked (a
+    /// ``CredentialStorageError`` whose `isDeviceLocked` is `true`: a Keychain before the phone's
     /// first unlock) it answers `true`: a token may be there, and "none" would make the app hide
     /// quick login for good; `loginWithDeviceAuthenticationToken()` then fails with `.storage`.
+    /// Any other storage failure (a missing entitlement, a damaged file) answers `false`: no token
+    /// can be used.
     public func isAuthorizationTokenExist() async -> Bool {
         let stored: StoredDeviceToken?
-        do { stored = try await vault.deviceToken() } catch { return true }
+        do { stored = try await vault.deviceToken() } catch {
+            return (error as? any CredentialStorageError)?.isDeviceLocked == true
+        }
         guard let stored else { return false }
         guard let expiry = stored.expiresAt else { return true }
         return expiry > now()

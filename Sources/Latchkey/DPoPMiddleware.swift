@@ -36,8 +36,13 @@ actor DPoPSigner {
     func deviceKey() async throws -> DeviceKey {
         if let replacing { return try await replacing.value }
         if let key { return key }
-        if let loading { return try await loading.value }
         let started = replacements
+        if let loading {
+            let loaded = try await loading.value
+            // Replaced while waiting for a load that began before: the replacement's key instead.
+            guard replacements == started else { return try await deviceKey() }
+            return loaded
+        }
         let storage = self.storage
         let task = Task { try await DeviceKey.loadOrCreate(in: storage) }
         loading = task

@@ -15,7 +15,7 @@ import Security
 public struct KeychainCredentialStorage: CredentialStorage {
     let service: String
     let accessGroup: String?
-    /// The items, those kept outside `accessGroup` by an earlier version of the app taken up.
+    /// The items, those an earlier version of the app kept in its legacy groups taken up.
     private let items: AccessGroupCredentialStorage
 
     /// - Parameters:
@@ -27,10 +27,17 @@ public struct KeychainCredentialStorage: CredentialStorage {
     ///     app stored before it named a group are moved into it at their first use
     ///     (``AccessGroupCredentialStorage``), so adopting a group keeps the customers' sessions
     ///     and devices.
-    public init(service: String = "latchkey", accessGroup: String? = nil) {
+    ///   - legacyAccessGroups: where earlier versions of the app kept its items, the only groups
+    ///     items are moved from (and that ``removeAll()`` clears besides `accessGroup`). `nil`: the
+    ///     app-ID group (`<prefix>.<bundle id>`), the default group of an app that listed no
+    ///     `keychain-access-groups`. An app whose earlier versions listed groups names the first of
+    ///     them. Other groups the app can see (App Groups, groups shared with other apps using the
+    ///     same service) are never touched: their items are other apps'.
+    public init(service: String = "latchkey", accessGroup: String? = nil, legacyAccessGroups: [String]? = nil) {
         self.service = service
         self.accessGroup = accessGroup
-        self.items = AccessGroupCredentialStorage(items: KeychainItems(service: service, accessGroup: accessGroup))
+        self.items = AccessGroupCredentialStorage(items: KeychainItems(service: service, accessGroup: accessGroup),
+                                                  legacyAccessGroups: legacyAccessGroups)
     }
 
     /// The stored value. An item written with another accessibility by an earlier version (e.g.
@@ -54,14 +61,11 @@ public struct KeychainCredentialStorage: CredentialStorage {
         try items.removeValue(for: key, ifEqualTo: expected)
     }
 
-    /// Deletes every item of this storage's service (and access group), and those an earlier
-    /// version kept outside the group.
+    /// Deletes every item of this storage's service in its access group and in the app's legacy
+    /// groups (without an access group: in the legacy groups only, the app-ID group by default);
+    /// items of the service in other apps' shared groups stay.
     /// - Throws: ``KeychainError`` when the Keychain refuses the delete.
-    public func removeAll() throws {
-        let keychain = KeychainItems(service: service, accessGroup: accessGroup)
-        try keychain.delete(keychain.query(nil, group: accessGroup))
-        for group in try keychain.otherGroups(nil) { try keychain.delete(keychain.query(nil, group: group)) }
-    }
+    public func removeAll() throws { try items.removeAll() }
 }
 
 /// The Keychain's generic passwords of one service, in `accessGroup` and in the app's other groups
@@ -74,17 +78,13 @@ struct KeychainItems: AccessGroupItems {
     static var accessibility: CFString { kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly }
 
     func data(for key: String, in scope: AccessGroupScope) throws -> Data? {
-        switch scope {
-        case .group: return try read(key, group: accessGroup)
-        case .outside: return try otherGroups(key).first.flatMap { try read(key, group: $0) }
-        }
+        try read(key, group: group(of: scope))
     }
 
     func set(_ data: Data?, for key: String, in scope: AccessGroupScope) throws {
         guard scope == .group else {
-            // Outside the group items are only ever deleted, in each group that holds one.
-            for group in try otherGroups(key) { try delete(query(key, group: group)) }
-            return
+            // Outside the group items are only ever deleted.
+            return try delete(query(key, group: group(of: scope)))
         }
         guard let data else { return try delete(query(key, group: accessGroup)) }
         let update: [String: Any] = [kSecValueData as String: data, kSecAttrAccessible as String: Self.accessibility]
@@ -106,19 +106,23 @@ struct KeychainItems: AccessGroupItems {
 
     /// Changes the item's `kSecAttrAccessGroup` in place (`SecItemUpdate`); where the Keychain
     /// refuses that, copies it into the group and deletes the original.
-    func moveIntoGroup(_ key: String) throws {
-        guard let accessGroup, let from = try otherGroups(key).first else { return }
+    func moveIntoGroup(_ key: String, from group: String) throws {
+        guard let accessGroup else { return }
         let change: [String: Any] = [kSecAttrAccessGroup as String: accessGroup, kSecAttrAccessible as String: Self.accessibility]
-        if SecItemUpdate(query(key, group: from) as CFDictionary, change as CFDictionary) == errSecSuccess { return }
-        guard let data = try read(key, group: from) else { return }
+        if SecItemUpdate(query(key, group: group) as CFDictionary, change as CFDictionary) == errSecSuccess { return }
+        guard let data = try read(key, group: group) else { return }
         _ = try add(data, for: key)
-        try delete(query(key, group: from))
+        try delete(query(key, group: group))
     }
 
-    /// The groups other than `accessGroup` that hold an item under `key` (any key when `nil`);
-    /// none when the storage names no group (its queries already see every group).
-    func otherGroups(_ key: String?) throws -> [String] {
-        guard let accessGroup else { return [] }
+    func removeAll(in scope: AccessGroupScope) throws {
+        // Never a query without a group: it would delete the service's items in every group the app sees.
+        guard let group = group(of: scope) else { return }
+        try delete(query(nil, group: group))
+    }
+
+    /// The groups other than `accessGroup` that hold an item under `key` (any key when `nil`).
+    func otherGroups(holding key: String?) throws -> [String] {
         var search = query(key, group: nil)
         search[kSecReturnAttributes as String] = true
         search[kSecMatchLimit as String] = kSecMatchLimitAll
@@ -128,6 +132,13 @@ struct KeychainItems: AccessGroupItems {
         guard status == errSecSuccess, let found = result as? [[String: Any]] else { throw KeychainError(status: status) }
         let groups = found.compactMap { $0[kSecAttrAccessGroup as String] as? String }.filter { $0 != accessGroup }
         return Array(Set(groups)).sorted()
+    }
+
+    private func group(of scope: AccessGroupScope) -> String? {
+        switch scope {
+        case .group: return accessGroup
+        case .other(let name): return name
+        }
     }
 
     /// The item's value in `group`, its accessibility moved to after-first-unlock when an earlier
@@ -165,8 +176,11 @@ struct KeychainItems: AccessGroupItems {
 }
 
 /// A Keychain call failed with this `OSStatus`.
-public struct KeychainError: Error, CustomStringConvertible {
+public struct KeychainError: CredentialStorageError, CustomStringConvertible {
     public let status: OSStatus
+
+    /// `errSecInteractionNotAllowed`: the device is locked, or has not been unlocked since it started.
+    public var isDeviceLocked: Bool { status == errSecInteractionNotAllowed }
 
     public var description: String {
         switch status {

@@ -17,17 +17,24 @@ import Foundation
 ///
 /// The marker is written before the earlier session is dropped. When it cannot be written (a full
 /// disk, a directory that cannot be made), the SDK logs a warning and keeps the stored session:
-/// otherwise every later launch would look like the first one and sign the user out again.
+/// otherwise every later launch would look like the first one and sign the user out again. When
+/// the earlier session cannot be dropped (the storage refuses a delete), the marker is removed
+/// again (best effort) and the state stays `.unknown`: the next read, or the next launch, is a
+/// first launch again and tries once more, so the earlier installation's session is never taken up.
 public struct ReinstallDetection: Sendable {
     let isFirstLaunch: @Sendable () -> Bool
     let markLaunched: @Sendable () throws -> Void
+    let unmarkLaunched: @Sendable () -> Void
 
     /// A detection of the app's own: `isFirstLaunch` answers whether this is the first launch of
     /// the installation; `markLaunched` records that it is not any more, and throws when it could
-    /// not (the earlier installation's session is then kept).
-    public init(isFirstLaunch: @escaping @Sendable () -> Bool, markLaunched: @escaping @Sendable () throws -> Void) {
+    /// not (the earlier installation's session is then kept); `unmarkLaunched` undoes
+    /// `markLaunched`, as far as it can, when the earlier session could not be dropped.
+    public init(isFirstLaunch: @escaping @Sendable () -> Bool, markLaunched: @escaping @Sendable () throws -> Void,
+                unmarkLaunched: @escaping @Sendable () -> Void = {}) {
         self.isFirstLaunch = isFirstLaunch
         self.markLaunched = markLaunched
+        self.unmarkLaunched = unmarkLaunched
     }
 
     /// No detection: stored sessions always stay (storages that do not outlive the app, tests).
@@ -49,7 +56,8 @@ public struct ReinstallDetection: Sendable {
                 #else
                 try Data().write(to: marker, options: .atomic)
                 #endif
-            })
+            },
+            unmarkLaunched: { try? FileManager.default.removeItem(at: marker) })
     }
 
     /// What `LatchkeyClient` uses when the app names nothing: a marker file in the app's
@@ -67,7 +75,7 @@ public struct ReinstallDetection: Sendable {
         // it is not a new installation (read only after the Keychain could be, so after the first unlock).
         let legacy = "latchkey.installed.latchkey"
         return ReinstallDetection(isFirstLaunch: { file.isFirstLaunch() && !UserDefaults.standard.bool(forKey: legacy) },
-                                  markLaunched: file.markLaunched)
+                                  markLaunched: file.markLaunched, unmarkLaunched: file.unmarkLaunched)
         #else
         .off
         #endif

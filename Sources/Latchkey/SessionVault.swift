@@ -48,7 +48,14 @@ actor SessionVault {
             var stored = try await storedSession()
             // Only once the storage could be read: never decided while the phone is locked.
             if reinstall.isFirstLaunch(), markLaunched() {
-                try await forgetEarlierInstallation()
+                do {
+                    try await forgetEarlierInstallation()
+                } catch {
+                    // The marker would make the next reads and launches ordinary ones, which
+                    // would take up the session it failed to drop: without it they try again.
+                    reinstall.unmarkLaunched()
+                    throw error
+                }
                 stored = nil
             }
             guard generation == started else { return }
@@ -143,8 +150,9 @@ actor SessionVault {
     /// Reads the stored session again at each moment of `signal` while it could not be read yet
     /// (the state is `.unknown`), until the returned task is cancelled.
     nonisolated func follow(_ signal: ProtectedDataSignal) -> Task<Void, Never> {
-        Task { [weak self] in
-            for await _ in signal.events {
+        let events = signal.makeEvents()
+        return Task { [weak self] in
+            for await _ in events {
                 guard let self else { return }
                 await self.readAgainIfUnknown()
             }

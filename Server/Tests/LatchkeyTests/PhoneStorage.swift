@@ -12,6 +12,8 @@ actor PhoneStorage: CredentialStorage {
     private(set) var values: [String: Data]
     /// The next this many reads fail (locked before the first unlock).
     var failingReads = 0
+    /// What a failing read throws: by default the device is locked.
+    var readError: any Error = Locked()
     /// The next read of these keys answers `nil` although a value is there.
     var spuriousMisses: Set<String> = []
     /// Writes and deletes of these keys fail.
@@ -20,13 +22,20 @@ actor PhoneStorage: CredentialStorage {
     var readDelay: Duration = .zero
     /// Every write and delete waits this long before it happens (a Keychain busy elsewhere).
     var writeDelay: Duration = .zero
-    /// The first read of this key waits until `release()`.
+    /// The first read of this key takes the value stored then and answers it only at `release()`
+    /// (a slow read that writes made meanwhile overtake).
     private var heldKey: String?
     private var held: CheckedContinuation<Void, Never>?
     private var released = false
     private(set) var adds = 0
 
     init(_ values: [String: Data] = [:]) { self.values = values }
+
+    /// A read refused because the device is locked (a Keychain's errSecInteractionNotAllowed).
+    struct Locked: CredentialStorageError, CustomStringConvertible {
+        var isDeviceLocked: Bool { true }
+        var description: String { "The storage cannot be read: the device is locked." }
+    }
 
     func configure(_ change: @Sendable (isolated PhoneStorage) -> Void) { change(self) }
 
@@ -40,16 +49,17 @@ actor PhoneStorage: CredentialStorage {
 
     func data(for key: String) async throws -> Data? {
         if readDelay > .zero { try await Task.sleep(for: readDelay) }
+        let value = values[key]
         if key == heldKey, !released {
             heldKey = nil
             await withCheckedContinuation { held = $0 }
         }
         if failingReads > 0 {
             failingReads -= 1
-            throw CocoaError(.fileReadNoPermission)
+            throw readError
         }
         if spuriousMisses.remove(key) != nil { return nil }
-        return values[key]
+        return value
     }
 
     func set(_ data: Data?, for key: String) async throws {

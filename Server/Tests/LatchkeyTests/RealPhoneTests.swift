@@ -99,6 +99,27 @@ final class ProofRefusingTransport: ClientTransport {
         #expect(await eventually { seen.all == [.unknown, .authenticated(customerUri: Self.customer)] }, "\(seen.all)")
     }
 
+    /// One signal given to two clients (an app and the client of a second service): each follows
+    /// it with observers of its own, and a post reads the stored session again in both.
+    @Test func oneSignalFollowedByTwoClientsReadsAgainInBoth() async throws {
+        let storage = PhoneStorage(["latchkey.session": try StoredSessionFixture.item(token: "token", customerUri: Self.customer)])
+        await storage.configure { $0.failingReads = .max }
+        let center = NotificationCenter()
+        let unlocked = Notification.Name("test.protectedData")
+        let signal = ProtectedDataSignal.notifications([unlocked], center: center)
+        let first = LatchkeyClient(context: Self.offline, storage: storage, reinstall: .off, protectedData: signal)
+        let second = LatchkeyClient(context: Self.offline, storage: storage, reinstall: .off, protectedData: signal)
+        let (firstSeen, firstFollower) = await StateLog.following(first)
+        let (secondSeen, secondFollower) = await StateLog.following(second)
+        defer { firstFollower.cancel(); secondFollower.cancel() }
+        #expect(await eventually { firstSeen.all == [.unknown] && secondSeen.all == [.unknown] })
+        await storage.configure { $0.failingReads = 0 }
+        center.post(name: unlocked, object: nil)
+        let signedIn: [AuthenticationState] = [.unknown, .authenticated(customerUri: Self.customer)]
+        #expect(await eventually { firstSeen.all == signedIn }, "\(firstSeen.all)")
+        #expect(await eventually { secondSeen.all == signedIn }, "\(secondSeen.all)")
+    }
+
     /// Attack on the shared Keychain: a widget caches the session, the app signs out and in again
     /// (a new session in the shared item), and the widget's stale session is refused. The refusal
     /// deletes nothing the widget did not read: the app's new session stays stored and working, and
@@ -201,6 +222,24 @@ final class ProofRefusingTransport: ClientTransport {
         #expect(await next.authentication.state == .authenticated(customerUri: since))
     }
 
+    /// A first launch whose delete of the earlier installation's session fails removes its marker
+    /// again: the session is not taken up, and the next launch drops it.
+    @Test func aFailedDropOfTheEarlierSessionLeavesNoMarker() async throws {
+        let storage = PhoneStorage(["latchkey.session": try StoredSessionFixture.item(token: "earlier", customerUri: Self.customer)])
+        let container = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: container) }
+        let detection = ReinstallDetection.markerFile(in: container)
+        await storage.configure { $0.failingWrites = ["latchkey.session"] }
+        let first = LatchkeyClient(context: Self.offline, storage: storage, reinstall: detection, protectedData: .never)
+        #expect(await first.authentication.state == .unknown, "the earlier session is not taken up")
+        #expect(!FileManager.default.fileExists(atPath: container.appendingPathComponent(".latchkey-installed-latchkey").path))
+
+        await storage.configure { $0.failingWrites = [] }
+        let next = LatchkeyClient(context: Self.offline, storage: storage, reinstall: detection, protectedData: .never)
+        #expect(await next.authentication.state == .loggedOut)
+        #expect(await storage.session() == nil)
+    }
+
     /// A Keychain that cannot be read (locked) is no "no device token": the quick-login button
     /// stays, and the login says the storage could not be read (not 1003).
     @Test func aLockedPhoneDoesNotClaimThereIsNoDeviceToken() async throws {
@@ -212,6 +251,33 @@ final class ProofRefusingTransport: ClientTransport {
         let refused = await failure { _ = try await client.authentication.loginWithDeviceAuthenticationToken() }
         #expect(refused?.kind == .storage, "\(String(describing: refused))")
         #expect(await !testClient(context: Self.offline, storage: PhoneStorage()).authentication.isAuthorizationTokenExist())
+    }
+
+    /// A storage that fails for another reason than a locked device (a damaged file, a missing
+    /// entitlement) answers "no token": quick login could not work.
+    @Test func anUnreadableStorageOtherThanLockedClaimsNoDeviceToken() async throws {
+        let storage = PhoneStorage(["latchkey.deviceToken": try JSONSerialization.data(withJSONObject: ["token": "t"])])
+        let client = testClient(context: Self.offline, storage: storage)
+        await storage.configure { $0.failingReads = .max; $0.readError = CocoaError(.fileReadCorruptFile) }
+        #expect(await !client.authentication.isAuthorizationTokenExist())
+    }
+
+    /// A call that joined a key load started before a reset answers the reset's key too, never
+    /// the key it replaced.
+    @Test func aCallJoiningALoadFromBeforeAResetGetsTheNewKey() async throws {
+        let storage = PhoneStorage()
+        let old = try await testClient(context: Self.offline, storage: storage).deviceThumbprint()
+        let client = testClient(context: Self.offline, storage: storage)
+        await storage.hold(firstReadOf: "latchkey.deviceKey")
+        let loading = Task { try await client.deviceThumbprint() }
+        try await Task.sleep(for: .milliseconds(50))
+        let joined = Task { try await client.deviceThumbprint() }
+        try await Task.sleep(for: .milliseconds(50))
+        let new = try await client.resetDeviceKey()
+        await storage.release()
+        #expect(new != old)
+        #expect(try await loading.value == new)
+        #expect(try await joined.value == new, "the caller that joined the load answers the new key")
     }
 
     /// `resetDeviceKey()` with other calls reading the key meanwhile (a Keychain slow to write)
