@@ -99,7 +99,7 @@ import Testing
     /// a long issuer name (percent-encoded, non-ASCII included), a short address and one at the
     /// longest that mail allows (254 characters); and RFC 6238's three key lengths for good measure.
     @Test(.enabled(if: QRDecoder.enabled, QRDecoder.skipMessage))
-    func theServersURIsDecode() async throws {
+    func theServersURIsDecode() throws {
         try QRDecoder.requireTools()
         #expect(TOTPCheck.newSecret().utf8.count == 40)
         let typical = TOTPCheck(secret: TOTPCheck.newSecret()).uri(account: "desk@example.com", issuer: "Latchkey Wallet")
@@ -115,7 +115,7 @@ import Testing
             for email in ["a@b.co", "desk@example.com", longest] {
                 for secret in secrets {
                     let uri = TOTPCheck(secret: secret).uri(account: email, issuer: issuer)
-                    #expect(try await QRDecoder.decode(svg: QRCode(text: uri).svg()) == uri, "\(uri.utf8.count) bytes")
+                    #expect(try QRDecoder.decode(svg: QRCode(text: uri).svg()) == uri, "\(uri.utf8.count) bytes")
                 }
             }
         }
@@ -124,20 +124,20 @@ import Testing
     /// Each of the eight masks, forced, decodes (the mask of least penalty is one of them; a wrong
     /// pattern or format information would not read).
     @Test(.enabled(if: QRDecoder.enabled, QRDecoder.skipMessage))
-    func everyMaskDecodes() async throws {
+    func everyMaskDecodes() throws {
         try QRDecoder.requireTools()
         let uri = TOTPCheck(secret: TOTPCheck.newSecret()).uri(account: "desk@example.com", issuer: "Latchkey Wallet")
         for mask in 0..<8 {
             let code = try QRCode(bytes: Array(uri.utf8), mask: mask)
             #expect(code.mask == mask)
-            #expect(try await QRDecoder.decode(svg: code.svg()) == uri, "mask \(mask)")
+            #expect(try QRDecoder.decode(svg: code.svg()) == uri, "mask \(mask)")
         }
     }
 
     /// Texts of every version's capacity, from 14 bytes (version 1) to 2,331 (version 40), decode
     /// to themselves; one byte more takes the next version (whose capacity is decoded in its turn).
     @Test(.enabled(if: QRDecoder.enabled, QRDecoder.skipMessage))
-    func everyVersionsCapacityDecodes() async throws {
+    func everyVersionsCapacityDecodes() throws {
         try QRDecoder.requireTools()
         let alphabet = Array("otpauth://totp/Issuer:desk@example.com?secret=ABCDEFGHIJKLMNOPQRSTUVWXYZ234567&issuer=Latchkey%20")
         for version in 1...40 {
@@ -147,7 +147,7 @@ import Testing
                 #expect(code.version == (length > QRCode.capacity(version: version) ? version + 1 : version))
                 // Decoding is the suite's costliest step (two processes a symbol): once per version.
                 if length == QRCode.capacity(version: version) {
-                    #expect(try await QRDecoder.decode(svg: code.svg()) == text, "version \(code.version), \(length) bytes, mask \(code.mask)")
+                    #expect(try QRDecoder.decode(svg: code.svg()) == text, "version \(code.version), \(length) bytes, mask \(code.mask)")
                 }
             }
         }
@@ -169,7 +169,7 @@ import Testing
             #expect(uri.hasPrefix("otpauth://totp/") && uri.contains(email))
             let svg = try #require(QRDecoder.svg(in: page.html, id: "qr"), "the setup page has no QR code")
             #expect(!svg.contains("style="), "the console's CSP forbids inline style")
-            #expect(try await QRDecoder.decode(svg: svg) == uri)
+            #expect(try QRDecoder.decode(svg: svg) == uri)
         }
     }
 
@@ -221,32 +221,23 @@ enum QRDecoder {
     }
 
     /// The text of the one QR code in `svg`, or nil when ZBar finds none.
-    static func decode(svg: String) async throws -> String? {
+    static func decode(svg: String) throws -> String? {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let svgFile = directory.appendingPathComponent("code.svg"), pngFile = directory.appendingPathComponent("code.png")
         try Data(svg.utf8).write(to: svgFile)
         // Two pixels a module: a phone's camera sees far fewer, and ZBar reads a clean image at two.
-        _ = try await run("rsvg-convert", ["--zoom", "2", "--format", "png", "--output", pngFile.path, svgFile.path])
-        let (status, output) = try await run("zbarimg", ["--raw", "-q", pngFile.path])
+        _ = try run("rsvg-convert", ["--zoom", "2", "--format", "png", "--output", pngFile.path, svgFile.path])
+        let (status, output) = try run("zbarimg", ["--raw", "-q", pngFile.path])
         guard status == 0, var text = String(data: output, encoding: .utf8) else { return nil }
         if text.hasSuffix("\n") { text.removeLast() }
         return text
     }
 
-    /// Runs `tool` to its end on a Dispatch thread: waiting for a process would otherwise hold one
-    /// of the few threads every suite running beside this one shares.
-    private static func run(_ tool: String, _ arguments: [String]) async throws -> (Int32, Data) {
-        let path = try #require(paths[tool])
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try runWaiting(path, arguments) }) }
-        }
-    }
-
-    private static func runWaiting(_ path: String, _ arguments: [String]) throws -> (Int32, Data) {
+    private static func run(_ tool: String, _ arguments: [String]) throws -> (Int32, Data) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
+        process.executableURL = URL(fileURLWithPath: try #require(paths[tool]))
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
