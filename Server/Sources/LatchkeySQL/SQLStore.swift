@@ -27,9 +27,8 @@ public struct SQLStore: LatchkeyStore {
         let (advisory, kind) = (engine.capabilities.advisoryLocks, engine.kind)
         // A migration may take longer than a request's database timeout.
         return try await engine.transaction(.unbounded) { db in
-            // One lock per schema: replicas migrating one schema take turns, while deployments
-            // (or test runs) in other schemas of the database never wait for each other.
-            if advisory { try await db.execute("SELECT pg_advisory_xact_lock(7413, hashtext(current_schema()))") }
+            // One lock for the database: replicas starting together take turns.
+            if advisory { try await db.execute("SELECT pg_advisory_xact_lock(7413)") }
             try await db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)")
             let applied = Set(try await db.query("SELECT version FROM schema_migrations", []).map { Int64(try $0.integer("version")) })
             var done: [Int] = []
