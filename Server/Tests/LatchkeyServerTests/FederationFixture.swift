@@ -9,7 +9,7 @@ import LatchkeyTestSupport
 import Testing
 
 /// A test server whose issuer trusts a live `FakeOIDCProvider` as provider `example`.
-func withFederation(engine: String = "sqlite", clock: TestClock? = nil, timeout: Int = 2,
+func withFederation(engine: String = "sqlite", clock: TestClock? = nil, timeout: Int = 15,
                     configure: @escaping @Sendable (inout ServerConfiguration) -> Void = { _ in },
                     _ body: @escaping @Sendable (FakeOIDCProvider, LatchkeyApplication, any TestClientProtocol) async throws -> Void)
     async throws {
