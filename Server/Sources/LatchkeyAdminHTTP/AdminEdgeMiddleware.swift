@@ -34,7 +34,7 @@ struct AdminEdgeMiddleware: RouterMiddleware {
         let call = OperatorCall(key: key, clientIP: address)
         guard key.role.includes(operation.role) else {
             // The user a call on `/users/{userId}/…` is about, so the refusal is among its events.
-            try await admin.refused(operation.id, userID: context.parameters.get("userId"), for: call)
+            try await admin.refused(operation, userID: context.parameters.get("userId"), for: call)
             throw DomainError(.operatorRoleInsufficient,
                               message: "The key's role \(key.role.rawValue) does not allow this call; it needs \(operation.role.rawValue).")
         }

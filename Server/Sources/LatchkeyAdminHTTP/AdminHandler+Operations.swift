@@ -9,7 +9,6 @@ extension AdminHandler {
     func listCourierMessages(_ input: Operations.ListCourierMessages.Input) async throws -> Operations.ListCourierMessages.Output {
         let query = input.query
         let pageSize = query.pageSize ?? Self.defaultPageSize
-        guard (1...200).contains(pageSize) else { throw DomainError(.invalidField, message: "pageSize is 1 to 200.", field: "pageSize") }
         let state = query.state.flatMap { CourierMessageState(rawValue: $0.rawValue) }
         let cursor = try query.pageToken.map(PageToken.cursor)
         let (messages, next) = try await admin.messages(state: state, after: cursor, limit: pageSize, for: try call)
@@ -36,7 +35,7 @@ extension AdminHandler {
 
     func createOperatorKey(_ input: Operations.CreateOperatorKey.Input) async throws -> Operations.CreateOperatorKey.Output {
         guard case .json(let request) = input.body else { throw DomainError(.invalidRequest) }
-        try AdminInput.check(request.name, AdminInput.keyName, name: "name")
+        try AdminInput.check(body: ["name": request.name], of: .createOperatorKey)
         let role = OperatorRole(rawValue: request.role.rawValue) ?? .viewer
         let (record, key) = try await admin.createOperatorKey(name: request.name, role: role, days: request.days, for: try call)
         return .created(.init(body: .json(.init(key: key, operatorKey: Self.wire(record)))))

@@ -27,7 +27,6 @@ struct AdminHandler: APIProtocol {
             query.externalId.map(AdminService.Lookup.externalID),
         ].compactMap { $0 }
         let pageSize = query.pageSize ?? Self.defaultPageSize
-        guard (1...200).contains(pageSize) else { throw DomainError(.invalidField, message: "pageSize is 1 to 200.", field: "pageSize") }
         if let prefix = query.emailPrefix, lookups.isEmpty {
             return try await usersByPrefix(prefix, query: query, pageSize: pageSize)
         }
@@ -65,7 +64,6 @@ struct AdminHandler: APIProtocol {
     func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output {
         let query = input.query
         let pageSize = query.pageSize ?? Self.defaultPageSize
-        guard (1...200).contains(pageSize) else { throw DomainError(.invalidField, message: "pageSize is 1 to 200.", field: "pageSize") }
         let type = query._type.flatMap { AuditEventType(rawValue: $0.rawValue) }
         let filter = AuditEventFilter(userID: query.userId, type: type, outcome: query.outcome.flatMap { AuditOutcome(rawValue: $0.rawValue) },
                                       clientIP: query.clientIp, since: query.since, until: query.until)

@@ -85,7 +85,7 @@ extension SQLStore {
             try await insert(answers, userID: id, into: db)
         }
         try await endOtherSessions(userID: id, keepSession: nil, now: now, in: db)
-        db.audit?.record(.operatorCommand, user: id, details: ["command": "import update"], at: now)
+        db.audit?.record(.operatorCommand, user: id, details: OperatorCommand.importUpdate.details, at: now)
         for credential in replaced { db.audit?.record(credential.event, user: id, details: ["by": "import"], at: now) }
         if !replaced.isEmpty {
             for message in try notices(user, replaced) { try await insert(message, into: db) }

@@ -167,7 +167,8 @@ import Testing
             try await service.setLocked(email: "ada@example.com", true)
             let events = try await service.events(email: "ada@example.com", limit: 4)
             #expect(events.map(\.type) == [.loginSucceeded, .operatorCommand, .walletStatusChanged, .operatorCommand])
-            #expect(events.map { $0.details["command"] } == [nil, "set wallet status deactivated", nil, "lock"])
+            // Named as the admin API names the same actions.
+            #expect(events.map { $0.details["command"] } == [nil, "admin deactivateUser", nil, "admin lockUser"])
             #expect(events.filter { $0.type == .operatorCommand }.allSatisfy { $0.actor == .operator })
             #expect(events.contains { $0.type == .walletStatusChanged && $0.reason == "deactivated" && $0.actor == .operator })
             var exported: [AuditEvent] = []

@@ -2,37 +2,40 @@ import Foundation
 import LatchkeyDomain
 
 /// What the console's operator can do to a wallet, each behind a confirmation page: the admin
-/// API's actions with the roles it gives them.
+/// API's actions with the roles the admin document gives them.
 struct ConsoleAction: Sendable {
     enum Target: Sendable { case user, device, session }
 
     let name: String
     let label: String
-    let role: OperatorRole
     let target: Target
     /// Whether the button is drawn as destructive.
     let danger: Bool
-    /// The admin API's operation: its refusals are recorded under the same command.
-    let command: String
+    /// The admin API's operation: its role is the action's, and its refusals are recorded under
+    /// the same command.
+    let operation: AdminOperation
+
+    /// The least role the action needs: its operation's (`x-latchkey-role`).
+    var role: OperatorRole { operation.role }
 
     static let all: [ConsoleAction] = [
-        .init(name: "unlock", label: "Unlock", role: .support, target: .user, danger: false, command: "unlockUser"),
-        .init(name: "lock", label: "Lock credential changes", role: .support, target: .user, danger: true, command: "lockUser"),
-        .init(name: "deactivate", label: "Deactivate the wallet", role: .support, target: .user, danger: true, command: "deactivateUser"),
-        .init(name: "reactivate", label: "Reactivate the wallet", role: .support, target: .user, danger: false, command: "reactivateUser"),
-        .init(name: "endSessions", label: "End every session", role: .support, target: .user, danger: true, command: "endUserSessions"),
-        .init(name: "resendVerification", label: "Resend the verification email", role: .support, target: .user, danger: false,
-              command: "resendVerification"),
-        .init(name: "passwordReset", label: "Send a password reset link", role: .support, target: .user, danger: false,
-              command: "sendResetLink"),
-        .init(name: "passcodeReset", label: "Send a PIN reset link", role: .support, target: .user, danger: false, command: "sendResetLink"),
-        .init(name: "markVerified", label: "Mark the email verified", role: .support, target: .user, danger: false, command: "markVerified"),
-        .init(name: "erase", label: "Erase the user", role: .admin, target: .user, danger: true, command: "eraseUser"),
-        .init(name: "suspendDevice", label: "Suspend", role: .support, target: .device, danger: true, command: "suspendDevice"),
-        .init(name: "deactivateDevice", label: "Deactivate", role: .support, target: .device, danger: true, command: "deactivateDevice"),
-        .init(name: "reactivateDevice", label: "Reactivate", role: .support, target: .device, danger: false, command: "reactivateDevice"),
-        .init(name: "unlinkDevice", label: "Unlink", role: .support, target: .device, danger: true, command: "unlinkDevice"),
-        .init(name: "endSession", label: "End", role: .support, target: .session, danger: true, command: "endSession"),
+        .init(name: "unlock", label: "Unlock", target: .user, danger: false, operation: .unlockUser),
+        .init(name: "lock", label: "Lock credential changes", target: .user, danger: true, operation: .lockUser),
+        .init(name: "deactivate", label: "Deactivate the wallet", target: .user, danger: true, operation: .deactivateUser),
+        .init(name: "reactivate", label: "Reactivate the wallet", target: .user, danger: false, operation: .reactivateUser),
+        .init(name: "endSessions", label: "End every session", target: .user, danger: true, operation: .endUserSessions),
+        .init(name: "resendVerification", label: "Resend the verification email", target: .user, danger: false,
+              operation: .resendVerification),
+        .init(name: "passwordReset", label: "Send a password reset link", target: .user, danger: false,
+              operation: .sendResetLink),
+        .init(name: "passcodeReset", label: "Send a PIN reset link", target: .user, danger: false, operation: .sendResetLink),
+        .init(name: "markVerified", label: "Mark the email verified", target: .user, danger: false, operation: .markVerified),
+        .init(name: "erase", label: "Erase the user", target: .user, danger: true, operation: .eraseUser),
+        .init(name: "suspendDevice", label: "Suspend", target: .device, danger: true, operation: .suspendDevice),
+        .init(name: "deactivateDevice", label: "Deactivate", target: .device, danger: true, operation: .deactivateDevice),
+        .init(name: "reactivateDevice", label: "Reactivate", target: .device, danger: false, operation: .reactivateDevice),
+        .init(name: "unlinkDevice", label: "Unlink", target: .device, danger: true, operation: .unlinkDevice),
+        .init(name: "endSession", label: "End", target: .session, danger: true, operation: .endSession),
     ]
 
     static func named(_ name: String) -> ConsoleAction? { all.first { $0.name == name } }

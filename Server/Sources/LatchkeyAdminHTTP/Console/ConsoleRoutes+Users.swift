@@ -204,7 +204,7 @@ extension ConsoleRoutes {
     /// A role below the action's: 403, recorded as the admin API records it, among the events of
     /// the user the action named.
     private func refused(_ action: ConsoleAction, userID: String, _ staff: SignedIn) async throws -> Response {
-        try await admin.refused(action.command, userID: userID, for: staff.call)
+        try await admin.refused(action.operation, userID: userID, for: staff.call)
         return page(.forbidden, "Not allowed", text: "Your role (\(staff.account.role.rawValue)) does not allow this; nothing was changed.",
                     back: "/console/users", staff: staff).response()
     }

@@ -7,8 +7,7 @@ extension AdminService {
     /// Deactivates (ending its sessions) or reactivates (forgiving its failures) the wallet.
     /// Throws `DomainError(.unknownUser)`.
     public func setStatus(userID: String, _ status: UserStatus, for call: OperatorCall) async throws {
-        let command = status == .active ? "reactivateUser" : "deactivateUser"
-        try await recorded(command, userID: userID, call: call) { user, store, trail in
+        try await recorded(.admin(.setting(status)), userID: userID, call: call) { user, store, trail in
             try await store.setUserStatus(userID: user.id, change: status.change, now: now())
         }
     }
@@ -17,12 +16,7 @@ extension AdminService {
     /// `suspended` (its sessions end) or `active` (its failures forgiven).
     /// Throws `DomainError(.unknownUser)` or `DomainError(.unknownDevice)`.
     public func setStatus(userID: String, device: String, _ status: DeviceStatus, for call: OperatorCall) async throws {
-        let command = switch status {
-        case .active: "reactivateDevice"
-        case .deactivated: "deactivateDevice"
-        case .suspended: "suspendDevice"
-        }
-        try await recorded(command, userID: userID, call: call) { user, store, trail in
+        try await recorded(.admin(.setting(status)), userID: userID, call: call) { user, store, trail in
             guard try await store.device(userID: user.id, deviceID: device) != nil else { throw DomainError(.unknownDevice, field: "deviceId") }
             try await store.setDeviceStatus(userID: user.id, deviceID: device, change: status.change, now: now())
         }
@@ -31,7 +25,7 @@ extension AdminService {
     /// Unlinks a device: its sessions, device tokens and certificates end with it.
     /// Throws `DomainError(.unknownUser)` or `DomainError(.unknownDevice)`.
     public func unlink(userID: String, device: String, for call: OperatorCall) async throws {
-        try await recorded("unlinkDevice", userID: userID, call: call) { user, store, trail in
+        try await recorded(.admin(.unlinkDevice), userID: userID, call: call) { user, store, trail in
             // Asked first: a write carries the call's event, so a refusal must come before it.
             guard try await store.device(userID: user.id, deviceID: device) != nil else { throw DomainError(.unknownDevice, field: "deviceId") }
             trail.record(.deviceUnlinked, user: user.id, deviceID: device, at: now())
@@ -43,7 +37,7 @@ extension AdminService {
     /// `SessionCache.lifetime` on the others. Throws `DomainError(.unknownUser)` or
     /// `DomainError(.unknownSession)` (one revoked, expired or idle is not live).
     public func endSession(userID: String, sessionID: String, for call: OperatorCall) async throws {
-        try await recorded("endSession", userID: userID, call: call) { user, store, trail in
+        try await recorded(.admin(.endSession), userID: userID, call: call) { user, store, trail in
             let time = now()
             // Asked first: a write carries the call's event, so a refusal must come before it.
             guard let session = try await store.liveSession(
@@ -59,7 +53,7 @@ extension AdminService {
     /// Sends a new verification link to the user's address, voiding none of the earlier ones.
     /// Throws `DomainError(.unknownUser)`, or `DomainError(.alreadyVerified)`.
     public func resendVerification(userID: String, for call: OperatorCall) async throws {
-        try await recorded("resendVerification", userID: userID, call: call) { user, store, trail in
+        try await recorded(.admin(.resendVerification), userID: userID, call: call) { user, store, trail in
             try Self.requireEmail(user)
             guard !user.emailVerified else { throw DomainError(.alreadyVerified) }
             let link = try outbox.emailVerification(userID: user.id, to: user.email, firstName: user.firstName, at: now())
@@ -71,7 +65,7 @@ extension AdminService {
     /// credential's request does (the user's pending MFA question travels with it).
     /// Throws `DomainError(.unknownUser)`.
     public func sendResetLink(userID: String, _ kind: CredentialKind, for call: OperatorCall) async throws {
-        try await recorded("sendResetLink", userID: userID, call: call) { user, store, trail in
+        try await recorded(.admin(.sendResetLink), userID: userID, call: call) { user, store, trail in
             try Self.requireEmail(user)
             let link = try outbox.resetLink(kind, for: user, question: try await verifier.pendingQuestion(for: user), at: now())
             trail.record(.resetRequested, user: user.id, details: ["credential": kind.rawValue, "by": "operator"], at: now())
@@ -82,7 +76,7 @@ extension AdminService {
     /// Marks the email address (and the app instance) verified, as the CLI's `users verify`.
     /// Throws `DomainError(.unknownUser)`.
     public func markVerified(userID: String, for call: OperatorCall) async throws {
-        try await recorded("markVerified", userID: userID, call: call) { user, store, trail in
+        try await recorded(.admin(.markVerified), userID: userID, call: call) { user, store, trail in
             try Self.requireEmail(user)
             try await store.markEmailVerified(userID: user.id)
             try await store.markAppInstanceVerified(userID: user.id)
@@ -92,7 +86,7 @@ extension AdminService {
     /// Erases the user (`AdminActionStore.eraseUser`): a `user.erased` event keeps the user id.
     /// Throws `DomainError(.unknownUser)`.
     public func erase(userID: String, for call: OperatorCall) async throws {
-        try await recorded("eraseUser", userID: userID, call: call) { user, store, trail in
+        try await recorded(.admin(.eraseUser), userID: userID, call: call) { user, store, trail in
             trail.record(.userErased, user: user.id, at: now())
             guard try await store.eraseUser(userID: user.id, now: now()) else { throw DomainError(.unknownUser, field: "userId") }
         }

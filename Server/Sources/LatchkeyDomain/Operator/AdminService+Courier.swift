@@ -8,7 +8,7 @@ extension AdminService {
     /// next page when there is one. The sealed bodies never leave the store's rows here.
     public func messages(state: CourierMessageState?, after cursor: MessagePageCursor?, limit: Int,
                          for call: OperatorCall) async throws -> (messages: [OutboxMessage], next: MessagePageCursor?) {
-        try await recorded("listCourierMessages", user: nil, call: call) {
+        try await recorded(.admin(.listCourierMessages), user: nil, call: call) {
             let rows = try await store.outboxMessages(state: state, after: cursor, limit: limit + 1)
             let page = Array(rows.prefix(limit)).map { message in
                 var message = message
@@ -45,10 +45,10 @@ extension AdminService {
         }
         defer { importSlot.running.withLock { $0 = false } }
         // Written before the first batch, so a batch's writes are never without the key that asked.
-        try await recorded("importUsers started", user: nil, call: call) {}
+        try await recorded(.importStarted, user: nil, call: call) {}
         return try await AuditTrail.run(actor: .operator, clientIP: call.clientIP, store: store) { trail in
             var failures: [UserImporter.Failure] = []
-            var details = Self.details("importUsers", call)
+            var details = Self.details(.admin(.importUsers), call)
             details["update"] = update ? "true" : "false"
             do {
                 let report = try await importer.run(lines: lines, update: update, failure: { failure in

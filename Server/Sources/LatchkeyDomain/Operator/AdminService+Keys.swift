@@ -8,7 +8,7 @@ extension AdminService {
 
     /// Every key, newest first (never a secret or digest on the wire).
     public func operatorKeys(for call: OperatorCall) async throws -> [OperatorKeyRecord] {
-        try await recorded("listOperatorKeys", user: nil, call: call) { try await keys.list() }
+        try await recorded(.admin(.listOperatorKeys), user: nil, call: call) { try await keys.list() }
     }
 
     /// A new key, shown this once. Throws `DomainError(.invalidField)` naming `name` or `days`.
@@ -18,7 +18,7 @@ extension AdminService {
         guard (1...OperatorKeys.maximumDays).contains(days) else {
             throw DomainError.invalidField("days", "A key lives 1 to \(OperatorKeys.maximumDays) days.")
         }
-        return try await recorded("createOperatorKey", user: nil, call: call) {
+        return try await recorded(.admin(.createOperatorKey), user: nil, call: call) {
             do {
                 return try await keys.create(name: name, role: role, days: days)
             } catch OperatorError.invalidKeyRequest(let reason) {
@@ -29,7 +29,7 @@ extension AdminService {
 
     /// Revokes a key at once on every replica. Throws `DomainError(.unknownOperatorKey)`.
     public func revokeOperatorKey(id: String, for call: OperatorCall) async throws {
-        try await recorded("revokeOperatorKey", user: nil, call: call) {
+        try await recorded(.admin(.revokeOperatorKey), user: nil, call: call) {
             do {
                 try await keys.revoke(id: id)
             } catch OperatorError.unknownKey {

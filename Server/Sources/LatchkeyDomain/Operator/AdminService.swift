@@ -20,10 +20,6 @@ public struct AdminService: Sendable {
     /// The most device tokens and certificates a user's detail reads, and the events it lists.
     public static let deviceTokensListed = 100, certificatesRead = 200, eventsListed = 20
 
-    /// The admin calls about a user that only read: their events carry the reason `read`, which a
-    /// user's latest events leave out (`AuditEventFilter.excludingReads`, an index of its own).
-    static let reads: Set<String> = ["getUser", "listUsers", "listEvents"]
-
     package init(store: any Store, issuer: IssuerSettings, outbox: OutboxWriter, verifier: CredentialVerifier, importer: UserImporter,
                  now: @escaping @Sendable () -> Date) {
         self.store = store
@@ -73,9 +69,9 @@ public struct AdminService: Sendable {
             }
             // Byte by byte, as the prefix search compares (`AdminStore.users(issuer:emailPrefix:…)`).
             if let prefix { users = users.filter { $0.emailNormalized.utf8.starts(with: prefix.utf8) } }
-            return try await recorded("listUsers", users: users.map(\.id), call: call) { (users, nil) }
+            return try await recorded(.admin(.listUsers), users: users.map(\.id), call: call) { (users, nil) }
         }
-        return try await recorded("listUsers", user: nil, call: call) {
+        return try await recorded(.admin(.listUsers), user: nil, call: call) {
             // One row past the page says whether another page follows, without counting.
             let rows = try await store.users(issuer: issuer.id, state: state, after: cursor, limit: limit + 1)
             let page = Array(rows.prefix(limit))
@@ -91,7 +87,7 @@ public struct AdminService: Sendable {
                       for call: OperatorCall) async throws -> (users: [UserRecord], next: String?) {
         let normalized = EmailAddress.normalized(prefix)
         guard !normalized.isEmpty else { throw DomainError.invalidField("emailPrefix", "emailPrefix must not be blank.") }
-        return try await recorded("listUsers", user: nil, call: call) {
+        return try await recorded(.admin(.listUsers), user: nil, call: call) {
             let rows = try await store.users(issuer: issuer.id, emailPrefix: normalized, state: state, afterEmail: afterEmail, limit: limit + 1)
             let page = Array(rows.prefix(limit))
             return (page, rows.count > limit ? page.last?.emailNormalized : nil)
@@ -114,7 +110,7 @@ public struct AdminService: Sendable {
     /// than `limit`, even none, and a next page.
     public func events(_ filter: AuditEventFilter, before: String?, limit: Int,
                        for call: OperatorCall) async throws -> (events: [AuditEvent], next: String?) {
-        try await recorded("listEvents", user: filter.userID, call: call) {
+        try await recorded(.admin(.listEvents), user: filter.userID, call: call) {
             // A page reads one event past it: with one condition every event read matches and
             // the one past says whether a page follows; combined conditions may leave a page
             // short (even empty) with a next page, which continues where the reading stopped.
@@ -127,7 +123,7 @@ public struct AdminService: Sendable {
     /// One user with every reason it cannot log in, its devices and live sessions.
     /// Throws `DomainError(.unknownUser)`.
     public func detail(userID: String, for call: OperatorCall) async throws -> UserDetail {
-        try await recorded("getUser", userID: userID, call: call) { user, _, _ in
+        try await recorded(.admin(.getUser), userID: userID, call: call) { user, _, _ in
             let time = now()
             let devices = try await store.devices(userID: user.id)
             // One row past the list says whether more are live, without counting them.
@@ -151,7 +147,7 @@ public struct AdminService: Sendable {
 
     /// Sets the operator lock. Throws `DomainError(.unknownUser)`.
     public func lock(userID: String, for call: OperatorCall) async throws {
-        try await recorded("lockUser", userID: userID, call: call) { user, store, _ in
+        try await recorded(.admin(.lockUser), userID: userID, call: call) { user, store, _ in
             try await store.setLocked(userID: user.id, locked: true)
         }
     }
@@ -161,14 +157,14 @@ public struct AdminService: Sendable {
     /// devices. A deactivation by an operator is not a lock: it stays (`AdminStore.unlockUser`).
     /// Throws `DomainError(.unknownUser)`.
     public func unlock(userID: String, for call: OperatorCall) async throws {
-        try await recorded("unlockUser", userID: userID, call: call) { user, store, _ in
+        try await recorded(.admin(.unlockUser), userID: userID, call: call) { user, store, _ in
             _ = try await store.unlockUser(userID: user.id, limits: issuer.attemptLimits, now: now())
         }
     }
 
     /// Ends every session and device token of the user, in one transaction. Throws `DomainError(.unknownUser)`.
     public func endSessions(userID: String, for call: OperatorCall) async throws {
-        try await recorded("endUserSessions", userID: userID, call: call) { user, store, _ in
+        try await recorded(.admin(.endUserSessions), userID: userID, call: call) { user, store, _ in
             try await store.endUserSessions(userID: user.id, now: now())
         }
     }
@@ -178,9 +174,9 @@ public struct AdminService: Sendable {
     /// user the call named (`userID`, the path's), so it is among that user's events; an id that
     /// names no user of the issuer is kept in the `userId` detail instead, as `recorded` keeps it.
     /// Throws what the database throws.
-    public func refused(_ command: String, userID: String? = nil, for call: OperatorCall) async throws {
+    public func refused(_ operation: AdminOperation, userID: String? = nil, for call: OperatorCall) async throws {
         try await AuditTrail.run(actor: .operator, clientIP: call.clientIP, store: store) { trail in
-            var details = Self.details(command, call)
+            var details = Self.details(.admin(operation), call)
             details["refused"] = call.role.rawValue
             var user: String?
             if let userID {
@@ -217,7 +213,7 @@ public struct AdminService: Sendable {
     /// is another issuer's) is a failed event with the id asked for, and `DomainError(.unknownUser)`.
     /// A body that refuses before it writes (an unknown device) leaves a failed event naming the
     /// error instead of what it recorded.
-    package func recorded<T: Sendable>(_ command: String, userID: String, call: OperatorCall,
+    package func recorded<T: Sendable>(_ command: OperatorCommand, userID: String, call: OperatorCall,
                                        _ body: (UserRecord, any Store, AuditTrail) async throws -> T) async throws -> T {
         try await AuditTrail.run(actor: .operator, clientIP: call.clientIP, store: store) { trail in
             var details = Self.details(command, call)
@@ -228,7 +224,7 @@ public struct AdminService: Sendable {
             }
             // No device on the operator's own event: it is never redacted (an erasure leaves it),
             // so it names the user by its id only; the change's own events name the device.
-            let reason: AuditReason? = Self.reads.contains(command) ? .read : nil
+            let reason: AuditReason? = command.readsUsers ? .read : nil
             trail.record(.operatorCommand, user: user.id, reason: reason, details: details, at: now())
             do {
                 return try await body(user, store.recording(into: trail), trail)
@@ -245,19 +241,19 @@ public struct AdminService: Sendable {
 
     /// Runs a call that is about no one user (or reads one) in its own audit scope, its event
     /// about `user` when it concerns one; a refusal is a failed event naming the error.
-    package func recorded<T: Sendable>(_ command: String, user: String?, call: OperatorCall,
+    package func recorded<T: Sendable>(_ command: OperatorCommand, user: String?, call: OperatorCall,
                                        _ body: () async throws -> T) async throws -> T {
         try await recorded(command, users: user.map { [$0] } ?? [], call: call, body)
     }
 
     /// As `recorded(_:user:call:_:)`, with an event for each user the call disclosed (one about
     /// no user when it disclosed none), so each user's trail shows who looked it up.
-    package func recorded<T: Sendable>(_ command: String, users: [String], call: OperatorCall,
+    package func recorded<T: Sendable>(_ command: OperatorCommand, users: [String], call: OperatorCall,
                                        _ body: () async throws -> T) async throws -> T {
         try await AuditTrail.run(actor: .operator, clientIP: call.clientIP, store: store) { trail in
             var details = Self.details(command, call)
             let named: [String?] = users.isEmpty ? [nil] : users
-            let reason: AuditReason? = Self.reads.contains(command) ? .read : nil
+            let reason: AuditReason? = command.readsUsers ? .read : nil
             for user in named { trail.record(.operatorCommand, user: user, reason: reason, details: details, at: now()) }
             do {
                 return try await body()
@@ -273,7 +269,8 @@ public struct AdminService: Sendable {
         }
     }
 
-    package static func details(_ command: String, _ call: OperatorCall) -> [String: String] {
-        call.details.merging(["command": "admin \(command)"]) { _, command in command }
+    /// The event details of `command` done by `call`: the command and who asked.
+    package static func details(_ command: OperatorCommand, _ call: OperatorCall) -> [String: String] {
+        call.details.merging(command.details) { _, command in command }
     }
 }

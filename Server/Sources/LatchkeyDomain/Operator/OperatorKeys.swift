@@ -38,7 +38,7 @@ public struct OperatorKeys: Sendable {
         let key = "lkop_\(id)_\(SecureRandom.token())"
         let record = OperatorKeyRecord(id: id, name: name, role: role, digest: SecureRandom.digest(key), createdAt: time,
                                        expiresAt: time.addingTimeInterval(TimeInterval(days) * 86_400))
-        try await audited("operator key created \(id) \(role.rawValue) \(name)") { store in try await store.createOperatorKey(record) }
+        try await audited(.keyCreated(id: id, role: role, name: name)) { store in try await store.createOperatorKey(record) }
         return (record, key)
     }
 
@@ -51,11 +51,11 @@ public struct OperatorKeys: Sendable {
         guard try await store.operatorKeys().contains(where: { $0.id == id && $0.revokedAt == nil }) else {
             try await AuditTrail.run(actor: .operator, store: store) { trail in
                 trail.record(.operatorCommand, user: nil, outcome: .failure,
-                             details: ["command": "operator key revoked \(id.prefix(64))"], at: now())
+                             details: OperatorCommand.keyRevoked(id: String(id.prefix(64))).details, at: now())
             }
             throw OperatorError.unknownKey(id)
         }
-        try await audited("operator key revoked \(id)") { store in _ = try await store.revokeOperatorKey(id: id, now: now()) }
+        try await audited(.keyRevoked(id: id)) { store in _ = try await store.revokeOperatorKey(id: id, now: now()) }
     }
 
     /// The usable key a call presents (`Authorization: Bearer lkop_…`), its use recorded; nil for
@@ -72,9 +72,9 @@ public struct OperatorKeys: Sendable {
         return record
     }
 
-    private func audited(_ command: String, _ change: (any Store) async throws -> Void) async throws {
+    private func audited(_ command: OperatorCommand, _ change: (any Store) async throws -> Void) async throws {
         try await AuditTrail.run(actor: .operator, store: store) { trail in
-            trail.record(.operatorCommand, user: nil, details: ["command": command], at: now())
+            trail.record(.operatorCommand, user: nil, details: command.details, at: now())
             try await change(store.recording(into: trail))
         }
     }

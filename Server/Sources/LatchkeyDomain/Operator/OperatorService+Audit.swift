@@ -11,7 +11,7 @@ extension OperatorService {
     /// Hands every event since `since` to `write`, in recording order, a page at a time.
     /// The export is itself recorded. Answers how many events were written.
     public func exportEvents(since: Date?, pageSize: Int = 1000, _ write: ([AuditEvent]) throws -> Void) async throws -> Int {
-        try await audited("audit export", user: nil) { _ in }
+        try await audited(.auditExport, user: nil) { _ in }
         var (after, count): (String?, Int) = (nil, 0)
         while true {
             let page = try await store.auditEvents(after: after, since: since, limit: pageSize)

@@ -51,7 +51,7 @@ public struct OperatorService: Sendable {
     /// failure count. Throws `OperatorError.unknownUser`.
     public func setStatus(email: String, _ status: UserStatus) async throws {
         let user = try await user(email: email)
-        try await audited("set wallet status \(status.rawValue)", user: user) { store in
+        try await audited(.admin(.setting(status)), user: user) { store in
             try await store.setUserStatus(userID: user.id, status: status, now: now())
         }
     }
@@ -63,7 +63,7 @@ public struct OperatorService: Sendable {
         guard try await store.device(userID: user.id, deviceID: device) != nil else {
             throw OperatorError.unknownDevice(device, email: email)
         }
-        try await audited("set device status \(status.rawValue)", user: user, deviceID: device) { store in
+        try await audited(.admin(.setting(status)), user: user, deviceID: device) { store in
             try await store.setDeviceStatus(userID: user.id, deviceID: device, status: status, now: now())
         }
     }
@@ -71,7 +71,7 @@ public struct OperatorService: Sendable {
     /// The operator lock: credential changes answer 424 while it is on.
     public func setLocked(email: String, _ locked: Bool) async throws {
         let user = try await user(email: email)
-        try await audited(locked ? "lock" : "unlock", user: user) { store in
+        try await audited(.admin(locked ? .lockUser : .unlockUser), user: user) { store in
             try await store.setLocked(userID: user.id, locked: locked)
         }
     }
@@ -79,17 +79,18 @@ public struct OperatorService: Sendable {
     /// Marks the address and the app instance verified.
     public func verify(email: String) async throws {
         let user = try await user(email: email)
-        try await audited("verify", user: user) { store in
+        try await audited(.admin(.markVerified), user: user) { store in
             try await store.markEmailVerified(userID: user.id)
             try await store.markAppInstanceVerified(userID: user.id)
         }
     }
 
-    /// Runs an operator's change in its own audit scope, recorded as `operator.command`.
-    package func audited(_ command: String, user: UserRecord?, deviceID: String? = nil,
+    /// Runs an operator's change in its own audit scope, recorded as `operator.command` under the
+    /// name the admin API gives the same action.
+    package func audited(_ command: OperatorCommand, user: UserRecord?, deviceID: String? = nil,
                  _ change: (Store) async throws -> Void) async throws {
         try await AuditTrail.run(actor: .operator, store: store) { trail in
-            trail.record(.operatorCommand, user: user?.id, deviceID: deviceID, details: ["command": command], at: now())
+            trail.record(.operatorCommand, user: user?.id, deviceID: deviceID, details: command.details, at: now())
             try await change(store.recording(into: trail))
         }
     }

@@ -56,8 +56,8 @@ public struct ConsoleService: Sendable {
                                       setupDigest: SecureRandom.digest(token), setupExpiresAt: now.addingTimeInterval(setupLifetime),
                                       createdAt: now)
         try await AuditTrail.run(actor: .operator, store: store) { trail in
-            trail.record(.operatorCommand, user: nil, details: ["command": "operator created \(account.id) \(role.rawValue)",
-                                                                "operatorAccount": account.id, "operator": account.email], at: now)
+            trail.record(.operatorCommand, user: nil, details: OperatorCommand.operatorCreated(id: account.id, role: role).details
+                .merging(["operatorAccount": account.id, "operator": account.email]) { $1 }, at: now)
             try await store.recording(into: trail).createOperatorAccount(account)
         }
         return (account, token)
@@ -71,8 +71,8 @@ public struct ConsoleService: Sendable {
         }
         let token = SecureRandom.token()
         try await AuditTrail.run(actor: .operator, store: store) { trail in
-            trail.record(.operatorCommand, user: nil, details: ["command": "operator reset \(account.id)", "operatorAccount": account.id,
-                                                                "operator": account.email], at: now)
+            trail.record(.operatorCommand, user: nil, details: OperatorCommand.operatorReset(id: account.id).details
+                .merging(["operatorAccount": account.id, "operator": account.email]) { $1 }, at: now)
             try await store.recording(into: trail).resetOperatorSetup(id: account.id, setupDigest: SecureRandom.digest(token),
                                                                       expiresAt: now.addingTimeInterval(setupLifetime))
         }
@@ -106,7 +106,7 @@ public struct ConsoleService: Sendable {
         }
         let hash = try await hasher.hash(password)
         let sealed = try hasher.profileFieldCipher.seal(totp.secret)
-        let done = try await audited("console setup", account: account, clientIP: clientIP) { store in
+        let done = try await audited(.consoleSetup, account: account, clientIP: clientIP) { store in
             try await store.completeOperatorSetup(id: account.id, setupDigest: SecureRandom.digest(token), passwordHash: hash,
                                                   totpSecretSealed: sealed, now: now())
         }
@@ -134,7 +134,7 @@ public struct ConsoleService: Sendable {
         guard let account = try await store.operatorAccount(email: EmailAddress.normalized(email.trimmingCharacters(in: .whitespaces))),
               let hash = account.passwordHash, let sealed = account.totpSecretSealed, account.disabledAt == nil else {
             try await hasher.burn(password)
-            try await record("console signIn", account: nil, outcome: .failure, reason: "unknown operator", clientIP: clientIP)
+            try await record(.consoleSignIn, account: nil, outcome: .failure, reason: "unknown operator", clientIP: clientIP)
             return .refused
         }
         // Each attempt is counted as a failure before it is judged (and given back when it
@@ -146,7 +146,7 @@ public struct ConsoleService: Sendable {
         // Hashed even while locked (and the answer thrown away): a refusal costs what any other does.
         let passwordRight = try await hasher.verify(password, against: hash)
         if lockedBefore != nil || lockedNow != nil {
-            try await record("console signIn", account: account, outcome: .failure, reason: "locked", clientIP: clientIP)
+            try await record(.consoleSignIn, account: account, outcome: .failure, reason: "locked", clientIP: clientIP)
             return .refused
         }
         let step = TOTPCheck(secret: try hasher.profileFieldCipher.open(sealed)).matchingStep(code, now: time)
@@ -158,13 +158,13 @@ public struct ConsoleService: Sendable {
             let locked = passwordRight
                 ? try await store.recordOperatorFailure(id: account.id, clientIP: Self.passwordHolders, policy: Self.lockout, now: time) : nil
             let reason = !passwordRight ? "wrong password" : step == nil ? "wrong code" : "code already used"
-            try await record("console signIn", account: account, outcome: .failure,
+            try await record(.consoleSignIn, account: account, outcome: .failure,
                              reason: locked == nil ? reason : "\(reason); locked", clientIP: clientIP)
             return .refused
         }
         try await store.clearOperatorFailures(id: account.id, clientIP: Self.passwordHolders)
         try await store.clearOperatorFailures(id: account.id, clientIP: address)
-        try await record("console signIn", account: account, outcome: .success, reason: nil, clientIP: clientIP)
+        try await record(.consoleSignIn, account: account, outcome: .success, reason: nil, clientIP: clientIP)
         return .signedIn(sessionToken: try await startSession(for: account), account: account)
     }
 
@@ -181,7 +181,7 @@ public struct ConsoleService: Sendable {
     /// Ends a sign-in.
     public func signOut(token: String, account: OperatorAccount, clientIP: String?) async throws {
         try await store.deleteConsoleSession(digest: SecureRandom.digest(token))
-        try await record("console signOut", account: account, outcome: .success, reason: nil, clientIP: clientIP)
+        try await record(.consoleSignOut, account: account, outcome: .success, reason: nil, clientIP: clientIP)
     }
 
     /// Every operator of the console.
@@ -211,18 +211,19 @@ public struct ConsoleService: Sendable {
         return TOTPCheck(secret: Data(mac).prefix(20).map { String(format: "%02x", $0) }.joined())
     }
 
-    private func audited<T: Sendable>(_ command: String, account: OperatorAccount, clientIP: String? = nil,
+    private func audited<T: Sendable>(_ command: OperatorCommand, account: OperatorAccount, clientIP: String? = nil,
                                       _ change: (any Store) async throws -> T) async throws -> T {
         try await AuditTrail.run(actor: .operator, clientIP: clientIP, store: store) { trail in
-            trail.record(.operatorCommand, user: nil, details: ["command": command, "operatorAccount": account.id, "operator": account.email],
+            trail.record(.operatorCommand, user: nil,
+                         details: command.details.merging(["operatorAccount": account.id, "operator": account.email]) { $1 },
                          at: now())
             return try await change(store.recording(into: trail))
         }
     }
 
-    private func record(_ command: String, account: OperatorAccount?, outcome: AuditOutcome, reason: String?, clientIP: String?) async throws {
+    private func record(_ command: OperatorCommand, account: OperatorAccount?, outcome: AuditOutcome, reason: String?, clientIP: String?) async throws {
         try await AuditTrail.run(actor: .operator, clientIP: clientIP, store: store) { trail in
-            var details = ["command": command]
+            var details = command.details
             if let account { details["operatorAccount"] = account.id; details["operator"] = account.email }
             if let reason { details["refused"] = reason }
             trail.record(.operatorCommand, user: nil, outcome: outcome, details: details, at: now())
