@@ -65,6 +65,17 @@ let package = Package(
             ],
             exclude: ["openapi-generator-config.yaml", "openapi.yaml"]
         ),
+        /// The admin API's client, generated from its document onto `LatchkeyAdminAPI`'s types: the
+        /// server's tests call the admin API and read its answers through it.
+        .target(
+            name: "LatchkeyAdminClient",
+            dependencies: [
+                "LatchkeyAdminAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["openapi-generator-config.yaml"]
+        ),
         /// The admin API over HTTP: operator keys at its edge, roles per operation, thin handlers.
         .target(
             name: "LatchkeyAdminHTTP",
@@ -184,7 +195,8 @@ let package = Package(
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [
-                "LatchkeyServer", "LatchkeyDomain", "LatchkeySQL", "LatchkeyHTTP", "LatchkeyAdminHTTP", "LatchkeyAdminAPI", "LatchkeyTestSupport",
+                "LatchkeyServer", "LatchkeyDomain", "LatchkeySQL", "LatchkeyHTTP", "LatchkeyAdminHTTP", "LatchkeyAdminAPI", "LatchkeyAdminClient",
+                "LatchkeyTestSupport",
                 .product(name: "LatchkeyCore", package: sdk), .product(name: "LatchkeyAPI", package: sdk),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
