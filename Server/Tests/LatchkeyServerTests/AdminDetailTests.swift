@@ -1,12 +1,15 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import LatchkeyAPI
+import LatchkeyAdminAPI
+import LatchkeyAdminClient
 import LatchkeyDomain
 import LatchkeyServer
 import LatchkeyTestSupport
 import Testing
 
-/// Issue 25: what support finds a user by and what a user's page tells — every lookup and state,
+/// What support finds a user by and what a user's page tells — every lookup and state,
 /// every reason a login fails, the devices' certificates, device tokens, latest events and the
 /// bound on sessions — and the wallet's deactivation and the key's rate limit, over HTTP on both engines.
 @Suite struct AdminDetailTests {
@@ -19,7 +22,7 @@ import Testing
     static func users(_ client: any TestClientProtocol, _ query: String, _ key: String) async throws -> [String] {
         let answer = try await client.call(.get, "/admin/v1/users?\(query)", headers: AdminAPITests.admin(key))
         #expect(answer.status == .ok, "\(query): \(answer.json)")
-        return (answer.json["users"] as? [[String: Any]] ?? []).compactMap { $0["email"] as? String }
+        return try #require(answer.userPage, "\(query): \(answer.json)").users.map(\.email)
     }
 
     /// Every exact lookup finds its user: phone, device key thumbprint, the issuer's external id
@@ -88,45 +91,42 @@ import Testing
             #expect(issued.status == .ok, "\(issued.json)")
             let token = try await client.dpopCall(device, .post, "/v1/auth/device-token", token: session,
                                                   body: ["username": "ada@example.com", "password": AuthFixture.password])
-            let secret = try #require(token.json["deviceToken"] as? String, "\(token.json)")
+            let secret = try #require(token.decoded(LatchkeyAPI.Components.Schemas.DeviceTokenResponse.self)?.deviceToken, "\(token.json)")
             let user = try await AdminAPITests.userID(app)
             let (_, viewer) = try await AdminAPITests.key(app, .viewer)
+            let admin = client.admin(viewer)
 
-            let detail = try await client.call(.get, "/admin/v1/users/\(user)", headers: AdminAPITests.admin(viewer))
-            let devices = try #require(detail.json["devices"] as? [[String: Any]])
-            let keyed = try #require(devices.first { $0["thumbprint"] as? String == device.thumbprint })
-            let certificate = try #require(keyed["certificate"] as? [String: Any], "\(keyed)")
-            #expect(certificate["status"] as? String == "valid" && (certificate["serial"] as? String)?.isEmpty == false)
-            let tokens = try #require(detail.json["deviceTokens"] as? [[String: Any]])
-            #expect(tokens.count == 1 && tokens[0]["deviceId"] as? String == "jkt:" + device.thumbprint)
-            #expect(!String(decoding: detail.data, as: UTF8.self).contains(secret), "the device token itself is never shown")
-            let events = try #require(detail.json["events"] as? [[String: Any]])
-            let types = events.compactMap { $0["type"] as? String }
-            #expect(types.contains("login.succeeded") && types.contains("device_token.created") && types.contains("certificate.issued"),
+            let raw = try await client.call(.get, "/admin/v1/users/\(user)", headers: AdminAPITests.admin(viewer))
+            #expect(!String(decoding: raw.data, as: UTF8.self).contains(secret), "the device token itself is never shown")
+            let detail = try #require(raw.decoded(LatchkeyAdminAPI.Components.Schemas.UserDetail.self), "\(raw.json)")
+            let keyed = try #require(detail.devices.first { $0.thumbprint == device.thumbprint })
+            let certificate = try #require(keyed.certificate, "\(keyed)")
+            #expect(certificate.status == .valid && !certificate.serial.isEmpty)
+            #expect(detail.deviceTokens.count == 1 && detail.deviceTokens[0].deviceId == "jkt:" + device.thumbprint)
+            let types = detail.events.map(\._type)
+            #expect(types.contains(.login_succeeded) && types.contains(.deviceToken_created) && types.contains(.certificate_issued),
                     "\(types)")
-            let ids = events.compactMap { $0["id"] as? String }
+            let ids = detail.events.map(\.id)
             #expect(ids == ids.sorted(by: >), "newest first")
-            #expect(detail.json["moreSessions"] as? Bool == false)
+            #expect(detail.moreSessions == false)
 
             // The device is deactivated: its certificate is revoked; unlinked: its token is gone.
             let support = AdminAPITests.admin(try await AdminAPITests.key(app, .support).1)
             let path = "/admin/v1/users/\(user)/devices/jkt:\(device.thumbprint)"
             #expect(try await client.call(.post, path + "/deactivate", headers: support).status == .noContent)
-            let deactivated = try await client.call(.get, "/admin/v1/users/\(user)", headers: AdminAPITests.admin(viewer))
-            let revoked = (deactivated.json["devices"] as? [[String: Any]])?.first { $0["thumbprint"] as? String == device.thumbprint }
-            #expect((revoked?["certificate"] as? [String: Any])?["status"] as? String == "revoked", "\(String(describing: revoked))")
+            let revoked = try await admin.user(user).devices.first { $0.thumbprint == device.thumbprint }
+            #expect(revoked?.certificate?.status == .revoked, "\(String(describing: revoked))")
             #expect(try await client.call(.delete, path, headers: support).status == .noContent)
-            let unlinked = try await client.call(.get, "/admin/v1/users/\(user)", headers: AdminAPITests.admin(viewer))
-            #expect((unlinked.json["deviceTokens"] as? [Any])?.isEmpty == true)
-            let commands = (unlinked.json["events"] as? [[String: Any]] ?? []).compactMap { ($0["details"] as? [String: String])?["command"] }
+            let unlinked = try await admin.user(user)
+            #expect(unlinked.deviceTokens.isEmpty)
+            let commands = unlinked.events.compactMap { $0.details.additionalProperties["command"] }
             #expect(commands.contains("admin unlinkDevice") && !commands.contains("admin getUser"),
                     "operators' changes are among the latest events, their reads are not: \(commands)")
             // A support desk refreshing the page during an incident: 110 more reads of the user
             // still leave its own events in the list.
             for _ in 0..<110 { _ = try await client.call(.get, "/admin/v1/users/\(user)", headers: AdminAPITests.admin(viewer)) }
-            let refreshed = try await client.call(.get, "/admin/v1/users/\(user)", headers: AdminAPITests.admin(viewer))
-            let latest = (refreshed.json["events"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String }
-            #expect(latest.contains("login.succeeded") && latest.contains("device.unlinked"), "\(latest)")
+            let latest = try await admin.user(user).events.map(\._type)
+            #expect(latest.contains(.login_succeeded) && latest.contains(.device_unlinked), "\(latest)")
 
             // Exactly 100 live sessions: all listed, no more; a 101st: 100 listed and more.
             let now = Date()
@@ -135,14 +135,13 @@ import Testing
                     digest: SecureRandom.digest("many-\(index)"), userID: user, deviceID: "device-1", createdAt: now,
                     lastSeenAt: now, expiresAt: now.addingTimeInterval(3600)))
             }
-            let live = (unlinked.json["sessions"] as? [Any])?.count ?? 0
-            for index in live..<AdminService.sessionsListed { try await add(index) }
-            let full = try await client.call(.get, "/admin/v1/users/\(user)", headers: AdminAPITests.admin(viewer))
-            #expect((full.json["sessions"] as? [Any])?.count == AdminService.sessionsListed && full.json["moreSessions"] as? Bool == false)
-            try await add(AdminService.sessionsListed)
-            let many = try await client.call(.get, "/admin/v1/users/\(user)", headers: AdminAPITests.admin(viewer))
-            #expect((many.json["sessions"] as? [Any])?.count == AdminService.sessionsListed)
-            #expect(many.json["moreSessions"] as? Bool == true)
+            for index in unlinked.sessions.count..<UserAdministration.sessionsListed { try await add(index) }
+            let full = try await admin.user(user)
+            #expect(full.sessions.count == UserAdministration.sessionsListed && full.moreSessions == false)
+            try await add(UserAdministration.sessionsListed)
+            let many = try await admin.user(user)
+            #expect(many.sessions.count == UserAdministration.sessionsListed)
+            #expect(many.moreSessions == true)
         }
     }
 
@@ -159,32 +158,30 @@ import Testing
             _ = try await AuthFixture.register(client, email: "bob@example.com", device: "bob-phone")
             let user = try await AdminAPITests.userID(app)
             let (_, support) = try await AdminAPITests.key(app, .support, clock: clock)
-            func reasons(_ id: String) async throws -> [[String: Any]] {
-                let answer = try await client.call(.get, "/admin/v1/users/\(id)", headers: AdminAPITests.admin(support))
-                #expect(answer.status == .ok, "\(answer.json)")
-                return answer.json["loginBlocks"] as? [[String: Any]] ?? []
+            func reasons(_ id: String) async throws -> [LatchkeyAdminAPI.Components.Schemas.LoginBlock] {
+                try await client.admin(support).user(id).loginBlocks
             }
-            #expect(try await reasons(AdminAPITests.userID(app, "bob@example.com")).map { $0["reason"] as? String } == ["email_not_verified"])
+            #expect(try await reasons(AdminAPITests.userID(app, "bob@example.com")).map(\.reason) == [.emailNotVerified])
 
             #expect(try await client.call(.post, "/admin/v1/users/\(user)/lock", headers: AdminAPITests.admin(support)).status == .noContent)
             for index in 0..<12 {
                 _ = try await AuthFixture.passwordLogin(client, password: "wrong-password-\(index)", device: "stranger")
             }
             let locked = try await reasons(user)
-            #expect(locked.map { $0["reason"] as? String } == ["operator_lock", "unlinked_devices_locked"], "\(locked)")
-            let until = try #require(locked.last?["until"] as? String)
-            #expect(try Date(until, strategy: .iso8601) > clock.now, "the lockout's end is in the future")
+            #expect(locked.map(\.reason) == [.operatorLock, .unlinkedDevicesLocked], "\(locked)")
+            let until = try #require(locked.last?.until)
+            #expect(until > clock.now, "the lockout's end is in the future")
 
             clock.advance(31 * 86_400)
-            #expect(try await reasons(user).map { $0["reason"] as? String } == ["operator_lock", "password_expired"],
+            #expect(try await reasons(user).map(\.reason) == [.operatorLock, .passwordExpired],
                     "the lockout ended; the password expired")
 
             // The operator's deactivation stops every login; reactivation lets them in again.
             #expect(try await client.call(.post, "/admin/v1/users/\(user)/unlock", headers: AdminAPITests.admin(support)).status == .noContent)
             #expect(try await client.call(.post, "/admin/v1/users/\(user)/deactivate", headers: AdminAPITests.admin(support)).status == .noContent)
             let deactivated = try await reasons(user)
-            #expect(deactivated.first?["reason"] as? String == "wallet_deactivated"
-                    && (deactivated.first?["message"] as? String)?.contains("by an operator") == true, "\(deactivated)")
+            #expect(deactivated.first?.reason == .walletDeactivated
+                    && deactivated.first?.message.contains("by an operator") == true, "\(deactivated)")
             #expect(try await AuthFixture.passwordLogin(client).errorCode == 421)
             #expect(try await client.call(.post, "/admin/v1/users/\(user)/reactivate", headers: AdminAPITests.admin(support)).status == .noContent)
             #expect(try await AuthFixture.passwordLogin(client).errorCode == 508, "active again: the expired password is what is left")
@@ -257,8 +254,9 @@ import Testing
                 let query = "clientIp=198.51.100.7&type=login.failed&pageSize=3" + (token.map { "&pageToken=\($0)" } ?? "")
                 let answer = try await client.call(.get, "/admin/v1/events?\(query)", headers: AdminAPITests.admin(viewer))
                 #expect(answer.status == .ok, "\(answer.json)")
-                pages.append((answer.json["events"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
-                token = answer.json["nextPageToken"] as? String
+                let page = try #require(answer.eventPage, "\(answer.json)")
+                pages.append(page.events.map(\.id))
+                token = page.nextPageToken
             } while token != nil && pages.count < 50
             let expected = events.filter { $0.type == .loginFailed }.map(\.id).sorted(by: >)
             #expect(pages.flatMap { $0 } == expected, "every match once, newest first")
@@ -268,7 +266,7 @@ import Testing
             func count(_ query: String) async throws -> Int {
                 let answer = try await client.call(.get, "/admin/v1/events?clientIp=198.51.100.7&pageSize=200&\(query)",
                                                    headers: AdminAPITests.admin(viewer))
-                return (answer.json["events"] as? [Any])?.count ?? -1
+                return answer.eventPage?.events.count ?? -1
             }
             #expect(try await count("until=2300-01-01T00:00:00Z") == 40)
             #expect(try await count("since=2300-01-01T00:00:00Z") == 0)
