@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import LatchkeyAdminAPI
+import LatchkeyAdminClient
 @testable import LatchkeyAdminHTTP
 import LatchkeyDomain
 import LatchkeyServer
@@ -8,7 +10,7 @@ import LatchkeyTestSupport
 import Testing
 import Yams
 
-/// Issue 25: the admin API — operator keys at the edge, roles per operation, every call an event
+/// The admin API — operator keys at the edge, roles per operation, every call an event
 /// naming the operator — on both engines.
 @Suite struct AdminAPITests {
     static func configure(_ configuration: inout ServerConfiguration) {
@@ -87,30 +89,29 @@ import Yams
                     "the deactivation ended its sessions")
 
             let found = try await client.call(.get, "/admin/v1/users?email=ADA@example.com", headers: Self.admin(support))
-            let users = try #require(found.json["users"] as? [[String: Any]])
-            #expect(users.count == 1 && users[0]["status"] as? String == "deactivated")
-            let user = try #require(users[0]["id"] as? String)
-            let detail = try await client.call(.get, "/admin/v1/users/\(user)", headers: Self.admin(support))
-            let blocks = try #require(detail.json["loginBlocks"] as? [[String: Any]])
-            #expect(blocks.map { $0["reason"] as? String } == ["wallet_deactivated"], "\(blocks)")
-            #expect((blocks[0]["message"] as? String)?.contains("5 consecutive failed logins") == true)
-            #expect(detail.json["failedAttempts"] as? Int == 5)
+            let users = try #require(found.userPage?.users, "\(found.json)")
+            #expect(users.count == 1 && users[0].status == .deactivated)
+            let user = users[0].id
+            let admin = client.admin(support)
+            let detail = try await admin.user(user)
+            let blocks = detail.loginBlocks
+            #expect(blocks.map(\.reason) == [.walletDeactivated], "\(blocks)")
+            #expect(blocks[0].message.contains("5 consecutive failed logins"))
+            #expect(detail.failedAttempts == 5)
 
             #expect(try await client.call(.post, "/admin/v1/users/\(user)/unlock", headers: Self.admin(support)).status == .noContent)
             #expect(try await app.store.auditEvents(userID: user, limit: 50)
                 .contains { $0.type == .walletStatusChanged && $0.reason == "active" && $0.actor == .operator },
                     "the reactivation is a wallet.status event like any other")
             let session = try #require(try await AuthFixture.passwordLogin(client).login?.sessionToken, "the wallet logs in again")
-            let after = try await client.call(.get, "/admin/v1/users/\(user)", headers: Self.admin(support))
-            #expect((after.json["loginBlocks"] as? [Any])?.isEmpty == true && after.json["failedAttempts"] as? Int == 0)
+            let after = try await admin.user(user)
+            #expect(after.loginBlocks.isEmpty && after.failedAttempts == 0)
 
-            let sessions = try #require(after.json["sessions"] as? [[String: Any]])
-            #expect(!sessions.isEmpty && sessions.allSatisfy { ($0["id"] as? String)?.count == 16 })
+            #expect(!after.sessions.isEmpty && after.sessions.allSatisfy { $0.id.count == 16 })
             #expect(try await client.call(.delete, "/admin/v1/users/\(user)/sessions", headers: Self.admin(support)).status == .noContent)
             #expect(try await client.call(.get, "/v1/auth/session", headers: appHeaders(session: session)).status == .unauthorized,
                     "the stolen phone's session is over")
-            let ended = try await client.call(.get, "/admin/v1/users/\(user)", headers: Self.admin(support))
-            #expect((ended.json["sessions"] as? [Any])?.isEmpty == true)
+            #expect(try await admin.user(user).sessions.isEmpty)
 
             // Every call is an event naming the key; the changes name the user.
             let events = try await app.store.auditEvents(userID: user, limit: 50).filter { $0.type == .operatorCommand }
@@ -137,8 +138,8 @@ import Yams
             func page(_ query: String) async throws -> (emails: [String], token: String?, link: String?) {
                 let answer = try await client.call(.get, "/admin/v1/users?\(query)", headers: Self.admin(viewer))
                 #expect(answer.status == .ok, "\(answer.json)")
-                let users = answer.json["users"] as? [[String: Any]] ?? []
-                return (users.compactMap { $0["email"] as? String }, answer.json["nextPageToken"] as? String, answer.headers[HTTPField.Name("Link")!])
+                let page = try #require(answer.userPage, "\(answer.json)")
+                return (page.users.map(\.email), page.nextPageToken, answer.headers[HTTPField.Name("Link")!])
             }
             let first = try await page("pageSize=3")
             #expect(first.emails.count == 3 && first.emails[0] == "user6@example.com")
@@ -183,25 +184,25 @@ import Yams
                 _ = try await AuthFixture.passwordLogin(client, password: "wrong-password-\(index)")
             }
             let (record, viewer) = try await Self.key(app, .viewer, clock: clock)
-            func page(_ query: String) async throws -> (events: [[String: Any]], token: String?, link: String?) {
+            func page(_ query: String) async throws -> (events: [Components.Schemas.Event], token: String?, link: String?) {
                 clock.advance(1)  // each call's own event is recorded later than the events before it
                 let answer = try await client.call(.get, "/admin/v1/events?\(query)", headers: Self.admin(viewer))
                 #expect(answer.status == .ok, "\(query): \(answer.json)")
-                return (answer.json["events"] as? [[String: Any]] ?? [], answer.json["nextPageToken"] as? String,
-                        answer.headers[HTTPField.Name("Link")!])
+                let page = try #require(answer.eventPage, "\(query): \(answer.json)")
+                return (page.events, page.nextPageToken, answer.headers[HTTPField.Name("Link")!])
             }
             let failed = try await page("userId=\(ada)&type=login.failed")
-            #expect(failed.events.count == 3 && failed.events.allSatisfy { $0["outcome"] as? String == "failure" && $0["userId"] as? String == ada })
-            let ids = failed.events.compactMap { $0["id"] as? String }
+            #expect(failed.events.count == 3 && failed.events.allSatisfy { $0.outcome == .failure && $0.userId == ada })
+            let ids = failed.events.map(\.id)
             #expect(ids == ids.sorted(by: >), "newest first")
             #expect(try await page("userId=\(ada)&type=login.failed&outcome=success").events.isEmpty)
             let stamp = middle.formatted(.iso8601)
             let before = try await page("userId=\(ada)&until=\(stamp)")
-            #expect(!before.events.isEmpty && before.events.allSatisfy { ($0["type"] as? String) != "login.failed" }, "\(before.events)")
+            #expect(!before.events.isEmpty && before.events.allSatisfy { $0._type != .login_failed }, "\(before.events)")
             #expect(try await page("userId=\(ada)&type=login.failed&since=\(stamp)").events.count == 3)
             #expect(try await page("userId=\(ada)&type=login.failed&until=\(stamp)").events.isEmpty)
             // The in-process test client has no address of its own ("unknown"), which is no IP address.
-            if let address = failed.events.first?["clientIp"] as? String, address.range(of: "^[0-9A-Fa-f:.]{2,45}$", options: .regularExpression) != nil {
+            if let address = failed.events.first?.clientIp, address.range(of: "^[0-9A-Fa-f:.]{2,45}$", options: .regularExpression) != nil {
                 #expect(try await page("clientIp=\(address)&type=login.failed").events.count == 3)
             }
             #expect(try await page("clientIp=203.0.113.77").events.isEmpty)
@@ -213,14 +214,14 @@ import Yams
             let all = try await page("userId=\(ada)&pageSize=200")
             // Reading a user's trail is itself an event about the user, newer than the pages: they
             // are left out of the comparison.
-            let newest = try #require(first.events.first?["id"] as? String)
-            #expect((first.events + rest.events).compactMap { $0["id"] as? String }
-                == all.events.compactMap { $0["id"] as? String }.filter { $0 <= newest }, "two pages are the whole, in order")
+            let newest = try #require(first.events.first?.id)
+            #expect((first.events + rest.events).map(\.id) == all.events.map(\.id).filter { $0 <= newest },
+                    "two pages are the whole, in order")
 
             let calls = try await page("type=operator.command")
             #expect(calls.events.contains { event in
-                let details = event["details"] as? [String: String]
-                return details?["command"] == "admin listEvents" && details?["operatorKey"] == record.id && event["actor"] as? String == "operator"
+                let details = event.details.additionalProperties
+                return details["command"] == "admin listEvents" && details["operatorKey"] == record.id && event.actor == ._operator
             })
             #expect(try await page("since=\(stamp)&until=\(stamp)").events.isEmpty, "an empty range is empty")
             for (bad, field) in [("type=nope", "type"), ("pageToken=bm9wZQ", "pageToken"), ("pageSize=0", "pageSize"),
@@ -232,7 +233,7 @@ import Yams
         }
     }
 
-    /// Attack (review of issue 25): a page token whose time is past what a database integer holds
+    /// Attack: a page token whose time is past what a database integer holds
     /// trapped the process (any viewer key could stop the server); control characters in a
     /// parameter (a NUL, which PostgreSQL's text refuses) answered 500. Both are 400 naming the
     /// parameter now, as are values the runtime could not decode.
@@ -279,15 +280,14 @@ import Yams
             try await app.store.setUserStatus(userID: user, status: .deactivated, now: Date())
             #expect(try await app.store.user(id: user)?.failedAttempts == 1)
             let (_, support) = try await Self.key(app, .support)
-            let before = try await client.call(.get, "/admin/v1/users/\(user)", headers: Self.admin(support))
-            let said = ((before.json["loginBlocks"] as? [[String: Any]])?.first?["message"] as? String) ?? ""
+            let admin = client.admin(support)
+            let said = try await admin.user(user).loginBlocks.first?.message ?? ""
             #expect(said.contains("by an operator") && said.contains("unlock does not lift it"),
                     "a failure counted before the deactivation does not make it a lockout: \(said)")
             #expect(try await client.call(.post, "/admin/v1/users/\(user)/unlock", headers: Self.admin(support)).status == .noContent)
             #expect(try await app.store.user(id: user)?.status == .deactivated)
-            let detail = try await client.call(.get, "/admin/v1/users/\(user)", headers: Self.admin(support))
-            let blocks = detail.json["loginBlocks"] as? [[String: Any]] ?? []
-            #expect((blocks.first?["message"] as? String)?.contains("by an operator") == true, "\(blocks)")
+            let blocks = try await admin.user(user).loginBlocks
+            #expect(blocks.first?.message.contains("by an operator") == true, "\(blocks)")
         }
     }
 
