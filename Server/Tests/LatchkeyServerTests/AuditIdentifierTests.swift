@@ -65,8 +65,7 @@ import Testing
                 #expect(try await !Self.databaseHolds(app, form), "nor is it anywhere in the database")
             }
 
-            let identifiers = try #require(page.json["events"] as? [[String: Any]])
-                .compactMap { ($0["details"] as? [String: String])?["identifier"] }
+            let identifiers = try #require(page.eventPage, "\(page.json)").events.compactMap { $0.details.additionalProperties["identifier"] }
             #expect(identifiers.contains("nobody@example.com") && identifiers.contains("+4915112345678"),
                     "addresses and numbers are kept as typed: \(identifiers)")
             let digests = identifiers.filter { $0.hasPrefix("identifier:") }
@@ -88,16 +87,15 @@ import Testing
             #expect(refused.status == .forbidden && refused.failure?.id == "operator_role_insufficient")
 
             let page = try await client.call(.get, "/admin/v1/events?userId=\(user)", headers: AdminAPITests.admin(admin))
-            let events = try #require(page.json["events"] as? [[String: Any]])
-            let refusal = events.filter { ($0["details"] as? [String: String])?["command"] == "admin lockUser" }
+            let events = try #require(page.eventPage, "\(page.json)").events
+            let refusal = events.filter { $0.details.additionalProperties["command"] == "admin lockUser" }
             #expect(refusal.count == 1, "the refusal is among the user's events: \(events)")
-            let details = try #require(refusal.first?["details"] as? [String: String])
+            let details = try #require(refusal.first?.details.additionalProperties)
             #expect(details["refused"] == "viewer" && details["operatorKey"] == viewerKey.id, "\(details)")
-            #expect(refusal.first?["outcome"] as? String == "failure" && refusal.first?["userId"] as? String == user)
+            #expect(refusal.first?.outcome == .failure && refusal.first?.userId == user)
 
-            let detail = try await client.call(.get, "/admin/v1/users/\(user)", headers: AdminAPITests.admin(admin))
-            let latest = try #require(detail.json["events"] as? [[String: Any]])
-            #expect(latest.contains { ($0["details"] as? [String: String])?["refused"] == "viewer" }, "and among its latest events")
+            let latest = try await client.admin(admin).user(user).events
+            #expect(latest.contains { $0.details.additionalProperties["refused"] == "viewer" }, "and among its latest events")
 
             // A refused call about nobody (an unknown id) names the id asked for, and no user.
             let unknown = try await client.call(.post, "/admin/v1/users/no-such-user/lock", headers: AdminAPITests.admin(viewer))
