@@ -9,7 +9,7 @@ import Testing
 /// admin document promises, on both engines.
 @Suite struct StablePageTests {
     static func ids(_ answer: JSONAnswer) -> [String] {
-        (answer.json["users"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        answer.userPage?.users.map(\.id) ?? []
     }
 
     /// Attack: users registered during a listing in the same second as the page's last user, with
@@ -28,7 +28,7 @@ import Testing
 
             let first = try await client.call(.get, "/admin/v1/users?pageSize=3", headers: headers)
             #expect(Self.ids(first) == Array(before.prefix(3)))
-            let token = try #require(first.json["nextPageToken"] as? String)
+            let token = try #require(first.userPage?.nextPageToken)
             let last = try #require(Self.ids(first).last)
             let boundary = try #require(try await app.store.user(id: last))
 
