@@ -7,21 +7,14 @@ import LatchkeySQL
 import LatchkeyServer
 import LatchkeyTestSupport
 import Testing
-import Yams
 
 /// Issue 20, item 1: the device-binding rules belong to the operation a request is routed to, and
 /// a path spelled any other way than its canonical form reaches no operation (404).
 @Suite struct CanonicalPathTests {
     /// Every operation of the contract: method, path template, and whether it is Kratos's.
     static let operations: [(method: HTTPRequest.Method, path: String)] = {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources/LatchkeyAPI/openapi.yaml")
-        let document = try! Yams.load(yaml: String(contentsOf: url, encoding: .utf8)) as! [String: Any]
-        let paths = document["paths"] as! [String: [String: Any]]
-        return paths.flatMap { path, operations in
-            operations.keys.compactMap { method in
-                ["get", "post", "put", "patch", "delete"].contains(method) ? (HTTPRequest.Method(rawValue: method.uppercased())!, path) : nil
-            }
+        try! OpenAPIDocument.wallet().paths.flatMap { path, operations in
+            operations.keys.map { method in (HTTPRequest.Method(rawValue: method.uppercased())!, path) }
         }.sorted { "\($0.path) \($0.method)" < "\($1.path) \($1.method)" }
     }()
 
