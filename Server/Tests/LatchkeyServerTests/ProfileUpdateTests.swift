@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyAPI
 import HummingbirdTesting
+import LatchkeyCore
 import LatchkeyDomain
 import LatchkeySQL
 import LatchkeyServer
@@ -12,8 +13,10 @@ import Testing
         try await client.call(.patch, "/v1/profile", headers: appHeaders(session: session), body: body)
     }
 
-    static func customer(_ client: any TestClientProtocol, _ session: String) async throws -> [String: Any] {
-        try await client.call(.get, "/v1/profile", headers: appHeaders(session: session)).json
+    /// The wallet's profile (`GET /v1/profile`); throws, failing the test, unless it is a `Customer`.
+    static func customer(_ client: any TestClientProtocol, _ session: String) async throws -> Customer {
+        let answer = try await client.call(.get, "/v1/profile", headers: appHeaders(session: session))
+        return try #require(answer.decoded(Customer.self), "\(answer.status) \(answer.json)")
     }
 
     @Test(arguments: TestEnvironment.engines)
@@ -24,25 +27,25 @@ import Testing
             #expect(try await Self.patch(client, session, ["externalId": "ext-1", "additionalCustomerInformation":
                                                             ["opt_in_email": "false", "opt_in_sms": "true"]]).status == .ok)
             let first = try await Self.customer(client, session)
-            #expect(first["externalId"] as? String == "ext-1")
-            let before = try #require(first["lastModifiedDate"] as? String)
+            #expect(first.externalId == "ext-1")
+            let before = first.lastModifiedDate
 
             clock.advance(5)
             let update: [String: Any] = ["lastName": "King", "additionalCustomerInformation": ["opt_in_email": "true", "opt_in_sms": NSNull()],
                                          "addressInformation": ["city": "London", "zipCode": "12345"]]
             #expect(try await Self.patch(client, session, update).status == .ok)
-            let second = try await Self.customer(client, session)
-            #expect(second["firstName"] as? String == "Ada", "omitted: unchanged")
-            #expect(second["lastName"] as? String == "King")
-            #expect(second["externalId"] == nil, "not sent again: removed")
-            #expect(second["additionalCustomerInformation"] as? [String: String] == ["opt_in_email": "true"], "null deletes")
-            let contact = try #require(second["contactInformation"] as? [String: Any])
-            #expect((contact["addressInformation"] as? [String: String])?["city"] == "London")
-            #expect(second["lastModifiedDate"] as? String != before)
+            let read = try await client.call(.get, "/v1/profile", headers: appHeaders(session: session))
+            let second = try #require(read.decoded(Customer.self), "\(read.json)")
+            #expect(second.firstName == "Ada", "omitted: unchanged")
+            #expect(second.lastName == "King")
+            #expect(second.externalId == nil && !String(decoding: read.data, as: UTF8.self).contains("externalId"), "not sent again: removed")
+            #expect(second.additionalCustomerInformation == ["opt_in_email": "true"], "null deletes")
+            #expect(second.contactInformation.addressInformation?.city == "London")
+            #expect(second.lastModifiedDate != before)
 
             clock.advance(5)
             #expect(try await Self.patch(client, session, [:]).status == .ok)
-            #expect(try await Self.customer(client, session)["lastModifiedDate"] as? String != second["lastModifiedDate"] as? String,
+            #expect(try await Self.customer(client, session).lastModifiedDate != second.lastModifiedDate,
                     "every update moves lastModifiedDate")
         }
     }
@@ -66,7 +69,7 @@ import Testing
                 #expect(answer.errorField == field, "\(field): \(answer.json)")
             }
             #expect(try await client.call(.patch, "/v1/profile", body: ["lastName": "X"]).errorCode == 403)
-            #expect(try await Self.customer(client, session)["lastName"] as? String == "Lovelace", "nothing half-written")
+            #expect(try await Self.customer(client, session).lastName == "Lovelace", "nothing half-written")
         }
     }
 
@@ -79,14 +82,14 @@ import Testing
             let sent = try await app.store.outboxMessages().filter { !before.contains($0.id) }
             #expect(Set(sent.map(\.recipient)) == ["Ada.New@example.com", "ada@example.com"])
             #expect(Set(sent.map(\.template)) == ["email_change_verification", "email_change_notice"])
-            #expect(try await Self.customer(client, session)["username"] as? String == "ada@example.com", "not before verification")
+            #expect(try await Self.customer(client, session).username == "ada@example.com", "not before verification")
             #expect(try await AuthFixture.passwordLogin(client).login?.sessionToken != nil)
 
             let row = try #require(sent.first { $0.template == "email_change_verification" })
             let link = try #require(app.cipher.open(row)?.data["link"])
             let path = try EmailLink.path(of: link)
             #expect(try await EmailLink.follow(client, path).status == .ok)
-            #expect(try await Self.customer(client, session)["username"] as? String == "Ada.New@example.com")
+            #expect(try await Self.customer(client, session).username == "Ada.New@example.com")
             #expect(try await AuthFixture.passwordLogin(client, email: "ada.new@example.com").login?.sessionToken != nil)
             #expect(try await AuthFixture.passwordLogin(client).errorCode == 401)
             #expect(try await EmailLink.follow(client, path).status == .badRequest, "single use")
