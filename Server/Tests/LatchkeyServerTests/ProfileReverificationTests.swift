@@ -56,15 +56,15 @@ import Testing
             ]
             let answer = try await Self.patch(client, session, update)
             #expect(answer.status == .ok, "\(answer.json)")
-            #expect(answer.json["pendingVerification"] as? [String] == [
+            #expect(answer.decoded(Components.Schemas.ProfileUpdateResponse.self)?.pendingVerification == [
                 "additionalCustomerInformation.card_ref", "additionalCustomerInformation.payout_ref", "addressInformation.city", "lastName",
             ])
             var customer = try await ProfileUpdateTests.customer(client, session)
-            #expect(customer["firstName"] as? String == "Augusta", "an unmarked field changes at once")
-            #expect(customer["lastName"] as? String == "Lovelace", "a marked one waits")
-            var address = (customer["contactInformation"] as? [String: Any])?["addressInformation"] as? [String: String]
-            #expect(address == ["city": "Bath", "zipCode": "12345"], "the sent address applies, but for the marked city")
-            #expect(customer["additionalCustomerInformation"] as? [String: String] == ["opt_in": "true", "payout_ref": "P-1"],
+            #expect(customer.firstName == "Augusta", "an unmarked field changes at once")
+            #expect(customer.lastName == "Lovelace", "a marked one waits")
+            #expect(customer.contactInformation.addressInformation == AddressInformation(city: "Bath", zipCode: "12345"),
+                    "the sent address applies, but for the marked city")
+            #expect(customer.additionalCustomerInformation == ["opt_in": "true", "payout_ref": "P-1"],
                     "a marked removal waits too")
 
             // The held values are in the database only encrypted, and the link's page changes nothing.
@@ -74,15 +74,14 @@ import Testing
             #expect(!(record.data ?? "").contains("PAN-REF") && !(record.data ?? "").contains("King"), "\(record.data ?? "")")
             let opened = try await PortalBrowser(client).get(path)
             #expect(opened.status == .ok && opened.html.contains("Last Name") && opened.html.contains("card_ref"))
-            #expect(try await ProfileUpdateTests.customer(client, session)["lastName"] as? String == "Lovelace")
+            #expect(try await ProfileUpdateTests.customer(client, session).lastName == "Lovelace")
 
             let confirmed = try await EmailLink.follow(client, path)
             #expect(confirmed.status == .ok && confirmed.text(id: "title") == "Profile changed", "\(confirmed.html)")
             customer = try await ProfileUpdateTests.customer(client, session)
-            #expect(customer["firstName"] as? String == "Augusta" && customer["lastName"] as? String == "King")
-            address = (customer["contactInformation"] as? [String: Any])?["addressInformation"] as? [String: String]
-            #expect(address == ["city": "London", "zipCode": "12345"])
-            #expect(customer["additionalCustomerInformation"] as? [String: String] == ["opt_in": "true", "card_ref": "PAN-REF-7720"])
+            #expect(customer.firstName == "Augusta" && customer.lastName == "King")
+            #expect(customer.contactInformation.addressInformation == AddressInformation(city: "London", zipCode: "12345"))
+            #expect(customer.additionalCustomerInformation == ["opt_in": "true", "card_ref": "PAN-REF-7720"])
             let user = try #require(try await app.store.user(issuer: "default", emailNormalized: "ada@example.com"))
             #expect(try await EmailLink.follow(client, path).status == .badRequest, "single use")
 
@@ -95,7 +94,7 @@ import Testing
         try await withServer(configure: Self.configure) { app, client in
             let session = try await AuthFixture.enrolledSession(app, client)
             let same = try await Self.patch(client, session, ["lastName": "Lovelace", "firstName": "Ada"])
-            #expect(same.status == .ok && same.json["pendingVerification"] as? [String] == [], "\(same.json)")
+            #expect(same.status == .ok && same.decoded(Components.Schemas.ProfileUpdateResponse.self)?.pendingVerification == [], "\(same.json)")
 
             #expect(try await Self.patch(client, session, ["lastName": "King"]).status == .ok)
             let first = try await Self.link(app)
@@ -105,7 +104,7 @@ import Testing
             #expect(first != second)
             #expect(try await EmailLink.follow(client, first).status == .badRequest, "replaced by the newer change")
             #expect(try await EmailLink.follow(client, second).status == .ok)
-            #expect(try await ProfileUpdateTests.customer(client, session)["lastName"] as? String == "Byron")
+            #expect(try await ProfileUpdateTests.customer(client, session).lastName == "Byron")
         }
     }
 
@@ -128,9 +127,10 @@ import Testing
                                                     body: ["firstName": "Augusta", "lastName": "King"])
             #expect(refused.status == .forbidden && refused.failure?.id == "email_not_verified", "\(refused.json)")
             #expect(refused.errorField == "lastName")
-            let customer = try await client.dpopCall(device, .get, "/v1/profile", token: token).json
-            #expect(customer["firstName"] as? String == "Pay User", "nothing half-written")
-            let userID = try #require(customer["customerIdentification"] as? String)
+            let read = try await client.dpopCall(device, .get, "/v1/profile", token: token)
+            let customer = try #require(read.decoded(Customer.self), "\(read.json)")
+            #expect(customer.firstName == "Pay User", "nothing half-written")
+            let userID = customer.customerIdentification
             let user = try #require(try await app.store.user(id: userID))
             let events = try await app.store.auditEvents(userID: user.id, limit: 100).map(\.type)
             #expect(!events.contains(.profileChangeRequested), "no event of a refused update: \(events)")
@@ -148,7 +148,7 @@ import Testing
             let verification = try await EmailLink.path(app, "email_change_verification", to: "thief@example.com")
             #expect(try await EmailLink.follow(client, verification).status == .ok)
             #expect(try await EmailLink.follow(client, held).status == .badRequest, "sent to the old address")
-            #expect(try await ProfileUpdateTests.customer(client, session)["lastName"] as? String == "Lovelace")
+            #expect(try await ProfileUpdateTests.customer(client, session).lastName == "Lovelace")
 
             // And a change held from a session the owner then throws out (revert) is void too.
             let session2 = try await AuthFixture.passwordLogin(client, email: "thief@example.com").login?.sessionToken
