@@ -21,20 +21,18 @@ import X509
             SignupFixture.configure(&$0)
             $0.publicURL = TestDeviceKey.base
         }) { app, client in
-            let flow = try await client.execute(uri: "/a/self-service/registration/api", method: .get) { response in
-                #expect(response.status == .ok)
-                #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
-                return try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any] ?? [:]
-            }
-            let id = try #require(flow["id"] as? String)
+            let created = try await client.call(.get, "/a/self-service/registration/api", headers: [:])
+            #expect(created.status == .ok)
+            #expect(created.headers[.contentType]?.hasPrefix("application/json") == true)
+            // The flow's every required field (`expires_at`, `issued_at`, `request_url`, ...) decodes.
+            let flow = try #require(created.decoded(Components.Schemas.SelfServiceFlow.self), "\(created.json)")
+            let id = flow.id
             #expect(UUID(uuidString: id) != nil)
-            #expect(flow["type"] as? String == "api")
-            #expect(flow["state"] as? String == "choose_method")
-            for key in ["expires_at", "issued_at", "request_url"] { #expect(flow[key] is String, "\(key)") }
-            let ui = try #require(flow["ui"] as? [String: Any])
-            #expect((ui["action"] as? String)?.hasSuffix("/a/self-service/registration?flow=\(id)") == true)
-            #expect(ui["method"] as? String == "POST")
-            let names = (ui["nodes"] as? [[String: Any]] ?? []).compactMap { ($0["attributes"] as? [String: Any])?["name"] as? String }
+            #expect(flow._type == "api")
+            #expect(flow.state == "choose_method")
+            #expect(flow.ui.action.hasSuffix("/a/self-service/registration?flow=\(id)"))
+            #expect(flow.ui.method == "POST")
+            let names = flow.ui.nodes.map(\.attributes.name)
             #expect(names.contains("traits.phone") && names.contains("password") && names.contains("traits.name.first"))
 
             let sent = try await client.execute(
