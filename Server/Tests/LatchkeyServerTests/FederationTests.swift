@@ -17,8 +17,10 @@ import Testing
             let metadata = try await FederationFixture.metadata(client, code: code, requested: ["given_name", "nickname"])
             #expect(metadata.status == .ok, "\(metadata.json)")
             let profile = try #require(metadata.decoded(RetrieveCustomerProfileMetaDataResponse.self))
-            let claims = try JSONSerialization.jsonObject(with: Data(try #require(profile.customerInfoJson).utf8))
-            #expect((claims as? [String: Any])?["sub"] as? String == "user-1")
+            // The provider's claims, as the issuer's backend reads them (`customerInfoJson`).
+            struct Claims: Decodable { let sub: String }
+            let claims = try JSONDecoder().decode(Claims.self, from: Data(try #require(profile.customerInfoJson).utf8))
+            #expect(claims.sub == "user-1")
             #expect(profile.isCustomerSecurityProfileExists == false)
             #expect(profile.deviceUniqueId == "device-1" && profile.identityProvider == "example")
             let requested = try #require(profile.additionalInformation)
