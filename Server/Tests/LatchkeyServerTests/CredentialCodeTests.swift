@@ -12,7 +12,7 @@ import Testing
     @Test func passcodeLockAndLockout() async throws {
         try await withServer(configure: { $0.issuer.lockout.walletThreshold = 2 }) { app, client in
             let session = try await AuthFixture.enrolledSession(app, client)
-            func change(_ body: [String: Any]) async throws -> JSONAnswer {
+            func change(_ body: [String: String]) async throws -> JSONAnswer {
                 try await client.call(.put, "/v1/profile/passcode", headers: appHeaders(session: session), body: body)
             }
             let missing = try await change(["newPasscode": "271828", "confirmNewPasscode": "271828"])
@@ -38,7 +38,7 @@ import Testing
     @Test func expiredPasswordCodes() async throws {
         try await withServer(configure: { $0.issuer.lockout.walletThreshold = 2 }) { app, client in
             _ = try await AuthFixture.enrolledSession(app, client)
-            func change(_ body: [String: Any]) async throws -> JSONAnswer {
+            func change(_ body: [String: String]) async throws -> JSONAnswer {
                 try await client.call(.post, "/v1/enrollment/expired-password", body: body)
             }
             let missing = try await change(["email": "ada@example.com", "newPassword": "x", "confirmNewPassword": "x"])

@@ -70,7 +70,7 @@ import Testing
             let verifier = String(repeating: "v", count: 20) + "-pkce-verifier-0123456789abc"
             func metadata(_ verifierSent: String?) async throws -> JSONAnswer {
                 let code = provider.code(subject: "u", email: "u@idp.example", codeChallenge: FakeOIDCProvider.s256(verifier))
-                var body: [String: Any] = ["authorizationCode": code, "identityProvider": "example"]
+                var body: [String: String] = ["authorizationCode": code, "identityProvider": "example"]
                 if let verifierSent { body["codeVerifier"] = verifierSent }
                 return try await client.call(.post, "/v1/enrollment/customer-profile-metadata", body: body)
             }

@@ -15,7 +15,7 @@ import Testing
         try await withServer { app, client in
             _ = try await AuthFixture.register(client)
             try await AuthFixture.verifyEmail(app, client)   // a pending registration is no wallet to reset
-            let missing = try await client.call(.post, "/v1/enrollment/\(kind)-reset", body: [String: Any]())
+            let missing = try await client.call(.post, "/v1/enrollment/\(kind)-reset", body: [String: String]())
             #expect(missing.status == .badRequest)
             let malformed = try await client.call(.post, "/v1/enrollment/\(kind)-reset", body: ["email": "not-an-address"])
             #expect(malformed.status == .badRequest)
