@@ -1,13 +1,15 @@
 import Hummingbird
 import HTTPTypes
+import HummingbirdAuth
 import LatchkeyCore
 import LatchkeyDomain
 import LatchkeyHTTP
 
 /// The admin API's edge, one per operation: limits calls per client address (after the trusted
 /// proxies) before anything is read, authenticates the operator key (`Authorization: Bearer
-/// lkop_…`; 401 with a `Bearer` challenge otherwise), limits calls per key, then requires the
-/// operation's role (403, recorded as a failed `operator.command` naming the key).
+/// lkop_…`, read by hummingbird-auth; 401 with a `Bearer` challenge otherwise), limits calls
+/// per key, then requires the operation's role (403, recorded as a failed `operator.command`
+/// naming the key).
 struct AdminEdgeMiddleware: RouterMiddleware {
     typealias Context = AdminRequestContext
     let keys: OperatorKeys
@@ -20,11 +22,11 @@ struct AdminEdgeMiddleware: RouterMiddleware {
     let operation: AdminOperation
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let address = proxies.client(peer: context.remoteAddress?.ipAddress ?? "unknown", forwardedFor: request.headers[values: .xForwardedFor])
+        let address = proxies.clientAddress(of: request, peer: context.remoteAddress)
         if let wait = try await throttle.refusal("admin-ip:" + address, limit: perAddress) {
             throw DomainError(.rateLimited, retryAfter: wait)
         }
-        guard let presented = Self.bearer(request.headers[.authorization]), let key = try await keys.authenticate(presented) else {
+        guard let presented = request.headers.bearer?.token, !presented.isEmpty, let key = try await keys.authenticate(presented) else {
             return ErrorDialect.wallet.response(DomainError(.operatorKeyInvalid, field: "Authorization"),
                                                 headers: [.wwwAuthenticate: #"Bearer realm="latchkey-admin""#])
         }
@@ -41,12 +43,5 @@ struct AdminEdgeMiddleware: RouterMiddleware {
         var context = context
         context.operatorCall = call
         return try await AdminCaller.$call.withValue(call) { try await next(request, context) }
-    }
-
-    /// The token of `Authorization: Bearer <token>` (the scheme in any case), nil otherwise.
-    static func bearer(_ value: String?) -> String? {
-        guard let value, value.count > 7, value.prefix(7).lowercased() == "bearer " else { return nil }
-        let token = value.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        return token.isEmpty ? nil : token
     }
 }

@@ -81,7 +81,7 @@ struct ConsoleRoutes: Sendable {
 
     /// Counts the page against the client address's limit (the admin API's), then answers it.
     private func limited(_ request: Request, _ context: AppRequestContext, _ body: (String) async throws -> Response) async throws -> Response {
-        let ip = proxies.client(peer: context.remoteAddress?.ipAddress ?? "unknown", forwardedFor: request.headers[values: .xForwardedFor])
+        let ip = proxies.clientAddress(of: request, peer: context.remoteAddress)
         if let wait = try await throttle.refusal("admin-ip:" + ip, limit: perAddress) {
             var response = page(.tooManyRequests, "Too many requests", text: "Wait a minute, then try again.").response()
             response.headers[.retryAfter] = String(wait)

@@ -36,12 +36,12 @@ package struct DPoPNonceRequired: Error {
 /// device's P-256 public key as `jwk`, signed by that key (parsed by jwt-kit, verified by swift-crypto), whose
 /// claims name this request (`htm`, `htu` as seen through the public base URL), were issued within
 /// `window` seconds, hash the access token sent with it (`ath`), carry the server's nonce when the
-/// call asks for one, and were not seen before (`jti`). Every refusal is `invalid_dpop_proof` or
-/// `use_dpop_nonce` (HTTP 401); nothing about a proof is logged but its thumbprint.
+/// call asks for one, and carry a `jti` (whether that was seen before is `ProofReplay`'s to tell).
+/// Every refusal is `invalid_dpop_proof` or `use_dpop_nonce` (HTTP 401); nothing about a proof is
+/// logged but its thumbprint.
 public struct DPoPVerifier: Sendable {
     package let publicURL: PublicBaseURL
     package let nonces: DPoPNonces
-    package let replay: ReplayCache
     /// Keys already validated, by their `jwk` coordinates: a device sends the same key with every
     /// proof, and building and checking the point cost as much as parsing the proof.
     package let keys = KeyCache()
@@ -58,11 +58,11 @@ public struct DPoPVerifier: Sendable {
     public init(publicURL: PublicBaseURL, nonces: DPoPNonces, now: @escaping @Sendable () -> Date) {
         self.publicURL = publicURL
         self.nonces = nonces
-        self.replay = ReplayCache(lifetime: 2 * Self.window)
         self.now = now
     }
 
-    /// The proof of a request, verified. `accessToken` is the token sent with it, if any.
+    /// The proof of a request, verified but for replay (`ProofReplay.admit`, which the caller runs
+    /// next). `accessToken` is the token sent with it, if any.
     /// Throws `DomainError(.invalidDPoPProof)`, or `DPoPNonceRequired` when `requireNonce` and the
     /// proof lacks a current nonce handed to its key.
     public func verify(_ proof: String, method: String, path: String, accessToken: String?,
@@ -129,9 +129,8 @@ public struct DPoPVerifier: Sendable {
                 throw DPoPNonceRequired(thumbprint: key.thumbprint)
             }
         }
-        guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256, replay.insert(key.thumbprint + "." + claims.jti, at: time) else {
-            throw Self.invalid("The DPoP proof was used before.")
-        }
+        // A proof without a usable id could never be told from its replay.
+        guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256 else { throw Self.invalid("The DPoP proof was used before.") }
         return DPoPProof(thumbprint: key.thumbprint, jti: claims.jti)
     }
 

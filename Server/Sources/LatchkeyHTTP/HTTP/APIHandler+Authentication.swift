@@ -69,13 +69,6 @@ extension APIHandler {
         try await authentication.logout(try caller.identity.require(), caller: caller)
         return .noContent(.init())
     }
-
-    package func currentSession(_ input: Operations.CurrentSession.Input) async throws -> Operations.CurrentSession.Output {
-        let description = authentication.describe(try caller.identity.require().session)
-        return .ok(.init(body: .json(.init(
-            customerUri: description.customerUri, deviceId: description.deviceID, createdAt: description.createdAt,
-            lastSeenAt: description.lastSeenAt, idleExpiresAt: description.idleExpiresAt, expiresAt: description.expiresAt))))
-    }
 }
 
 extension APIHandler {
@@ -94,34 +87,5 @@ extension APIHandler {
     package func unlinkDevice(_ input: Operations.UnlinkDevice.Input) async throws -> Operations.UnlinkDevice.Output {
         try await authentication.unlink(deviceID: input.path.deviceId, of: try caller.identity.require(), caller: caller)
         return .noContent(.init())
-    }
-}
-
-extension APIHandler {
-    /// The answer of `currentSession` as JSON bytes, written without the runtime's `JSONEncoder`:
-    /// apps ask for it on every return to the foreground, and encoding it cost more than finding
-    /// the session (issue 24). The same members as `Components.Schemas.SessionResponse`, dates as
-    /// `SecondsDateTranscoder` writes them (`HotPathTests` decodes it with the generated type).
-    /// Answered through `answeredDirectly`, after the edge.
-    /// - Throws: `DomainError(.notLoggedIn)` without a session (the edge refuses that first).
-    package func currentSessionJSON() throws -> [UInt8] {
-        let description = authentication.describe(try caller.identity.require().session)
-        let dates = SecondsDateTranscoder()
-        var json = JSONObjectWriter()
-        json.add("customerUri", description.customerUri)
-        json.add("deviceId", description.deviceID)
-        json.add("createdAt", try dates.encode(description.createdAt))
-        json.add("lastSeenAt", try dates.encode(description.lastSeenAt))
-        json.add("idleExpiresAt", try dates.encode(description.idleExpiresAt))
-        json.add("expiresAt", try dates.encode(description.expiresAt))
-        return json.finished()
-    }
-}
-
-extension APIHandler {
-    /// The operations `APIRouteGroups` answers with these functions instead of the generated
-    /// handler (when the request accepts JSON), by operation id.
-    package var answeredDirectly: [String: @Sendable () throws -> [UInt8]] {
-        ["currentSession": { [self] in try currentSessionJSON() }]
     }
 }

@@ -15,33 +15,12 @@ import Synchronization
 package struct APIRouteGroups: ServerTransport {
     package let wallet: RouterGroup<WalletRequestContext>
     package let kratos: RouterGroup<KratosRequestContext>
+    /// What each operation's `EdgeMiddleware` is made from.
     package let edge: EdgeServices
     /// Operations answered by a function of the caller that writes the JSON itself, by operation
     /// id (`APIHandler.answeredDirectly`, JSON of a flat object); a request that does not accept JSON still goes to the
     /// generated handler, which refuses it as before.
     package var answeredDirectly: [String: @Sendable () throws -> [UInt8]] = [:]
-
-    /// What every operation's edge shares.
-    package struct EdgeServices {
-        package let throttle: Throttle
-        /// Asked for the operation's hashes before anything else is verified or written.
-        package let hashGate: HashGate
-        package let proxies: TrustedProxies
-        package let authentication: AuthenticationService
-        package let dpop: DPoPVerifier
-        package let deviceBinding: DeviceBindingMode
-        package let proofs: any ProofStore
-        /// Opens sealed credentials (`x-latchkey-sealed`).
-        package let unsealer: CredentialUnsealer
-        package let maxBodyBytes: Int
-
-        package func middleware<Context: APIRequestContext>(_ policy: OperationPolicy) -> EdgeMiddleware<Context> {
-            EdgeMiddleware(throttle: throttle, hashGate: hashGate, proxies: proxies, authentication: authentication,
-                           sessions: authentication.sessionLookup, dpop: dpop,
-                           deviceBinding: deviceBinding, proofs: proofs, policy: policy,
-                           unsealer: unsealer.guards(policy.operationID) ? unsealer : nil, maxBodyBytes: maxBodyBytes)
-        }
-    }
 
     /// An operation of the generated code that the document declares no policy for.
     package struct UndeclaredOperation: Error, CustomStringConvertible {
@@ -70,10 +49,10 @@ package struct APIRouteGroups: ServerTransport {
         var handler = Self.answeredOnce.contains(policy.operationID) ? StoredAnswer(handler).handler : handler
         if let direct = answeredDirectly[policy.operationID] { handler = Self.answering(direct, else: handler) }
         if Self.isKratos(path) {
-            kratos.group().add(middleware: edge.middleware(policy) as EdgeMiddleware<KratosRequestContext>)
+            kratos.group().add(middleware: EdgeMiddleware<KratosRequestContext>(policy: policy, services: edge))
                 .register(handler, method: method, path: path)
         } else {
-            wallet.group().add(middleware: edge.middleware(policy) as EdgeMiddleware<WalletRequestContext>)
+            wallet.group().add(middleware: EdgeMiddleware<WalletRequestContext>(policy: policy, services: edge))
                 .register(handler, method: method, path: path)
         }
     }

@@ -10,7 +10,7 @@ package struct AuditMiddleware: RouterMiddleware {
     package let proxies: TrustedProxies
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        context.audit.identify(device: nil, clientIP: request.clientIP(peer: context.remoteAddress, proxies: proxies))
+        context.audit.identify(device: nil, clientIP: proxies.clientAddress(of: request, peer: context.remoteAddress))
         let response: Response
         do {
             response = try await next(request, context)

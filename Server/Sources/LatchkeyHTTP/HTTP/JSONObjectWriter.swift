@@ -1,5 +1,5 @@
 /// Writes one flat JSON object of string members, for an answer on a hot path that costs more to
-/// encode with `JSONEncoder` than to compute (`APIHandler.currentSessionJSON`). Strings are
+/// encode with `JSONEncoder` than to compute (`APIHandler.sessionAnswer`). Strings are
 /// escaped as RFC 8259 §7 requires (the quote, the backslash and control characters); the rest of
 /// their UTF-8 is written as it is.
 package struct JSONObjectWriter {

@@ -28,7 +28,8 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
     OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry(), http: configuration.http)
     ContractRoutes.add(to: router, issuer: issuer, serverURL: publicURL.value)
 
-    let pages = router.group().add(middleware: PortalLimitMiddleware(throttle: throttle, proxies: proxies, issuerName: issuer.name))
+    let pages = router.group().add(middleware: PortalLimitMiddleware(limit: AddressRateLimit(throttle: throttle), proxies: proxies,
+                                                                      issuerName: issuer.name))
     let csrf = PortalCSRF(pepper: pepper, secureCookie: publicURL.value.hasPrefix("https:"))
     WebRoutes(enrollment: services.enrollment, profile: services.profile, issuer: issuer, csrf: csrf, maxBodyBytes: maxBody)
         .add(to: pages)
@@ -42,10 +43,9 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
             .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet)),
         kratos: router.group(context: KratosRequestContext.self)
             .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .kratos)),
-        edge: .init(throttle: throttle, hashGate: services.hashGate, proxies: proxies, authentication: services.authentication, dpop: dpop,
-                    deviceBinding: issuer.deviceBinding, proofs: store,
-                    unsealer: unsealer,
-                    maxBodyBytes: maxBody))
+        edge: EdgeServices(throttle: throttle, hashGate: services.hashGate, proxies: proxies, authentication: services.authentication,
+                           dpop: dpop, replay: ProofReplay(store: store, now: now), deviceBinding: issuer.deviceBinding,
+                           unsealer: unsealer, maxBodyBytes: maxBody))
     let api = try APIHandler(enrollment: services.enrollment, authentication: services.authentication, profile: services.profile,
                              signup: services.signup, federation: services.federation, statistics: services.statistics,
                              sealing: unsealer)
