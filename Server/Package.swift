@@ -8,7 +8,7 @@ import PackageDescription
 let sdk = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent
 
 /// The layers, each a target whose dependencies the compiler checks (docs/architecture.md):
-/// LatchkeyDomain ← LatchkeySQL, LatchkeyHTTP (← LatchkeyServerAPI), LatchkeyAdminHTTP (← LatchkeyAdminAPI)
+/// LatchkeyDomain ← LatchkeySQL, LatchkeyContract ← LatchkeyHTTP (← LatchkeyServerAPI), LatchkeyAdminHTTP (← LatchkeyAdminAPI)
 /// ← LatchkeyServer ← the CLI.
 let package = Package(
     name: "LatchkeyServer",
@@ -113,9 +113,19 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
             ],
             resources: [.copy("Resources/common-passwords.txt.gz")]
+        ),
+        /// The wallet's contract as the server applies it: each operation's policy
+        /// (`x-latchkey-policy`, generated from the document) and the served document (a resource)
+        /// with the issuer's rules written in. Only the HTTP targets use it; the domain knows no routes.
+        .target(
+            name: "LatchkeyContract",
+            dependencies: [
+                "LatchkeyDomain", .product(name: "LatchkeyCore", package: sdk),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            resources: [.copy("Resources/openapi.yaml")]
         ),
         /// The store on SQLite and PostgreSQL: engines, migrations, the SQL of every store protocol.
         .target(
@@ -133,7 +143,7 @@ let package = Package(
         .target(
             name: "LatchkeyHTTP",
             dependencies: [
-                "LatchkeyDomain", "LatchkeyServerAPI",
+                "LatchkeyDomain", "LatchkeyContract", "LatchkeyServerAPI",
                 .product(name: "LatchkeyAPI", package: sdk), .product(name: "LatchkeyCore", package: sdk),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -197,7 +207,7 @@ let package = Package(
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [
-                "LatchkeyServer", "LatchkeyDomain", "LatchkeySQL", "LatchkeyHTTP", "LatchkeyAdminHTTP", "LatchkeyAdminAPI", "LatchkeyAdminClient",
+                "LatchkeyServer", "LatchkeyDomain", "LatchkeyContract", "LatchkeySQL", "LatchkeyHTTP", "LatchkeyAdminHTTP", "LatchkeyAdminAPI", "LatchkeyAdminClient",
                 "LatchkeyTestSupport",
                 .product(name: "LatchkeyCore", package: sdk), .product(name: "LatchkeyAPI", package: sdk),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import LatchkeyAPI
+import LatchkeyContract
 import LatchkeyDomain
 import LatchkeySQL
 import LatchkeyServer

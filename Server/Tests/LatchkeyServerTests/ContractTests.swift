@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyAPI
+import LatchkeyContract
 import LatchkeyDomain
 import LatchkeyHTTP
 import LatchkeySQL

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import LatchkeyAPI
 import LatchkeyCore
+import LatchkeyContract
 import LatchkeyDomain
 import LatchkeyServer
 import LatchkeyTestSupport

@@ -31,7 +31,7 @@ public enum CommonPasswords {
     /// - Throws: `MissingResource`.
     public static func load() throws(MissingResource) { _ = try loaded.get() }
 
-    static var set: Set<Substring> {
+    package static var set: Set<Substring> {
         switch loaded {
         case .success(let set): set
         case .failure(let missing): fatalError(missing.description)   // unreachable after `load()` at start-up

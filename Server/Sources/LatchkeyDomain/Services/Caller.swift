@@ -10,25 +10,22 @@ public struct Caller: Sendable {
     public var client = ClientContext()
     /// The request's id as logged and answered (`X-Request-ID`).
     public var requestID: String?
-    /// The rules of the operation the request was routed to (`x-latchkey-policy`).
-    public var policy: OperationPolicy?
     /// The connection the request came over: the hash gate asks it whether the client is still
     /// there before it hashes (`HashGate`). Nil for a command or the router's test client.
     public var connection: (any ClientConnection)?
     /// The security events of the request or command (`AuditTrail`), written with its changes.
     public var audit: AuditTrail
-    /// The hashes the edge reserved for the operation (`OperationPolicy.hashes`) before it verified
+    /// The hashes the edge reserved for the operation (the operation's `hashes` in its contract policy) before it verified
     /// or recorded anything; the operation's own admission draws on it first.
     package var admission: HashGate.Ticket?
 
     public init(identity: Identity = .anonymous, client: ClientContext = ClientContext(), requestID: String? = nil,
-                policy: OperationPolicy? = nil, connection: (any ClientConnection)? = nil,
+                connection: (any ClientConnection)? = nil,
                 audit: AuditTrail = AuditTrail(actor: .user)) {
         self.audit = audit
         self.identity = identity
         self.client = client
         self.requestID = requestID
-        self.policy = policy
         self.connection = connection
     }
 

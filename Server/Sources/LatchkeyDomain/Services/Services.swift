@@ -47,7 +47,7 @@ public struct Services: Sendable {
     public let console: ConsoleService
     /// The per-minute limits the edge and the pages count with too.
     public let throttle: Throttle
-    /// Admission to hash work, which the edge asks first (`OperationPolicy.hashes`).
+    /// Admission to hash work, which the edge asks first (the operation's `hashes` in its contract policy).
     public let hashGate: HashGate
 }
 

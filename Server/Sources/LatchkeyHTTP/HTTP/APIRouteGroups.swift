@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import LatchkeyAPI
+import LatchkeyContract
 import LatchkeyDomain
 import LatchkeyServerAPI
 import OpenAPIHummingbird

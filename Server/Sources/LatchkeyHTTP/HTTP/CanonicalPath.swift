@@ -1,5 +1,6 @@
 import Hummingbird
 import LatchkeyCore
+import LatchkeyContract
 import LatchkeyDomain
 
 /// Answers 404 for a path that is not in its canonical form, before any route sees it: an empty

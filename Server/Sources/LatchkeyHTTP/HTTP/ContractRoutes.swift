@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyContract
 import LatchkeyDomain
 import NIOCore
 

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDomain
 import LatchkeyCore
 import Yams
 
@@ -13,16 +14,26 @@ public struct ServedContract: Sendable {
     public let yaml: String
     public let json: Data
 
-    /// - Throws: when the compiled-in document does not parse (a build defect) or cannot be written.
+    /// - Throws: when the bundled document is missing or does not parse (a build or install
+    ///   defect), or cannot be written.
     public init(issuer: IssuerSettings, serverURL: String? = nil) throws {
-        guard var document = try Yams.load(yaml: Self.document) as? [String: Any] else {
-            throw ConfigurationError(key: "openapi", message: "The compiled-in contract is not a YAML mapping.")
+        guard var document = try Yams.load(yaml: try Self.document()) as? [String: Any] else {
+            throw ConfigurationError(key: "openapi", message: "The bundled contract is not a YAML mapping.")
         }
         let rules = IssuerSchemas(issuer: issuer, metadata: try issuer.fieldMetadata(checking: false))
         Self.write(rules, into: &document)
         if let serverURL { document["servers"] = [["url": serverURL, "description": "This server."]] }
         yaml = try Self.yaml(document)
         json = try Self.json(document)
+    }
+
+    /// The contract as written (`Sources/LatchkeyAPI/openapi.yaml`), bundled with this target as
+    /// the resource `openapi.yaml` (a copy `Scripts/generate-api` keeps current).
+    static func document() throws -> String {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml") else {
+            throw ConfigurationError(key: "openapi", message: "The contract's resource openapi.yaml is missing from the server's bundle.")
+        }
+        return try String(contentsOf: url, encoding: .utf8)
     }
 
     /// Replaces the request schemas whose rules are the issuer's.

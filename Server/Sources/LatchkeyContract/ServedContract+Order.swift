@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDomain
 import Yams
 
 extension ServedContract {

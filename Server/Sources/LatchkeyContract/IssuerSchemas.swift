@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDomain
 import LatchkeyCore
 
 /// JSON Schema (2020-12, as OpenAPI 3.1 reads it) of the issuer's rules, one function per rule of
