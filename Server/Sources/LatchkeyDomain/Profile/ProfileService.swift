@@ -2,20 +2,19 @@ import Foundation
 import LatchkeyCore
 
 /// The profile and credential calls of the enrollment module: the customer record, password,
-/// passcode and MFA-answer changes, and the expired-password change. Knows no HTTP.
+/// passcode and MFA-answer changes, and the expired-password change. A forgotten credential's
+/// reset is `ResetPortalService`'s. Knows no HTTP.
 public struct ProfileService: Sendable {
-    /// What profile calls, credential changes and resets read and write.
-    public typealias Store = UserStore & AttemptStore & SessionStore & CredentialStore & ResetStore & WindowCounterStore
+    /// What profile calls and credential changes read and write.
+    public typealias Store = UserStore & AttemptStore & SessionStore & CredentialStore
     package let store: any Store
     package let issuer: IssuerSettings
-    /// Builds the links, notices and security notices of changes and resets.
+    /// Builds the links, notices and security notices of changes.
     package let outbox: OutboxWriter
     /// Encrypts the stored values of the fields the issuer marks `pciEncryptionRequired`.
     package let fields: ProfileFieldCipher
     /// Checks current credentials (rate limit, lockout) before a change.
     package let verifier: CredentialVerifier
-    /// The per-account limit of reset requests (shared with the edge).
-    package let throttle: Throttle
     package let audit: AuditRecorder
     package let admitted: HashAdmission
     package let now: @Sendable () -> Date
@@ -116,23 +115,11 @@ public struct ProfileService: Sendable {
         if onlyExpired, !(issuer.passwordExpiry(of: user).map { $0 <= now() } ?? false) {
             throw DomainError(.passwordNotExpired)
         }
-        if try await recentlyUsed(new, by: user, hasher: hasher) { throw DomainError.passwordReused }
+        if try await verifier.recentlyUsed(new, by: user, hasher: hasher) { throw DomainError.passwordReused }
         let time = now()
         audit(.passwordChanged, user: user.id, reason: onlyExpired ? .passwordExpired : .passwordChanged, deviceID: deviceID, for: caller)
         try await store.updatePassword(userID: user.id, hash: try await hasher.hash(new), now: time,
                                        keep: max(0, issuer.passwordHistory - 1), keepSession: keepSession,
                                        messages: try outbox.securityNotice("password", to: user, at: time))
-    }
-
-    /// Whether `password` is the current one or among the issuer's password history (406).
-    package func recentlyUsed(_ password: String, by user: UserRecord, hasher: SecretHasher) async throws -> Bool {
-        guard issuer.passwordHistory > 0 else { return false }
-        let previous = [user.passwordHash].compactMap { $0 }
-            + (try await store.passwordHistory(userID: user.id, limit: max(0, issuer.passwordHistory - 1)))
-        let hashes = previous
-        return try await withThrowingTaskGroup(of: Bool.self) { group in
-            for hash in hashes { group.addTask { try await hasher.verify(password, against: hash) } }
-            return try await group.contains(true)
-        }
     }
 }

@@ -38,6 +38,8 @@ public struct Services: Sendable {
     public let enrollment: EnrollmentService
     public let authentication: AuthenticationService
     public let profile: ProfileService
+    /// A forgotten credential's reset: the link's request and the secure portal it opens.
+    public let resetPortal: ResetPortalService
     public let signup: SignupService
     public let federation: FederationService
     public let statistics: LoginStatisticsService
@@ -76,10 +78,12 @@ public func buildServices(_ foundation: ServiceFoundation) -> Services {
         enrollment: EnrollmentService(store: store, issuer: issuer, outbox: outbox, fields: fields, audit: audit, admitted: admitted, now: now),
         authentication: AuthenticationService(store: store, issuer: issuer, outbox: outbox, verifier: verifier, sessions: sessions,
                                               logins: logins, audit: audit, admitted: admitted, now: now),
-        profile: ProfileService(store: store, issuer: issuer, outbox: outbox, fields: fields, verifier: verifier, throttle: throttle, audit: audit,
+        profile: ProfileService(store: store, issuer: issuer, outbox: outbox, fields: fields, verifier: verifier, audit: audit,
                                 admitted: admitted, now: now),
         signup: SignupService(store: store, issuer: issuer, outbox: outbox, publicURL: foundation.publicURL, throttle: throttle,
                               logins: logins, sessions: sessions, otpKey: SignupService.otpKey(pepper: foundation.pepper),
+        resetPortal: ResetPortalService(store: store, issuer: issuer, outbox: outbox, verifier: verifier, throttle: throttle, audit: audit,
+                                        admitted: admitted, now: now),
                               authority: foundation.authority, audit: audit, admitted: admitted, now: now),
         federation: FederationService(store: store, issuer: issuer, outbox: outbox, fields: fields, verifier: verifier, logins: logins,
                                       providers: FederationService.byID(issuer.identityProviders.map {

@@ -27,7 +27,7 @@ extension APIHandler {
 
     private func reset(_ kind: CredentialKind, _ email: String) async throws
         -> Components.Schemas.ResetResponse {
-        .init(message: try await profile.requestReset(kind, email: email, caller: caller), mfaQuestions: try .init(unvalidatedValue: nil))
+        .init(message: try await resetPortal.requestReset(kind, email: email, caller: caller), mfaQuestions: try .init(unvalidatedValue: nil))
     }
 
     package func changeExpiredPassword(_ input: Operations.ChangeExpiredPassword.Input) async throws

@@ -12,6 +12,7 @@ package final class APIHandler: APIProtocol, Sendable {
     package let enrollment: EnrollmentService
     package let authentication: AuthenticationService
     package let profile: ProfileService
+    package let resetPortal: ResetPortalService
     package let signup: SignupService
     package let federation: FederationService
     package let statistics: LoginStatisticsService
@@ -23,7 +24,7 @@ package final class APIHandler: APIProtocol, Sendable {
     let sealing: CredentialUnsealer
 
     package init(enrollment: EnrollmentService, authentication: AuthenticationService, profile: ProfileService,
-         signup: SignupService, federation: FederationService, statistics: LoginStatisticsService,
+         resetPortal: ResetPortalService, signup: SignupService, federation: FederationService, statistics: LoginStatisticsService,
          sealing: CredentialUnsealer) throws {
         self.statistics = statistics
         self.sealing = sealing
@@ -32,6 +33,7 @@ package final class APIHandler: APIProtocol, Sendable {
         self.enrollment = enrollment
         self.authentication = authentication
         self.profile = profile
+        self.resetPortal = resetPortal
         mfaQuestions = enrollment.mfaQuestions
         passwordConfiguration = enrollment.passwordConfigurations
         passcodeConfiguration = enrollment.passcodeConfigurations

@@ -33,7 +33,7 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
     let csrf = PortalCSRF(pepper: pepper, secureCookie: publicURL.value.hasPrefix("https:"))
     WebRoutes(enrollment: services.enrollment, profile: services.profile, issuer: issuer, csrf: csrf, maxBodyBytes: maxBody)
         .add(to: pages)
-    PortalRoutes(profile: services.profile, issuer: issuer, csrf: csrf, maxBodyBytes: maxBody).add(to: pages)
+    PortalRoutes(portal: services.resetPortal, issuer: issuer, csrf: csrf, maxBodyBytes: maxBody).add(to: pages)
 
     let dpop = DPoPVerifier(publicURL: publicURL, nonces: DPoPNonces(pepper: pepper), now: now)
     let unsealer = CredentialUnsealer(keys: sealKeys, settings: issuer.encryptionSettings,
@@ -47,7 +47,7 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
                            dpop: dpop, replay: ProofReplay(store: store, now: now), deviceBinding: issuer.deviceBinding,
                            unsealer: unsealer, maxBodyBytes: maxBody))
     let api = try APIHandler(enrollment: services.enrollment, authentication: services.authentication, profile: services.profile,
-                             signup: services.signup, federation: services.federation, statistics: services.statistics,
+                             resetPortal: services.resetPortal, signup: services.signup, federation: services.federation, statistics: services.statistics,
                              sealing: unsealer)
     groups.answeredDirectly = api.answeredDirectly
     try api.registerHandlers(

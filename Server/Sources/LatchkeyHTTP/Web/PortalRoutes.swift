@@ -8,7 +8,7 @@ import NIOCore
 /// The secure portal a reset link opens: the link's MFA question, then the form for the new
 /// password or PIN, then a success page. Plain HTML forms (no JavaScript), CSRF-protected.
 package struct PortalRoutes: Sendable {
-    package let profile: ProfileService
+    package let portal: ResetPortalService
     package let issuer: IssuerSettings
     package let csrf: PortalCSRF
     package let maxBodyBytes: Int
@@ -39,7 +39,7 @@ package struct PortalRoutes: Sendable {
 
     private func open(_ request: Request) async throws -> Response {
         let token = request.uri.queryParameters.get("token") ?? ""
-        switch try await profile.openReset(token: token) {
+        switch try await portal.openReset(token: token) {
         case .question(let kind, let question):
             let (cookie, setCookie) = csrf.cookie(of: request)
             return questionPage(kind: kind, question: question, token: token, cookie: cookie).response(cookie: setCookie)
@@ -54,7 +54,7 @@ package struct PortalRoutes: Sendable {
         let token = form.token ?? ""
         guard csrf.verify(request, field: form.csrf, token: token) else { return expiredForm.response() }
         let cookie = request.cookies[PortalCSRF.cookieName]?.value ?? ""
-        switch try await profile.answerReset(token: token, answer: form.answer ?? "", caller: caller) {
+        switch try await portal.answerReset(token: token, answer: form.answer ?? "", caller: caller) {
         case .granted(let kind, let grant):
             return credentialPage(kind: kind, grant: grant, cookie: cookie, error: nil).response()
         case .wrong(let kind, let question, let remaining):
@@ -78,7 +78,7 @@ package struct PortalRoutes: Sendable {
         let grant = form.grant ?? ""
         guard csrf.verify(request, field: form.csrf, token: grant) else { return expiredForm.response() }
         let cookie = request.cookies[PortalCSRF.cookieName]?.value ?? ""
-        switch try await profile.completeReset(grant: grant, new: form.new ?? "", confirm: form.confirm ?? "",
+        switch try await portal.completeReset(grant: grant, new: form.new ?? "", confirm: form.confirm ?? "",
                                                     caller: caller) {
         case .done(let kind):
             let text = kind == .password

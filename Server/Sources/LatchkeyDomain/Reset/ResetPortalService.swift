@@ -1,8 +1,24 @@
 import Foundation
 import LatchkeyCore
 
-/// `resetForgottenPassword` and `resetForgottenPasscode`: the emailed link to the secure portal.
-extension ProfileService {
+/// The reset of a forgotten password or passcode: the wallet API's request for an emailed link
+/// (`resetForgottenPassword`, `resetForgottenPasscode`) and the secure portal the link opens — its
+/// question, then the new credential (`ResetPortalService+Portal.swift`). Knows no HTTP.
+public struct ResetPortalService: Sendable {
+    /// What requests, links, answers and grants read and write.
+    public typealias Store = UserStore & CredentialStore & ResetStore & WindowCounterStore
+    package let store: any Store
+    package let issuer: IssuerSettings
+    /// Builds the reset links and the notice of a completed reset.
+    package let outbox: OutboxWriter
+    /// Asks for the pending MFA question a link carries, checks its answer and the password history.
+    package let verifier: CredentialVerifier
+    /// The per-account limit of reset requests (shared with the edge).
+    package let throttle: Throttle
+    package let audit: AuditRecorder
+    package let admitted: HashAdmission
+    package let now: @Sendable () -> Date
+
     /// Sends a single-use link to the portal. 400 for a malformed address; 410 for an address no
     /// wallet has (an unverified registration is none), unless the issuer answers every request
     /// alike. The link carries the user's pending MFA question (the one logins ask too), so neither

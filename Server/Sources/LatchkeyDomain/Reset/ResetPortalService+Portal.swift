@@ -2,7 +2,7 @@ import Foundation
 import LatchkeyCore
 
 /// The secure portal's steps: open the link, answer its question, set the new credential.
-extension ProfileService {
+extension ResetPortalService {
     /// How long the new-credential form works after a right answer.
     package static let grantLifetime: TimeInterval = 15 * 60
 
@@ -78,7 +78,7 @@ extension ProfileService {
                 switch kind {
                 case .password:
                     try issuer.validateNewPassword(new, field: "new")
-                    if try await recentlyUsed(new, by: user, hasher: hasher) { throw DomainError.passwordReused }
+                    if try await verifier.recentlyUsed(new, by: user, hasher: hasher) { throw DomainError.passwordReused }
                     change = .password(hash: try await hasher.hash(new), keep: max(0, issuer.passwordHistory - 1))
                 case .passcode:
                     try issuer.passcode.validate(new, field: "new")
