@@ -184,7 +184,7 @@ let package = Package(
         .executableTarget(
             name: "LatchkeyBenchmark",
             dependencies: [
-                "LatchkeyServer", "LatchkeyDomain", "LatchkeySQL",
+                "LatchkeyServer", "LatchkeyDomain", "LatchkeySQL", .product(name: "LatchkeyCore", package: sdk),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -196,7 +196,7 @@ let package = Package(
             name: "LatchkeyTestSupport",
             dependencies: [
                 "LatchkeyServer", "LatchkeyDomain", "LatchkeySQL",
-                .product(name: "LatchkeyAPI", package: sdk),
+                .product(name: "LatchkeyAPI", package: sdk), .product(name: "LatchkeyCore", package: sdk),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "JWTKit", package: "jwt-kit"),

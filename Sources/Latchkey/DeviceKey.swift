@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LatchkeyCore
 #if canImport(CryptoKit)
 import CryptoKit
 #endif
@@ -110,12 +111,4 @@ struct DeviceKey: Sendable {
                          sign: { try key.signature(for: $0).rawRepresentation })
     }
     #endif
-}
-
-extension Data {
-    /// Base64url without padding (RFC 4648 §5).
-    var base64URL: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
 }

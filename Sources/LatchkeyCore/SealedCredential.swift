@@ -41,7 +41,7 @@ public struct SealedCredential: Sendable, Equatable {
 
     /// The compact form.
     public var text: String {
-        Self.prefix + keyID + "." + encapsulatedKey.base64URLText + "." + ciphertext.base64URLText
+        Self.prefix + keyID + "." + encapsulatedKey.base64URL + "." + ciphertext.base64URL
     }
 
     /// The HPKE `info` of a seal: the scheme, the field (its JSON pointer in the request body, e.g.
@@ -53,20 +53,4 @@ public struct SealedCredential: Sendable, Equatable {
 
     /// At most this many sealed values in one request (a bound on the work a request can ask for).
     public static let maximumPerRequest = 64
-}
-
-extension Data {
-    /// Decodes unpadded base64url (RFC 4648 §5).
-    init?(base64URL text: Substring) {
-        guard !text.contains(where: { "+/=".contains($0) }) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        self.init(base64Encoded: base64)
-    }
-
-    /// Unpadded base64url (RFC 4648 §5).
-    var base64URLText: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
 }

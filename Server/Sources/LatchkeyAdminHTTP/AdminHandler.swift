@@ -124,8 +124,7 @@ enum PageToken {
 
     /// `e` and the base64url of the last address of a page of a prefix search.
     static func token(email: String) -> String {
-        "e" + Data(email.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        "e" + Data(email.utf8).base64URL
     }
 
     /// Whether `token` is of the prefix search's form.

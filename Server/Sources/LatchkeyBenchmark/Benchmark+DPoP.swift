@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import LatchkeyCore
 import LatchkeyDomain
 import LatchkeySQL
 import LatchkeyServer

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import JWTKit
+import LatchkeyCore
 import NIOCore
 
 /// An in-process OpenID Connect provider for unit tests: discovery, JWKS, an authorization-code

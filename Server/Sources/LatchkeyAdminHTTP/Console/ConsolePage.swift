@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LatchkeyCore
 import LatchkeyDomain
 import LatchkeyHTTP
 import NIOCore
@@ -38,7 +39,7 @@ struct ConsoleCookies: Sendable {
     private let key: SymmetricKey
 
     init(pepper: SymmetricKey, secure: Bool) {
-        self.key = HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey console csrf".utf8), outputByteCount: 32)
+        self.key = PepperPurpose.consoleCSRF.key(from: pepper)
         self.secure = secure
     }
 
@@ -59,7 +60,7 @@ struct ConsoleCookies: Sendable {
 
     func csrf(forSession digest: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Data("console|\(digest)".utf8), using: key)
-        return Data(mac).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        return Data(mac).base64URL
     }
 
     func verify(_ field: String?, forSession digest: String) -> Bool {

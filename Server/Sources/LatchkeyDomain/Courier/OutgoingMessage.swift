@@ -37,7 +37,7 @@ public struct OutboxCipher: Sendable {
     }
 
     private static func key(_ pepper: SymmetricKey) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey outbox v1".utf8), outputByteCount: 32)
+        PepperPurpose.outbox.key(from: pepper)
     }
 
     private struct Payload: Codable {

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyCore
 
 extension OIDCProvider {
     package static func formEncode(_ value: String) -> String {

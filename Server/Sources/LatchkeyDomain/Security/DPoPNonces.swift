@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LatchkeyCore
 import Synchronization
 
 /// The server's DPoP nonces (RFC 9449 §8), stateless so every replica issues and accepts the same
@@ -18,7 +19,7 @@ public struct DPoPNonces: Sendable {
     private let memo = NonceMemo()
 
     public init(pepper: SymmetricKey) {
-        key = HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey dpop nonce v2".utf8), outputByteCount: 32)
+        key = PepperPurpose.dpopNonce.key(from: pepper)
     }
 
     /// The nonce to hand to the holder of the key with this RFC 7638 thumbprint now (`DPoP-Nonce`).

@@ -17,7 +17,7 @@ public struct ProfileFieldCipher: Sendable {
     }
 
     private static func key(_ pepper: SymmetricKey) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey profile field v1".utf8), outputByteCount: 32)
+        PepperPurpose.profileField.key(from: pepper)
     }
 
     /// `value` encrypted (`enc1:` and the base64 of nonce, ciphertext and tag).

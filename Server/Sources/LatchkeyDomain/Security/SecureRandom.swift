@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LatchkeyCore
 
 /// Tokens, nonces and digests: random values from the system's cryptographic generator and
 /// SHA-256 digests, the only form in which tokens are stored.
@@ -40,32 +41,5 @@ public enum SecureRandom {
             characters.append(hex[Int(byte & 0x0f)])
         }
         return String(decoding: characters, as: UTF8.self)
-    }
-}
-
-extension Data {
-    /// Decodes base64url with or without padding; nil for anything else. On the request edge
-    /// (every DPoP proof): the alphabet is mapped byte by byte, not through string replacement.
-    package init?(base64URL text: some StringProtocol) {
-        var bytes = [UInt8](text.utf8)
-        for index in bytes.indices {
-            if bytes[index] == UInt8(ascii: "-") { bytes[index] = UInt8(ascii: "+") } else if bytes[index] == UInt8(ascii: "_") {
-                bytes[index] = UInt8(ascii: "/")
-            }
-        }
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: "="), count: (4 - bytes.count % 4) % 4))
-        self.init(base64Encoded: Data(bytes))
-    }
-
-    /// Base64url without padding (RFC 4648 §5), as tokens and JOSE use it.
-    public var base64URL: String {
-        var bytes = [UInt8](base64EncodedData())
-        while bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
-        for index in bytes.indices {
-            if bytes[index] == UInt8(ascii: "+") { bytes[index] = UInt8(ascii: "-") } else if bytes[index] == UInt8(ascii: "/") {
-                bytes[index] = UInt8(ascii: "_")
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -12,8 +12,7 @@ public struct AuditRecorder: Sendable {
 
     public init(now: @escaping @Sendable () -> Date, pepper: SymmetricKey) {
         self.now = now
-        self.identifierKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey audit identifier v1".utf8),
-                                                   outputByteCount: 32)
+        self.identifierKey = PepperPurpose.auditIdentifier.key(from: pepper)
     }
 
     package func callAsFunction(_ type: AuditEventType, user userID: String?, outcome: AuditOutcome = .success, reason: AuditReason? = nil,

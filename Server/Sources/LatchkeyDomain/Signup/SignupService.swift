@@ -29,7 +29,7 @@ public struct SignupService: Sendable {
 
     /// The key of one-time codes, derived from the pepper.
     package static func otpKey(pepper: SymmetricKey) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey otp v1".utf8), outputByteCount: 32)
+        PepperPurpose.oneTimeCode.key(from: pepper)
     }
 
     /// A new native (API) flow of `kind`.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import LatchkeyCore
 import LatchkeyDomain
 
 /// CSRF protection of the portal's forms and of the confirmation forms of emailed links
@@ -13,7 +14,7 @@ package struct PortalCSRF: Sendable {
     private let secureCookie: Bool
 
     package init(pepper: SymmetricKey, secureCookie: Bool) {
-        self.key = HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey portal csrf".utf8), outputByteCount: 32)
+        self.key = PepperPurpose.portalCSRF.key(from: pepper)
         self.secureCookie = secureCookie
     }
 
@@ -31,7 +32,7 @@ package struct PortalCSRF: Sendable {
     /// The form field for a cookie value and the token the form carries.
     package func field(cookie: String, token: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Data("\(cookie)|\(token)".utf8), using: key)
-        return Data(mac).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        return Data(mac).base64URL
     }
 
     /// Whether a posted form's field matches the request's cookie and the form's token.

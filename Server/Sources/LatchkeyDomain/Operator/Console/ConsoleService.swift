@@ -39,7 +39,7 @@ public struct ConsoleService: Sendable {
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.hasher = hasher
-        self.setupKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: pepper, info: Data("latchkey console totp setup".utf8), outputByteCount: 32)
+        self.setupKey = PepperPurpose.consoleTOTPSetup.key(from: pepper)
         self.issuerName = issuerName
         self.now = now
     }
