@@ -150,8 +150,8 @@ import Testing
             let before = try await Self.trail(app)
             #expect(before.count == 2 && before.allSatisfy { $0.reason != "forged" && !$0.details.isEmpty || $0.type == .loginFailed })
             #expect(before.first { $0.type == .userRegistered }?.details.isEmpty == false, "unchanged")
-            let service = OperatorService(store: app.store, issuer: app.configuration.issuer, now: { clock.now })
-            #expect(try await service.purgeEvents(retentionDays: 365) == 1, "the registration 400 days ago")
+            let audit = AuditAdministration(store: app.store, issuer: app.configuration.issuer, now: { clock.now })
+            #expect(try await audit.purgeEvents(retentionDays: 365) == 1, "the registration 400 days ago")
             let after = try await Self.trail(app)
             #expect(after.map(\.type) == [.loginFailed])
         }
@@ -162,17 +162,18 @@ import Testing
     @Test func operatorsReadTheTrailAndAreInIt() async throws {
         try await withServer { app, client in
             _ = try await AuthFixture.enrolledSession(app, client)
-            let service = OperatorService(store: app.store, issuer: app.configuration.issuer)
-            try await service.setStatus(email: "ada@example.com", .deactivated)
-            try await service.setLocked(email: "ada@example.com", true)
-            let events = try await service.events(email: "ada@example.com", limit: 4)
+            let users = UserAdministration(store: app.store, issuer: app.configuration.issuer)
+            let audit = AuditAdministration(store: app.store, issuer: app.configuration.issuer)
+            try await users.setStatus(.email("ada@example.com"), .deactivated, for: .commandLine)
+            try await users.lock(.email("ada@example.com"), for: .commandLine)
+            let events = try await audit.latestEvents(of: .email("ada@example.com"), limit: 4, for: .commandLine)
             #expect(events.map(\.type) == [.loginSucceeded, .operatorCommand, .walletStatusChanged, .operatorCommand])
             // Named as the admin API names the same actions.
             #expect(events.map { $0.details["command"] } == [nil, "admin deactivateUser", nil, "admin lockUser"])
             #expect(events.filter { $0.type == .operatorCommand }.allSatisfy { $0.actor == .operator })
             #expect(events.contains { $0.type == .walletStatusChanged && $0.reason == "deactivated" && $0.actor == .operator })
             var exported: [AuditEvent] = []
-            let count = try await service.exportEvents(since: nil, pageSize: 2) { exported += $0 }
+            let count = try await audit.exportEvents(since: nil, pageSize: 2, for: .commandLine) { exported += $0 }
             #expect(count == exported.count && Set(exported.map(\.id)).count == count)
             #expect(exported.map(\.id) == exported.map(\.id).sorted())
             #expect(exported.last?.details["command"] == "audit export")
