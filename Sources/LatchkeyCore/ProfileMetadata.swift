@@ -5,7 +5,7 @@ public struct ProfileMetadata: Codable, Sendable, Hashable {
     public var contactInformation: [FieldMetadata]
     public var addressInformation: [FieldMetadata]
     /// The issuer's own additional customer information keys (`additionalCustomerInformation`);
-    /// keys without metadata are accepted as before (1–64 characters, values up to 256).
+    /// other keys are accepted without metadata (1–64 characters, values up to 256).
     public var additionalCustomerInformation: [FieldMetadata]
 
     public init(userProfile: [FieldMetadata], contactInformation: [FieldMetadata], addressInformation: [FieldMetadata],

@@ -5,7 +5,7 @@ import LatchkeyServer
 import Logging
 
 /// `--admin-scale 1000000,10000000`: the admin API at a million users and ten million audit
-/// events (issue 25): exact lookups, the first page of an email prefix search, a user's detail with
+/// events: exact lookups, the first page of an email prefix search, a user's detail with
 /// 1,000 sessions, and an events page for each filter, each over HTTP with an admin key, p99 against
 /// the targets (50 ms, 50 ms, 100 ms). Users are imported as `latchkey users import` does; the
 /// events are written by one SQL statement per million (spread over 30 days, 12 types, 65,536

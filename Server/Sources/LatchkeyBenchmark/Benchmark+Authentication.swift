@@ -48,7 +48,7 @@ struct BenchmarkUser {
         password.print(baseline: nil)
         print(String(format: "password login: 1 hash each, %.0f%% of the raw hash rate (target ≥ 90%%)",
                      password.rate / hashRate * 100))
-        // Ten times the connections, as in a login storm (issue 13's measurement: 160 clients).
+        // Ten times the connections, as in a login storm (160 clients with the default 16).
         let storm = LoadDriver(base: driver.base, connections: driver.connections * 10)
         try await storm.storm(clients: driver.connections * 10, seconds: max(seconds, 10), timeout: 10, request: .init(
             path: "/v1/auth/login/password", method: .POST,

@@ -3,7 +3,7 @@ import Foundation
 import LatchkeyCore
 import LatchkeyDomain
 
-/// What opening a sealed credential (issue 23.1) adds to a login: the server's CPU for one HPKE
+/// What opening a sealed credential adds to a login: the server's CPU for one HPKE
 /// open (one P-256 ECDH, HKDF, AES-256-GCM) next to the CPU of the one hash a login verifies.
 enum SealingBenchmark {
     static func run(hashRate: Double, seconds: Double) throws {

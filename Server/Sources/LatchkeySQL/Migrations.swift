@@ -191,7 +191,7 @@ package enum Migrations {
             """,
             "CREATE INDEX login_statistics_batches_day ON login_statistics_batches (day)",
         ]),
-        // Operators' API keys for the admin API (issue 25): digests only.
+        // Operators' API keys for the admin API: digests only.
         (12, [
             """
             CREATE TABLE operator_keys (
@@ -199,7 +199,7 @@ package enum Migrations {
                 created_at BIGINT NOT NULL, expires_at BIGINT, revoked_at BIGINT, last_used_at BIGINT)
             """,
         ]),
-        // The admin API's pages of users, newest first (issue 25).
+        // The admin API's pages of users, newest first.
         (13, [
             "CREATE INDEX users_issuer_created ON users (issuer, created_at, id)",
             "CREATE INDEX sessions_user_seen ON sessions (user_id, last_seen_at)",
@@ -211,7 +211,7 @@ package enum Migrations {
             "CREATE INDEX outbox_pending ON outbox (created_at, id) WHERE delivered_at IS NULL AND failed_at IS NULL",
             "CREATE INDEX outbox_failed ON outbox (created_at, id) WHERE failed_at IS NOT NULL",
         ]),
-        // The operator console's accounts and sign-ins (issue 25).
+        // The operator console's accounts and sign-ins.
         (15, [
             """
             CREATE TABLE operator_accounts (
@@ -230,7 +230,7 @@ package enum Migrations {
         // (issuer, email_normalized) is already BINARY; PostgreSQL's follows the database's
         // collation, so it gets one in "C" (engine-specific below).
         (16, []),
-        // The admin API's pages at scale (issue 25): each filter of the events reads an index
+        // The admin API's pages at scale: each filter of the events reads an index
         // ending in the id, so a page reads what it returns (the time range is an id range); the
         // rarer user states have partial indexes in the page's order; the external id an index of its own;
         // a user's live sessions, live device tokens and newest certificates (its detail) theirs.

@@ -2,7 +2,7 @@ import Foundation
 import LatchkeyCore
 import Testing
 
-/// Issue 23.4: the issuer's expressions are held to what ICU and ECMA-262 read alike, and the
+/// The issuer's expressions are held to what ICU and ECMA-262 read alike, and the
 /// served contract's blank class is the server's.
 @Suite struct FieldPortabilityTests {
     @Test func expressionsOutsideTheCommonPartAreRefused() {
@@ -41,9 +41,9 @@ import Testing
     }
 }
 
-/// Issue 24: the app signature's shape is checked without parsing: a UUID's text form exactly
-/// (swift-corelibs-foundation's `UUID(uuidString:)`, checked before, reads it with `sscanf`'s `%x`
-/// and takes spaces, signs and stray letters).
+/// The app signature's shape is checked without parsing: a UUID's text form exactly
+/// (swift-corelibs-foundation's `UUID(uuidString:)` is no such check: it reads the text with
+/// `sscanf`'s `%x` and takes spaces, signs and stray letters).
 @Suite struct AppSignatureShapeTests {
     @Test func theShapeCheckIsFoundations() {
         var samples = ["3F2504E0-4F89-11D3-9A0C-0305E82C3301", "3f2504e0-4f89-11d3-9a0c-0305e82c3301", "", "3F2504E0-4F89-11D3-9A0C-0305E82C330",

@@ -255,8 +255,8 @@ import Testing
         }
     }
 
-    /// Attack (review): an encoded slash moved the path check off the real parameter, so a NUL
-    /// reached PostgreSQL (500). Every such spelling is a 400 naming the parameter.
+    /// Attack: an encoded slash that moves the path check off the real parameter, to get a NUL
+    /// to PostgreSQL (a 500). Every such spelling is a 400 naming the parameter.
     @Test(arguments: TestEnvironment.engines)
     func encodedSlashesCannotSmuggleANULPastThePathCheck(engine: String) async throws {
         try await withServer(engine: engine, configure: Admin.configure) { app, client in
@@ -274,8 +274,8 @@ import Testing
         }
     }
 
-    /// Attack (review): a NUL in an imported line's name failed the whole batch on PostgreSQL
-    /// (500); it is that line's failure, and the other lines are written.
+    /// Attack: a NUL in an imported line's name, to fail the whole batch on PostgreSQL (a 500);
+    /// it is that line's failure, and the other lines are written.
     @Test(arguments: TestEnvironment.engines)
     func aNULInAnImportedLineIsThatLinesFailure(engine: String) async throws {
         try await withServer(engine: engine, configure: Admin.configure) { app, client in
@@ -294,8 +294,8 @@ import Testing
         }
     }
 
-    /// Attack (review): ending a session that is not live answered 404 but left a successful
-    /// event; an expired session answered 204. Both are 404 with a failed event.
+    /// Attack: ending a session that is not live, or one that has expired, must neither succeed
+    /// (204) nor leave a successful event: both are 404 with a failed event.
     @Test(arguments: TestEnvironment.engines)
     func endingASessionThatIsNotLiveIsAFailedEvent(engine: String) async throws {
         let clock = TestClock(start: Date())
@@ -314,8 +314,8 @@ import Testing
         }
     }
 
-    /// Attack (review): an `Accept` the answer cannot meet was refused only after the key was
-    /// made (its secret never shown). It is refused first, and nothing is made.
+    /// Attack: an `Accept` the answer cannot meet, which must not make a key whose secret is never
+    /// shown. It is refused first, and nothing is made.
     @Test(arguments: TestEnvironment.engines)
     func anUnacceptableAcceptChangesNothing(engine: String) async throws {
         try await withServer(engine: engine, configure: Admin.configure) { app, client in
@@ -327,8 +327,8 @@ import Testing
         }
     }
 
-    /// Attack (review): erasing left the courier's messages to an address the user was changing
-    /// to; a phone-only wallet's empty address got verification and reset emails.
+    /// Erasing leaves no courier message to an address the user was changing to, and a phone-only
+    /// wallet's empty address gets no verification or reset email.
     @Test(arguments: TestEnvironment.engines)
     func erasureLeavesNoAddressAndPhoneOnlyWalletsGetNoEmail(engine: String) async throws {
         try await withServer(engine: engine, configure: Admin.configure) { app, client in

@@ -140,7 +140,7 @@ import Testing
                 "UPDATE audit_events SET details = '{}', client_ip = NULL, device_id = NULL WHERE user_id IS NULL",
                 "UPDATE audit_events SET details = '{\"to\":\"mallory@example.com\"}', client_ip = NULL, device_id = NULL WHERE user_id IS NOT NULL",
                 "UPDATE audit_events SET details = '{}', client_ip = NULL, device_id = NULL, user_id = 'someone-else' WHERE user_id IS NOT NULL",
-                // The review's: a NULL slipped past SQLite's comparisons; a living user's events are no one's to redact.
+                // A NULL must not slip past SQLite's comparisons: a living user's events are no one's to redact.
                 "UPDATE audit_events SET details = '{}', client_ip = NULL, device_id = NULL, user_id = NULL WHERE user_id IS NOT NULL",
                 "UPDATE audit_events SET details = '{}', client_ip = NULL, device_id = NULL, id = NULL WHERE user_id IS NOT NULL",
                 "UPDATE audit_events SET details = '{}', client_ip = NULL, device_id = NULL WHERE user_id IS NOT NULL",

@@ -9,7 +9,7 @@ import LatchkeyServer
 import LatchkeyTestSupport
 import Testing
 
-/// Issue 20, item 1: the device-binding rules belong to the operation a request is routed to, and
+/// The device-binding rules belong to the operation a request is routed to, and
 /// a path spelled any other way than its canonical form reaches no operation (404).
 @Suite struct CanonicalPathTests {
     /// Every operation of the contract: method, path template, and whether it is Kratos's.
@@ -38,15 +38,15 @@ import Testing
         return variants
     }
 
-    /// The configuration the review attacked: the default `deviceBinding: required`.
+    /// The configuration attacked: the default `deviceBinding: required`.
     static func reviewed(_ configuration: inout ServerConfiguration) {
         configuration.publicURL = TestDeviceKey.base
         configuration.issuer.deviceBinding = .required
     }
 
-    /// The review's attack: `POST /v1/enrollment/users/` without any proof registered (201) under
-    /// `deviceBinding: required`, with a nonce bound to no device. Every spelling is 404 now and
-    /// writes nothing.
+    /// Attack: `POST /v1/enrollment/users/` (another spelling of the path) without any proof, to
+    /// register under `deviceBinding: required` with a nonce bound to no device. Every spelling but
+    /// the canonical one is 404 and writes nothing.
     @Test(arguments: TestEnvironment.engines)
     func anotherSpellingDoesNotSkipTheProof(engine: String) async throws {
         try await withServer(engine: engine, live: true, configure: Self.reviewed) { app, client in
@@ -63,8 +63,8 @@ import Testing
         }
     }
 
-    /// The review's attack: `POST /v1/auth/login/pin/` with a proof that carries no nonce logged in
-    /// (200): the nonce and the database's record of the proof were skipped.
+    /// Attack: `POST /v1/auth/login/pin/` (another spelling of the path) with a proof that carries
+    /// no nonce, to skip the nonce and the database's record of the proof.
     @Test(arguments: TestEnvironment.engines)
     func anotherSpellingDoesNotSkipTheNonce(engine: String) async throws {
         try await withServer(engine: engine, live: true, configure: Self.reviewed) { app, client in

@@ -11,8 +11,8 @@ import Testing
 /// The servers of one database share their secrets: none is invented by a replica, a replica with
 /// other secrets refuses to start, and servers starting together never write a mismatched pair.
 @Suite struct ClusterSecretsTests {
-    /// Attack (of circumstance): two replicas each generated a pepper; a user registered through one
-    /// could not log in through the other, and a courier could not open the other's messages. Now the
+    /// Attack (of circumstance): two replicas each generate a pepper; a user registered through one
+    /// could not log in through the other, and a courier could not open the other's messages. The
     /// first server records fingerprints and a server with another pepper or CA does not start.
     @Test(arguments: TestEnvironment.engines)
     func aServerWithOtherSecretsRefusesToStart(engine: String) async throws {
@@ -75,8 +75,8 @@ import Testing
         try await app.store.close()
     }
 
-    /// Attack (of circumstance): two replicas started together in one directory wrote a CA key and
-    /// certificate that do not match, and neither started again. Now every server starting at once
+    /// Attack (of circumstance): two replicas start together in one directory and could write a CA
+    /// key and certificate that do not match, so neither starts again. Every server starting at once
     /// loads the same pair (and the same pepper).
     @Test func serversStartingTogetherAgreeOnTheirSecrets() async throws {
         let directory = try TestEnvironment.temporaryDirectory()

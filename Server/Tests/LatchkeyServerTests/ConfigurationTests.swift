@@ -123,7 +123,7 @@ import Testing
         ("issuer:\n  identityProviders: [ { id: a, issuer: \"http://x\", clientId: c, redirectUri: r, timeout: 5 } ]",
          "issuer.identityProviders[0].timeout"),
         ("admin: { consoleURL: \"ftp://console.example\" }", "admin.consoleURL"),
-        // Issue 23.3: the issuer's field metadata, each problem by its path.
+        // The issuer's field metadata, each problem by its path.
         ("issuer:\n  fields: { addressInformation: { ZIP_CODE: { regex: \"[0-9\" } } }", "issuer.fields.addressInformation.ZIP_CODE.regex"),
         ("issuer:\n  fields: { userProfile: { FIRST_NAME: { minLength: 9, maxLength: 4 } } }", "issuer.fields.userProfile.FIRST_NAME.minLength"),
         ("issuer:\n  fields: { userProfile: { NICKNAME: { required: true } } }", "issuer.fields.userProfile.NICKNAME"),

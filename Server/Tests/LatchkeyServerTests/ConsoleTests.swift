@@ -9,7 +9,7 @@ import LatchkeyTestSupport
 import NIOCore
 import Testing
 
-/// Issue 25: the operator console — accounts set up from a one-time link with a password and an
+/// The operator console — accounts set up from a one-time link with a password and an
 /// authenticator (RFC 6238), cookie sessions, CSRF on every form, the pages — on both engines.
 @Suite struct ConsoleTests {
     /// RFC 6238 Appendix B: the codes of its three keys at its six times, 8 digits.

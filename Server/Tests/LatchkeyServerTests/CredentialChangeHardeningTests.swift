@@ -12,8 +12,8 @@ import Testing
 /// Account-security hardening of the credential changes: the expired-password change only for an
 /// expired password, and a PIN change or reset ending what the old PIN may have opened.
 @Suite struct CredentialChangeHardeningTests {
-    /// Attack: `changeExpiredPassword` changed a password that had not expired, from any device,
-    /// without a session or MFA. Now it answers 400 `password_not_expired` and changes nothing.
+    /// Attack: `changeExpiredPassword` of a password that has not expired, from any device,
+    /// without a session or MFA. It answers 400 `password_not_expired` and changes nothing.
     @Test(arguments: TestEnvironment.engines)
     func theExpiredPasswordChangeNeedsAnExpiredPassword(engine: String) async throws {
         try await withServer(engine: engine, configure: { $0.issuer.passwordExpiryDays = 30 }) { app, client in
@@ -28,8 +28,8 @@ import Testing
         }
     }
 
-    /// Attack: a PIN change ended no session and revoked no device token, so whoever had learned the
-    /// old PIN kept what it had opened. Now the other sessions and every device token end.
+    /// Attack: whoever learned the old PIN keeps what it opened after the owner changes it. A PIN
+    /// change ends the other sessions and every device token.
     @Test(arguments: TestEnvironment.engines)
     func aPasscodeChangeEndsTheOtherSessionsAndDeviceTokens(engine: String) async throws {
         try await withServer(engine: engine) { app, client in
@@ -90,9 +90,9 @@ import Testing
         }
     }
 
-    /// Attack: each MFA prompt drew a new random question, so whoever had the password prompted
-    /// until the easiest came up (9 prompts showed all 3), and each reset link drew again. Now the
-    /// wallet is asked one question, from every device and in every reset link, until it is
+    /// Attack: whoever has the password prompts again and again until the easiest question comes
+    /// up (with a new random question per prompt, 9 prompts show all 3), or asks for reset link
+    /// after reset link. The wallet is asked one question, from every device and in every reset link, until it is
     /// answered rightly.
     @Test(arguments: TestEnvironment.engines)
     func theMFAPromptKeepsItsQuestion(engine: String) async throws {
@@ -121,8 +121,8 @@ import Testing
         }
     }
 
-    /// Attack: a phone sign-up that named someone else's email as a trait reserved it, and the
-    /// owner's `registerNewUser` then answered 416. Now the email is an unverified claim: the owner
+    /// Attack: a phone sign-up names someone else's email as a trait to keep the owner's
+    /// `registerNewUser` from it (416). The email is an unverified claim: the owner
     /// registers, and the claim's link, opened later, changes nothing. A claim of an address a
     /// wallet already holds is dropped (no email goes there).
     @Test(arguments: TestEnvironment.engines)

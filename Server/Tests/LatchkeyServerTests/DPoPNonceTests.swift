@@ -8,13 +8,12 @@ import LatchkeyServer
 import LatchkeyTestSupport
 import Testing
 
-/// Issue 20, item 7: the server's DPoP nonce binds freshness to the key it was handed to.
+/// The server's DPoP nonce binds freshness to the key it was handed to.
 @Suite struct DPoPNonceTests {
     static let nonceHeader = HTTPField.Name("DPoP-Nonce")!
 
-    /// The review's finding: one server-wide nonce per 5-minute window, handed to any proof, so a
-    /// nonce one client saw let another's proofs (or proofs signed ahead of time) through for up to
-    /// ten minutes. Now a nonce works only in proofs by its key, for 60–120 seconds.
+    /// Attack: a nonce one client saw, used in another's proofs (or in proofs signed ahead of
+    /// time). A nonce works only in proofs by the key it was handed to, for 60–120 seconds.
     @Test(arguments: TestEnvironment.engines)
     func aNonceIsTheKeysOwnAndShortLived(engine: String) async throws {
         let clock = TestClock(start: Date())

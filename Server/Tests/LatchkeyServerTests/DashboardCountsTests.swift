@@ -4,7 +4,7 @@ import LatchkeySQL
 import LatchkeyTestSupport
 import Testing
 
-/// The console dashboard's counts (issue 25), on both engines: each series from the trail, the
+/// The console dashboard's counts, on both engines: each series from the trail, the
 /// courier and the gate's hourly rows; an hour that is over is counted once and kept, so a week's
 /// view reads a few rows per hour instead of every event of the week.
 @Suite struct DashboardCountsTests {

@@ -9,8 +9,8 @@ import Testing
 
 /// Throttles counted in the database (`WindowCounterStore`), so every replica enforces one limit.
 @Suite struct DatabaseThrottleTests {
-    /// Attack: verification-email resends were unlimited per address (25 requests, 25 emails).
-    /// Now an address gets `maxEmailsPerAddressPerHour` (3) resends and 3 reset emails an hour,
+    /// Attack: verification-email resends flood an address (25 requests, 25 emails).
+    /// An address gets `maxEmailsPerAddressPerHour` (3) resends and 3 reset emails an hour,
     /// counted whether or not a wallet has it.
     @Test(arguments: TestEnvironment.engines)
     func emailsPerAddressAreLimited(engine: String) async throws {
@@ -40,8 +40,8 @@ import Testing
         }
     }
 
-    /// Attack: wrong codes were capped per flow but flows were unlimited (15 guesses a minute per
-    /// number). Now a number takes `maxWrongCodesPerNumberPerHour` (10) wrong codes across flows.
+    /// Attack: wrong codes are capped per flow, so a new flow per few guesses would give 15
+    /// guesses a minute per number. A number takes `maxWrongCodesPerNumberPerHour` (10) wrong codes across flows.
     @Test(arguments: TestEnvironment.engines)
     func wrongCodesPerNumberAreLimitedAcrossFlows(engine: String) async throws {
         try await withServer(engine: engine, configure: SignupFixture.configure) { app, client in

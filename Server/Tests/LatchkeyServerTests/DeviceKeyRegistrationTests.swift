@@ -30,8 +30,8 @@ import X509
         #expect(ServerConfiguration().issuer.deviceBinding == .required)
     }
 
-    /// Attack: a session (here an unbound `/v1` session) had the server sign a key it does not hold,
-    /// with a subject from a client header. Now the call needs a proof by the key in the body, and
+    /// Attack: a session (here an unbound `/v1` session) has the server sign a key it does not hold,
+    /// with a subject from a client header. The call needs a proof by the key in the body, and
     /// the certificate names only the wallet and the proven key.
     @Test(arguments: TestEnvironment.engines)
     func aCertificateNeedsAProofByItsKeyAndNamesNoHeader(engine: String) async throws {

@@ -10,10 +10,10 @@ import LatchkeyTestSupport
 import NIOCore
 import Testing
 
-/// Issue 20, item 4. Attack: mail scanners and link previewers open the links in emails. Opening
-/// the email-change notice's revert link put the old address back and signed everyone out, and
-/// opening a verification link verified the address (and moved the login of an email change),
-/// with no one pressing anything. Now opening a link only shows what it will do; a form post with
+/// Attack: mail scanners and link previewers open the links in emails. Were opening a link to
+/// act, the email-change notice's revert link would put the old address back and sign everyone
+/// out, and a verification link would verify the address (and move the login of an email change),
+/// with no one pressing anything. Opening a link only shows what it will do; a form post with
 /// the CSRF cookie and field does it.
 @Suite struct EmailLinkConfirmationTests {
     /// A scanner's or a forger's post: no cookie unless given, fields as given.

@@ -30,8 +30,8 @@ import Testing
         }
     }
 
-    /// Attack: a provider that rotated its key but kept the `kid` broke SSO until a restart. Now a
-    /// signature that does not verify makes the server fetch the keys once more (rate-limited).
+    /// Attack: a provider rotates its key but keeps the `kid`, which would break SSO until a
+    /// restart. A signature that does not verify makes the server fetch the keys once more (rate-limited).
     @Test func aKeyRotatedUnderTheSameKidIsFetchedAgain() async throws {
         let clock = TestClock(start: Date())
         try await withFederation(clock: clock) { provider, _, client in
@@ -43,8 +43,8 @@ import Testing
         }
     }
 
-    /// Attack: the provider's error text (status lines, connection errors) reached the app. Now the
-    /// app gets the catalogue's message; the detail goes to the server's log.
+    /// Attack: the provider's error text (status lines, connection errors) must not reach the
+    /// app: it gets the catalogue's message; the detail goes to the server's log.
     @Test func providerErrorsDoNotReachTheApp() async throws {
         try await withFederation { provider, _, client in
             provider.mode = .down

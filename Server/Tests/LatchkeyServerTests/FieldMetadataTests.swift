@@ -9,7 +9,7 @@ import LatchkeyServer
 import LatchkeyTestSupport
 import Testing
 
-/// Issue 23.3: the issuer changes the spec's default field metadata (`PDMetaData`) and defines
+/// The issuer changes the spec's default field metadata (`PDMetaData`) and defines
 /// its own additional customer information keys; the served metadata says so and registration and
 /// updates enforce it, by the rules of `LatchkeyCore` the SDK uses too.
 @Suite struct FieldMetadataTests {
@@ -102,7 +102,7 @@ import Testing
         }
     }
 
-    /// Without `issuer.fields` the served metadata is the spec's defaults, as before.
+    /// Without `issuer.fields` the served metadata is the spec's defaults.
     @Test func theDefaultsStayTheDefaults() async throws {
         try await withServer { _, client in
             let served = try #require(try await client.call(.get, "/v1/enrollment/profile-metadata").decoded(ProfileMetadata.self))

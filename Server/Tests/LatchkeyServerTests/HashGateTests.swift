@@ -132,7 +132,7 @@ import Testing
         }
     }
 
-    /// Issue 24: the admission comes first. A login the gate refuses has its proof neither checked
+    /// The admission comes first. A login the gate refuses has its proof neither checked
     /// nor recorded (on every replica's database): the refusal wrote nothing, so the proof may be
     /// sent again into another admission.
     @Test(arguments: TestEnvironment.engines)

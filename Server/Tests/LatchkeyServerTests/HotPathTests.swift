@@ -9,7 +9,7 @@ import LatchkeyServer
 import LatchkeyTestSupport
 import Testing
 
-/// Issue 24: what the hot paths skip now keeps every check. A device's proofs share their
+/// The hot paths' shortcuts keep every check. A device's proofs share their
 /// protected header, which is parsed once; the issuer's configuration reads are encoded once.
 @Suite struct HotPathTests {
     static func configure(_ configuration: inout ServerConfiguration) {
@@ -45,7 +45,7 @@ import Testing
         }
     }
 
-    /// Attack (review of issue 24): once any proof of an attacker's own key has verified, its header
+    /// Attack: once any proof of an attacker's own key has verified, its header
     /// is known and the claims of the next proofs with that header are scanned before their
     /// signature is checked; a number past `Int` in them must be refused, not trap the process.
     @Test func aHugeNumberInAProofIsRefusedNotACrash() async throws {

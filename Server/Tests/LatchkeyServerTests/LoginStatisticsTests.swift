@@ -8,7 +8,7 @@ import LatchkeyServer
 import LatchkeyTestSupport
 import Testing
 
-/// Issue 23.2: the app context's `collectStatistics`, `deviceTypeId`, `applicationVersion` and
+/// The app context's `collectStatistics`, `deviceTypeId`, `applicationVersion` and
 /// `paydiantSDKVersion` on the server.
 @Suite struct LoginStatisticsTests {
     static func batch(_ entries: [[String: Any]], id: String = UUID().uuidString) -> [String: Any] {

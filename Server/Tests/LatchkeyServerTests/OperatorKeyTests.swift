@@ -5,7 +5,7 @@ import LatchkeyServer
 import LatchkeyTestSupport
 import Testing
 
-/// Issue 25: operators' API keys, on every engine — shown once, stored as digests, refused once
+/// Operators' API keys, on every engine — shown once, stored as digests, refused once
 /// revoked or expired, their use recorded to the minute, every change in the audit trail.
 @Suite struct OperatorKeyTests {
     static let start = Date(timeIntervalSince1970: 2_000_000_000)

@@ -8,17 +8,16 @@ import LatchkeyServer
 import LatchkeyTestSupport
 import Testing
 
-/// Issue 20, items 5 and 6: possession of the phone is not knowledge, and a copied token cannot end
+/// Possession of the phone is not knowledge, and a copied token cannot end
 /// a session bound to its key.
 @Suite struct PossessionLoginTests {
     static var newAnswers: [String: Any] { ["mfaAnswers": ["What was the name of your first pet?": "Mallory",
                                                            "In what city were you born?": "Mallory",
                                                            "What is your mother's maiden name?": "Mallory"]] }
 
-    /// The review's attack: after `loginWithDeviceAuthenticationToken` the session moved the email
-    /// and replaced the MFA answers with no password or PIN: the phone and its 90-day token took the
-    /// account. A registration-nonce login was as good. Privileged changes now need a login that
-    /// checked a password, PIN or MFA answer; a PIN login is one.
+    /// Attack: after `loginWithDeviceAuthenticationToken` the session moves the email and replaces
+    /// the MFA answers with no password or PIN, so the phone and its 90-day token take the account
+    /// (or a registration-nonce login does). Privileged changes need a login that checked a password, PIN or MFA answer; a PIN login is one.
     @Test(arguments: TestEnvironment.engines)
     func aDeviceTokenOrNonceLoginIsNotAKnowledgeFactor(engine: String) async throws {
         try await withServer(engine: engine) { app, client in
@@ -60,9 +59,9 @@ import Testing
         (.post, "/v1/auth/device-token", ["username": "ada@example.com", "password": AuthFixture.password]),
     ] }
 
-    /// The review's attack: `DELETE /a/self-service/logout/api` with the `session_token` of a
-    /// DPoP-bound session and no proof revoked it: a copied token, useless otherwise, forced a
-    /// logout. Now only a proof by the session's key ends it.
+    /// Attack: `DELETE /a/self-service/logout/api` with the `session_token` of a DPoP-bound
+    /// session and no proof, so that a copied token, useless otherwise, forces a logout. Only a
+    /// proof by the session's key ends the session.
     @Test(arguments: TestEnvironment.engines)
     func aCopiedBoundTokenCannotEndItsSession(engine: String) async throws {
         try await withServer(engine: engine, configure: { $0.publicURL = TestDeviceKey.base }) { app, client in

@@ -86,7 +86,7 @@ import Testing
         }
     }
 
-    /// Attack: the email moved to another address and the old address could not cancel. Now the
+    /// Attack: the email is moved to another address behind the owner's back. The
     /// old address gets a link that, for 7 days, puts it back and signs everyone out, even after the
     /// new address was verified; before that, it voids the pending change.
     @Test(arguments: TestEnvironment.engines)

@@ -7,7 +7,7 @@ import LatchkeyServer
 import LatchkeyTestSupport
 import Testing
 
-/// Issue 23.3: a field the issuer marks `reverificationRequired` changes only once the wallet's
+/// A field the issuer marks `reverificationRequired` changes only once the wallet's
 /// owner confirms it from a link sent to the wallet's email address, as the email does.
 @Suite struct ProfileReverificationTests {
     static let issuerFields = """

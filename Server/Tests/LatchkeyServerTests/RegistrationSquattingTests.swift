@@ -9,7 +9,7 @@ import LatchkeyServer
 import LatchkeyTestSupport
 import Testing
 
-/// Issue 20, item 2: an unverified registration keeps no address from its owner.
+/// An unverified registration keeps no address from its owner.
 @Suite struct RegistrationSquattingTests {
     /// A registration of `email` with the attacker's own password, PIN and answers.
     static func attackersRegistration(_ email: String) -> [String: Any] {
@@ -21,10 +21,10 @@ import Testing
         }
     }
 
-    /// The review's attack: a stranger registers the victim's address first. The owner's own
-    /// registration answered 416, the owner's reset link asked the stranger's question, and the
-    /// "verify your email" message in the owner's inbox made the stranger's registration a wallet.
-    /// Now the stranger's registration reserves nothing: the owner's replaces it, with its link and
+    /// Attack: a stranger registers the victim's address first, hoping the owner's own
+    /// registration is refused (416), the owner's reset link asks the stranger's question, or the
+    /// "verify your email" message in the owner's inbox makes the stranger's registration a wallet.
+    /// The stranger's registration reserves nothing: the owner's replaces it, with its link and
     /// nonce, and a reset finds no wallet to send the stranger's question for.
     @Test(arguments: TestEnvironment.engines)
     func anUnverifiedRegistrationKeepsNothingFromItsOwner(engine: String) async throws {

@@ -10,11 +10,11 @@ import Testing
 
 /// The reset portal's answers are counted per account across all links, in the database.
 @Suite struct ResetBudgetTests {
-    /// Attack: after the wallet was locked by wrong passwords, whoever held the inbox asked for
-    /// link after link (each with its own count) until the right answer reset the password and
-    /// reactivated the wallet. Now the account has `maxAnswerAttempts` answers per window whatever
+    /// Attack: after the wallet is locked by wrong passwords, whoever holds the inbox asks for
+    /// link after link, hoping for a fresh count of answers with each, until the right answer
+    /// resets the password and reactivates the wallet. The account has `maxAnswerAttempts` answers per window whatever
     /// the number of links (each stays valid until used or expired, so a stranger's request voids
-    /// no link of the owner's: issue 20), past the budget no answer is checked on any link, and
+    /// no link of the owner's), past the budget no answer is checked on any link, and
     /// after the window the owner's reset still lifts the lockout.
     @Test(arguments: TestEnvironment.engines)
     func answersAreCountedPerAccountAcrossLinks(engine: String) async throws {

@@ -7,7 +7,7 @@ import LatchkeyServer
 import LatchkeyTestSupport
 import Testing
 
-/// Issue 20, item 3: a stranger's reset requests neither void the owner's link nor spend the
+/// A stranger's reset requests neither void the owner's link nor spend the
 /// owner's emails.
 @Suite struct ResetFloodTests {
     /// App headers of a client at `address` behind the trusted proxy (the test client, 127.0.0.1).
@@ -17,9 +17,9 @@ import Testing
         return headers
     }
 
-    /// The review's attack: three reset requests an hour for the victim's address (any case)
-    /// voided the owner's live link and spent the address's budget, which password and PIN resets
-    /// share: an owner who lost their phone could not reset, for as long as the stranger kept on.
+    /// Attack: three reset requests an hour for the victim's address (any case), to void the
+    /// owner's live link and spend the address's budget, which password and PIN resets share, so
+    /// that an owner who lost their phone cannot reset for as long as the stranger keeps on.
     @Test(arguments: TestEnvironment.engines)
     func aStrangersFloodLeavesTheOwnersLinkAndBudget(engine: String) async throws {
         try await withServer(engine: engine, live: true, configure: { $0.http.trustedProxies = ["127.0.0.0/8", "::1/128"] }) { app, client in

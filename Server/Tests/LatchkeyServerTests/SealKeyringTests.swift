@@ -4,7 +4,7 @@ import LatchkeyCore
 import LatchkeyDomain
 import Testing
 
-/// The server's side of sealed credentials (issue 23.1): a value sealed to the current key opens
+/// The server's side of sealed credentials: a value sealed to the current key opens
 /// only for the field, operation and proof it was sealed for; a retired key's seals are refused.
 @Suite struct SealKeyringTests {
     static func seal(_ value: String, to key: SealKeyring.Key, field: String, operation: String, proofID: String,

@@ -8,7 +8,7 @@ import LatchkeyDomain
 import LatchkeyTestSupport
 import Testing
 
-/// Issue 23.1: credentials sealed from the app to the server (the spec's `encryptionSettings`).
+/// Credentials sealed from the app to the server (the spec's `encryptionSettings`).
 /// The issuer requires PINs, passwords and MFA answers sealed; the tests seal with swift-crypto's
 /// HPKE directly (the SDK's sealing is tested through the SDK; Python's in CI).
 @Suite struct SealedCredentialTests {

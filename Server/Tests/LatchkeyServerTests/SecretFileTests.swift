@@ -21,9 +21,9 @@ import Testing
         try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) & 0o777
     }
 
-    /// Attack: the SQLite database (with its WAL and SHM files) was created world-readable (0644
-    /// under the usual umask). Now the database, its WAL and SHM, the pepper and the CA files are
-    /// 0600 and the directories the server makes 0700.
+    /// Attack: reading the SQLite database (with its WAL and SHM files), the pepper or the CA key
+    /// as another local user (files are 0644 under the usual umask). The database, its WAL and
+    /// SHM, the pepper and the CA files are 0600 and the directories the server makes 0700.
     @Test func secretsAndTheDatabaseAreOwnerOnly() async throws {
         let base = try TestEnvironment.temporaryDirectory()
         let directory = base.appendingPathComponent("new/state")
@@ -56,7 +56,7 @@ import Testing
         #expect(try await FileCredentialStorage(url: storageFile).data(for: "latchkey.session") == Data("token".utf8))
     }
 
-    /// Attack: a chunked body (no Content-Length) over `http.maxBodyBytes` answered 500. Now 413.
+    /// Attack: a chunked body (no Content-Length) over `http.maxBodyBytes`: 413, not 500.
     @Test func aChunkedBodyOverTheLimitIs413() async throws {
         try await withServer(live: true) { _, client in
             // A streamed body goes out chunked, without Content-Length, so only reading it finds the size.

@@ -9,7 +9,7 @@ import LatchkeyTestSupport
 import Testing
 import Yams
 
-/// Issue 23.4: the server serves its contract with the issuer's rules written in; what a served
+/// The server serves its contract with the issuer's rules written in; what a served
 /// schema admits, the server's rule accepts, and what it refuses, the rule refuses. CI's
 /// schemathesis run checks the whole document against a running server; these tests check the
 /// document and, value by value, that its patterns agree with the rules of `LatchkeyCore`.

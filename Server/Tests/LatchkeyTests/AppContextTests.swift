@@ -23,7 +23,7 @@ final class FixedLocation: LatchkeyLocationProvider {
     }
 }
 
-/// Issue 23.2 through the SDK: the rest of `PDPaydiantContext` — `collectStatistics`,
+/// Through the SDK, the rest of `PDPaydiantContext` — `collectStatistics`,
 /// `locationLoggingEnabled`, `paydiantSDKVersion`, `deviceTypeId`, `applicationVersion`.
 @Suite struct AppContextTests {
     /// With `collectStatistics` on, logins are counted by method and outcome, survive a relaunch

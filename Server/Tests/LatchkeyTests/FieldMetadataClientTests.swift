@@ -8,7 +8,7 @@ import LatchkeyDomain
 import LatchkeyServer
 import Testing
 
-/// Issue 23.3 through the SDK: the issuer's field metadata reaches the app, and the SDK refuses
+/// Through the SDK, the issuer's field metadata reaches the app, and the SDK refuses
 /// what the server would, by the same rules (`LatchkeyCore`), before anything is sent.
 @Suite struct FieldMetadataClientTests {
     @Test func theSDKEnforcesTheIssuersFields() async throws {

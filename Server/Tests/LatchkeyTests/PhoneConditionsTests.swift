@@ -9,7 +9,7 @@ import LatchkeyServer
 import Synchronization
 import Testing
 
-/// What a wallet app meets on real phones (issue 22): clocks minutes off, concurrent first calls,
+/// What a wallet app meets on real phones: clocks minutes off, concurrent first calls,
 /// reinstalls, Keychains locked or refusing writes, no network at logout, a key that cannot be
 /// restored. Each through the SDK's injectable storage, clock and transport, against a real server.
 @Suite struct PhoneConditionsTests {

@@ -53,7 +53,7 @@ final class ProofRefusingTransport: ClientTransport {
     }
 }
 
-/// What a wallet app meets on real phones, round two: a launch before the first unlock, an app
+/// More of what a wallet app meets on real phones: a launch before the first unlock, an app
 /// extension with a stale session, refused proofs, a reinstall marker that cannot be written, a
 /// locked Keychain, concurrent key resets.
 @Suite struct RealPhoneTests {

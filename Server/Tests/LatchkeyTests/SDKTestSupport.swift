@@ -37,7 +37,7 @@ func withLiveServer(messages: [String: String] = [:], now: @escaping @Sendable (
     try await app.store.close()
 }
 
-/// The issuer requires every PIN, password and MFA answer sealed (issue 23.1): a test run with it
+/// The issuer requires every PIN, password and MFA answer sealed: a test run with it
 /// shows the SDK seals them on its calls (the server refuses a plain one).
 @Sendable func sealEverything(_ configuration: inout ServerConfiguration) {
     configuration.issuer.encryption.pin = true

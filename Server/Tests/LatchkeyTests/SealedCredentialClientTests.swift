@@ -32,7 +32,7 @@ final class RecordingTransport: ClientTransport {
     var all: String { bodies.withLock { $0.joined(separator: "\n") } }
 }
 
-/// Issue 23.1 through the SDK: it seals every PIN, password and MFA answer the issuer requires
+/// Through the SDK: it seals every PIN, password and MFA answer the issuer requires
 /// (and what the app's context asks for), and the server opens them.
 @Suite struct SealedCredentialClientTests {
     /// Every call that carries a credential, with the issuer requiring all three sealed: each

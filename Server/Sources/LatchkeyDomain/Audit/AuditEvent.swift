@@ -35,8 +35,8 @@ public struct AuditEvent: Sendable, Equatable, Codable {
     }
 
     /// An id that sorts by time: 16 digits of microseconds, then 16 random hex digits. 64 bits,
-    /// as an import records a batch's events at one instant: with 32 (ids before issue 25) two
-    /// of a million were alike often enough to fail an import on the primary key.
+    /// as an import records a batch's events at one instant: with 32 random bits, two of a
+    /// million would be alike often enough to fail an import on the primary key.
     public static func newID(at date: Date) -> String {
         let micros = UInt64(max(0, date.timeIntervalSince1970 * 1_000_000))
         let digits = String(micros)

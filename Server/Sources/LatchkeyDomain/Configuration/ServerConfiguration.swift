@@ -175,7 +175,7 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
     public var lockout = LockoutSettings()
     public var deviceAuthentication = DeviceAuthenticationSettings()
     /// How the wallet API knows a device: by the key of its DPoP proof (`required`), or, for
-    /// requests without a proof, by the `X-Device-ID` header as before (`optional`, weaker, for
+    /// requests without a proof, by the `X-Device-ID` header (`optional`, weaker, for
     /// migrating apps). A request with a proof is always bound to its key.
     public var deviceBinding = DeviceBindingMode.required
     public var otp = OTPSettings()

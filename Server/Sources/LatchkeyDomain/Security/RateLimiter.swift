@@ -5,8 +5,8 @@ import Synchronization
 /// Each server process counts on its own; with several replicas the effective limit is the sum.
 public final class RateLimiter: Sendable {
     /// The counts of the current minute: a new minute starts from an empty map, so a call does a
-    /// lookup and at most once a minute drops the last minute's map (the old filter ran over the
-    /// whole map under the lock on every call past 50,000 keys).
+    /// lookup and at most once a minute drops the last minute's map, never a pass over the whole
+    /// map under the lock (which a flood of distinct keys would make as long as the flood).
     private struct Minute {
         var minute: Int64 = 0
         var counts: [String: Int] = [:]

@@ -7,7 +7,7 @@ import LatchkeyServerAPI
 /// The generated server protocol, implemented by thin calls into the domain services.
 /// The read-only answers depend only on the issuer's configuration, so they are built once.
 /// A class: the generated server copies its handler into every request's closures, and a copy of a
-/// reference is one retain where a copy of the services' values was dozens (seen in a profile).
+/// reference is one retain where a copy of the services' values would be dozens.
 package final class APIHandler: APIProtocol, Sendable {
     package let enrollment: EnrollmentService
     package let authentication: AuthenticationService

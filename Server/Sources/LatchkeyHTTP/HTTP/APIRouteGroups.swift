@@ -20,7 +20,7 @@ package struct APIRouteGroups: ServerTransport {
     package let edge: EdgeServices
     /// Operations answered by a function of the caller that writes the JSON itself, by operation
     /// id (`APIHandler.answeredDirectly`, JSON of a flat object); a request that does not accept JSON still goes to the
-    /// generated handler, which refuses it as before.
+    /// generated handler, which refuses it.
     package var answeredDirectly: [String: @Sendable () throws -> [UInt8]] = [:]
 
     /// An operation of the generated code that the document declares no policy for.

@@ -4,7 +4,7 @@ import LatchkeyAPI
 import LatchkeyCore
 import LatchkeyDomain
 
-/// Opens the sealed credentials of a request before anything else reads its body (issue 23.1): for
+/// Opens the sealed credentials of a request before anything else reads its body: for
 /// the operation's sealable fields (`x-latchkey-sealed`, `SealedField.all`), a sealed value is
 /// opened with the server's keys and replaced by the plain value; a plain value of a kind the
 /// issuer requires sealed is refused. The seal must be bound to its field's pointer, the operation
