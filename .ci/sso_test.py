@@ -133,7 +133,7 @@ try:
     check(kinds[0] == "user.registered" and "method=sso" in events[0], "latchkey users events: the SSO registration first")
     check(any(line.split("\t")[1] == "login.succeeded" and "method=sso" in line for line in events),
           "latchkey users events: the federated login")
-    check(kinds[-1] == "operator.command" and "command=lock" in events[-1] and "\toperator\t" in events[-1],
+    check(kinds[-1] == "operator.command" and "command=admin lockUser" in events[-1] and "\toperator\t" in events[-1],
           "latchkey users events: the operator's lock, by the operator")
     exported = os.path.join(WORK, "audit.jsonl")
     cli("audit", "export", "--output", exported)

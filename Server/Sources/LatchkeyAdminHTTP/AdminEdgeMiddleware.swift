@@ -13,7 +13,8 @@ import LatchkeyHTTP
 struct AdminEdgeMiddleware: RouterMiddleware {
     typealias Context = AdminRequestContext
     let keys: OperatorKeys
-    let admin: AdminService
+    /// Records a refused call (`OperatorTrail.refused`).
+    let trail: OperatorTrail
     let throttle: Throttle
     let proxies: TrustedProxies
     let settings: AdminSettings
@@ -36,7 +37,7 @@ struct AdminEdgeMiddleware: RouterMiddleware {
         let call = OperatorCall(key: key, clientIP: address)
         guard key.role.includes(operation.role) else {
             // The user a call on `/users/{userId}/…` is about, so the refusal is among its events.
-            try await admin.refused(operation, userID: context.parameters.get("userId"), for: call)
+            try await trail.refused(operation, userID: context.parameters.get("userId"), for: call)
             throw DomainError(.operatorRoleInsufficient,
                               message: "The key's role \(key.role.rawValue) does not allow this call; it needs \(operation.role.rawValue).")
         }

@@ -11,7 +11,7 @@ extension AdminHandler {
         let pageSize = query.pageSize ?? Self.defaultPageSize
         let state = query.state.flatMap { CourierMessageState(rawValue: $0.rawValue) }
         let cursor = try query.pageToken.map(PageToken.cursor)
-        let (messages, next) = try await admin.messages(state: state, after: cursor, limit: pageSize, for: try call)
+        let (messages, next) = try await operators.courier.messages(state: state, after: cursor, limit: pageSize, for: try call)
         let token = next.map(PageToken.token)
         let link = token.map { token in
             let parameters = [state.map { "state=\($0.rawValue)" }, "pageSize=\(pageSize)", "pageToken=\(token)"].compactMap { $0 }
@@ -23,26 +23,26 @@ extension AdminHandler {
     func importUsers(_ input: Operations.ImportUsers.Input) async throws -> Operations.ImportUsers.Output {
         guard case .applicationXNdjson(let body) = input.body else { throw DomainError(.invalidRequest) }
         let lines = JSONLines(body: body, maxBytes: importMaxBytes)
-        let (report, failures) = try await admin.importUsers(lines: lines, update: input.query.update ?? false, for: try call)
+        let (report, failures) = try await operators.imports.importUsers(lines: lines, update: input.query.update ?? false, for: try call)
         return .ok(.init(body: .json(.init(
             lines: report.lines, created: report.created, updated: report.updated, skipped: report.skipped, failed: report.failed,
             failures: failures.map { .init(line: $0.line, field: $0.field, message: $0.message) }))))
     }
 
     func listOperatorKeys(_ input: Operations.ListOperatorKeys.Input) async throws -> Operations.ListOperatorKeys.Output {
-        .ok(.init(body: .json(.init(keys: try await admin.operatorKeys(for: try call).map(Self.wire)))))
+        .ok(.init(body: .json(.init(keys: try await operators.keys.operatorKeys(for: try call).map(Self.wire)))))
     }
 
     func createOperatorKey(_ input: Operations.CreateOperatorKey.Input) async throws -> Operations.CreateOperatorKey.Output {
         guard case .json(let request) = input.body else { throw DomainError(.invalidRequest) }
         try AdminInput.check(body: ["name": request.name], of: .createOperatorKey)
         let role = OperatorRole(rawValue: request.role.rawValue) ?? .viewer
-        let (record, key) = try await admin.createOperatorKey(name: request.name, role: role, days: request.days, for: try call)
+        let (record, key) = try await operators.keys.createOperatorKey(name: request.name, role: role, days: request.days, for: try call)
         return .created(.init(body: .json(.init(key: key, operatorKey: Self.wire(record)))))
     }
 
     func revokeOperatorKey(_ input: Operations.RevokeOperatorKey.Input) async throws -> Operations.RevokeOperatorKey.Output {
-        try await admin.revokeOperatorKey(id: input.path.keyId, for: try call)
+        try await operators.keys.revokeOperatorKey(id: input.path.keyId, for: try call)
         return .noContent(.init())
     }
 }

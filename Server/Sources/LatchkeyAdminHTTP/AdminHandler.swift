@@ -3,9 +3,9 @@ import LatchkeyAdminAPI
 import LatchkeyCore
 import LatchkeyDomain
 
-/// The admin document's operations, as thin calls into `AdminService` for the call's operator key.
+/// The admin document's operations, as thin calls into the operator services for the call's operator key.
 struct AdminHandler: APIProtocol {
-    let admin: AdminService
+    let operators: OperatorServices
     /// The largest import body (`admin.importMaxBytes`).
     let importMaxBytes: Int
     /// Users a page holds unless `pageSize` says otherwise.
@@ -21,10 +21,10 @@ struct AdminHandler: APIProtocol {
 
     func listUsers(_ input: Operations.ListUsers.Input) async throws -> Operations.ListUsers.Output {
         let query = input.query
-        let lookups: [AdminService.Lookup] = [
-            query.email.map(AdminService.Lookup.email), query.phone.map(AdminService.Lookup.phone),
-            query.userId.map(AdminService.Lookup.userID), query.thumbprint.map(AdminService.Lookup.thumbprint),
-            query.externalId.map(AdminService.Lookup.externalID),
+        let lookups: [UserAdministration.Lookup] = [
+            query.email.map(UserAdministration.Lookup.email), query.phone.map(UserAdministration.Lookup.phone),
+            query.userId.map(UserAdministration.Lookup.userID), query.thumbprint.map(UserAdministration.Lookup.thumbprint),
+            query.externalId.map(UserAdministration.Lookup.externalID),
         ].compactMap { $0 }
         let pageSize = query.pageSize ?? Self.defaultPageSize
         if let prefix = query.emailPrefix, lookups.isEmpty {
@@ -35,7 +35,7 @@ struct AdminHandler: APIProtocol {
         // not apply to a lookup: every token the document allows is answered.
         let cursor = lookups.isEmpty ? try query.pageToken.flatMap { PageToken.isEmail($0) ? nil : $0 }.map(PageToken.cursor) : nil
         let state = query.state.flatMap { UserStateFilter(rawValue: $0.rawValue) }
-        let (users, next) = try await admin.users(lookups, emailPrefix: query.emailPrefix, state: state, after: cursor, limit: pageSize,
+        let (users, next) = try await operators.users.users(lookups, emailPrefix: query.emailPrefix, state: state, after: cursor, limit: pageSize,
                                                   for: try call)
         let token = next.map(PageToken.token)
         // The next page's address keeps the filter and the size.
@@ -50,7 +50,7 @@ struct AdminHandler: APIProtocol {
                                pageSize: Int) async throws -> Operations.ListUsers.Output {
         let state = query.state.flatMap { UserStateFilter(rawValue: $0.rawValue) }
         let after = try query.pageToken.flatMap { PageToken.isEmail($0) ? $0 : nil }.map(PageToken.email)
-        let (users, next) = try await admin.users(emailPrefix: prefix, state: state, afterEmail: after, limit: pageSize, for: try call)
+        let (users, next) = try await operators.users.users(emailPrefix: prefix, state: state, afterEmail: after, limit: pageSize, for: try call)
         let token = next.map(PageToken.token(email:))
         let link = token.map { token in
             var items = [URLQueryItem(name: "emailPrefix", value: prefix)]
@@ -68,7 +68,7 @@ struct AdminHandler: APIProtocol {
         let filter = AuditEventFilter(userID: query.userId, type: type, outcome: query.outcome.flatMap { AuditOutcome(rawValue: $0.rawValue) },
                                       clientIP: query.clientIp, since: query.since, until: query.until)
         let before = try query.pageToken.map(PageToken.eventID)
-        let (events, next) = try await admin.events(filter, before: before, limit: pageSize, for: try call)
+        let (events, next) = try await operators.audit.events(filter, before: before, limit: pageSize, for: try call)
         let token = next.map(PageToken.token(event:))
         let link = token.map { token in
             var parameters = URLComponents(string: "/admin/v1/events")!
@@ -83,21 +83,21 @@ struct AdminHandler: APIProtocol {
     }
 
     func getUser(_ input: Operations.GetUser.Input) async throws -> Operations.GetUser.Output {
-        .ok(.init(body: .json(Self.wire(try await admin.detail(userID: input.path.userId, for: try call), now: admin.now()))))
+        .ok(.init(body: .json(Self.wire(try await operators.users.detail(userID: input.path.userId, for: try call), now: operators.users.now()))))
     }
 
     func lockUser(_ input: Operations.LockUser.Input) async throws -> Operations.LockUser.Output {
-        try await admin.lock(userID: input.path.userId, for: try call)
+        try await operators.users.lock(.id(input.path.userId), for: try call)
         return .noContent(.init())
     }
 
     func unlockUser(_ input: Operations.UnlockUser.Input) async throws -> Operations.UnlockUser.Output {
-        try await admin.unlock(userID: input.path.userId, for: try call)
+        try await operators.users.unlock(.id(input.path.userId), for: try call)
         return .noContent(.init())
     }
 
     func endUserSessions(_ input: Operations.EndUserSessions.Input) async throws -> Operations.EndUserSessions.Output {
-        try await admin.endSessions(userID: input.path.userId, for: try call)
+        try await operators.users.endSessions(.id(input.path.userId), for: try call)
         return .noContent(.init())
     }
 }

@@ -47,23 +47,23 @@ struct AdminRoutes: ServerTransport {
 
 /// Adds the admin API to `router` under `/admin/v1`: its own error rendering (the wallet API's
 /// envelope, `code` the HTTP status) and the edge of each operation.
-public func addAdminRoutes(to router: Router<AppRequestContext>, admin: AdminService, keys: OperatorKeys, throttle: Throttle,
+public func addAdminRoutes(to router: Router<AppRequestContext>, operators: OperatorServices, keys: OperatorKeys, throttle: Throttle,
                            proxies: TrustedProxies, settings: AdminSettings, perAddress: Int) throws {
     let group = router.group(context: AdminRequestContext.self)
         .add(middleware: ErrorMiddleware(routes: AdminOperations.routes(console: settings.console), dialect: .wallet))
     let routes = AdminRoutes(group: group) { operation in
-        AdminEdgeMiddleware(keys: keys, admin: admin, throttle: throttle, proxies: proxies, settings: settings,
+        AdminEdgeMiddleware(keys: keys, trail: operators.trail, throttle: throttle, proxies: proxies, settings: settings,
                             perAddress: perAddress, operation: operation)
     }
-    try AdminHandler(admin: admin, importMaxBytes: settings.importMaxBytes).registerHandlers(on: routes, configuration: .init(dateTranscoder: SecondsDateTranscoder()))
+    try AdminHandler(operators: operators, importMaxBytes: settings.importMaxBytes).registerHandlers(on: routes, configuration: .init(dateTranscoder: SecondsDateTranscoder()))
 }
 
 /// Adds the operator console (`/console`) to `router`: its pages, behind the client address's
 /// limit (the admin API's count) and a signed-in operator.
-public func addConsoleRoutes(to router: Router<AppRequestContext>, console: ConsoleService, admin: AdminService, pepper: SymmetricKey,
+public func addConsoleRoutes(to router: Router<AppRequestContext>, console: ConsoleService, operators: OperatorServices, pepper: SymmetricKey,
                              secureCookies: Bool, throttle: Throttle, proxies: TrustedProxies, perAddress: Int, issuerName: String,
                              maxBodyBytes: Int, now: @escaping @Sendable () -> Date) {
-    ConsoleRoutes(console: console, admin: admin, cookies: ConsoleCookies(pepper: pepper, secure: secureCookies),
+    ConsoleRoutes(console: console, operators: operators, cookies: ConsoleCookies(pepper: pepper, secure: secureCookies),
                   formCSRF: PortalCSRF(pepper: pepper, secureCookie: secureCookies), throttle: throttle, proxies: proxies,
                   perAddress: perAddress, issuerName: issuerName, maxBodyBytes: maxBodyBytes, now: now)
         .add(to: router.group())

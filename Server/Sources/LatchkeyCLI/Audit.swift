@@ -32,8 +32,9 @@ struct Audit: AsyncParsableCommand {
             if let temporary { try PrivateFile.create(temporary, contents: Data()) }
             let sink = try temporary.map { try FileHandle(forWritingTo: URL(fileURLWithPath: $0)) } ?? FileHandle.standardOutput
             do {
-                try await withOperator(options) { service in
-                    let count = try await service.exportEvents(since: start) { page in
+                try await withOperatorStore(options) { store, configuration in
+                    let audit = AuditAdministration(store: store, issuer: configuration.issuer)
+                    let count = try await audit.exportEvents(since: start, for: .commandLine) { page in
                         var lines = Data()
                         for event in page {
                             lines.append(try encoder.encode(event))
@@ -63,8 +64,9 @@ struct Audit: AsyncParsableCommand {
 
         func run() async throws {
             let days = try options.resolve().audit.retentionDays
-            try await withOperator(options) { service in
-                print("\(try await service.purgeEvents(retentionDays: days)) events deleted (retention \(days) days)")
+            try await withOperatorStore(options) { store, configuration in
+                let audit = AuditAdministration(store: store, issuer: configuration.issuer)
+                print("\(try await audit.purgeEvents(retentionDays: days)) events deleted (retention \(days) days)")
             }
         }
     }

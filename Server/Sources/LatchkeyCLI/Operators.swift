@@ -76,7 +76,7 @@ extension Operators.Keys {
 
         func run() async throws {
             try await withOperatorKeys(options) { keys in
-                let (record, key) = try await keys.create(name: name, role: role, days: days)
+                let (record, key) = try await keys.createOperatorKey(name: name, role: role, days: days, for: .commandLine)
                 print(key)
                 FileHandle.standardError.write(Data("""
                     Key \(record.id) (\(record.role.rawValue), \(record.name)) expires \(record.expiresAt?.formatted(.iso8601) ?? "never").
@@ -94,7 +94,7 @@ extension Operators.Keys {
         func run() async throws {
             try await withOperatorKeys(options) { keys in
                 let now = Date()
-                for key in try await keys.list() {
+                for key in try await keys.operatorKeys(for: .commandLine) {
                     let state = key.revokedAt != nil ? "revoked" : key.isUsable(at: now) ? "active" : "expired"
                     print([key.id, key.role.rawValue, state, key.name, "created=\(key.createdAt.formatted(.iso8601))",
                            "expires=\(key.expiresAt?.formatted(.iso8601) ?? "never")",
@@ -111,16 +111,20 @@ extension Operators.Keys {
 
         func run() async throws {
             try await withOperatorKeys(options) { keys in
-                try await keys.revoke(id: id)
+                try await keys.revokeOperatorKey(id: id, for: .commandLine)
                 print("Key \(id) revoked.")
             }
         }
     }
 }
 
-/// Runs `body` with the keys of the configured database; an operator's mistake is a usage error.
-private func withOperatorKeys(_ options: ServerOptions, _ body: (OperatorKeys) async throws -> Void) async throws {
-    try await withOperatorStore(options) { store, _ in try await body(OperatorKeys(store: store)) }
+/// Runs `body` with the keys of the configured database, as the admin API manages them; an
+/// operator's mistake is a usage error.
+private func withOperatorKeys(_ options: ServerOptions, _ body: (OperatorKeyAdministration) async throws -> Void) async throws {
+    try await withOperatorStore(options) { store, configuration in
+        try await body(OperatorKeyAdministration(keys: OperatorKeys(store: store),
+                                                 trail: OperatorTrail(store: store, issuer: configuration.issuer)))
+    }
 }
 
 /// Prints the console's setup page for `token` (`ServerConfiguration.consoleSetupLink`): the link

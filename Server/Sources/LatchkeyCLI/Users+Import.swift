@@ -39,8 +39,10 @@ extension Users {
                     hashing.maxQueueMilliseconds = .max // the import waits for its hashes: nobody else is queued
                     return SecretHasher(settings: hashing, pepper: pepper, previousPeppers: previous)
                 }
-                return try await importer.run(lines: LineReader(input), update: update,
-                                              failure: { progress.line("\($0)") }, progress: { progress.show($0) })
+                // As the admin API imports: recorded before the first batch and, with the counts, at the end.
+                let imports = ImportAdministration(importer: importer, trail: OperatorTrail(store: store, issuer: configuration.issuer))
+                return try await imports.importUsers(lines: LineReader(input), update: update, for: .commandLine,
+                                                     failure: { progress.line("\($0)") }, progress: { progress.show($0) })
             }
             progress.finish()
             print("\(report.lines) lines: \(report.created) created, \(report.updated) updated, "

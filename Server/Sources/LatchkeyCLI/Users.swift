@@ -19,8 +19,8 @@ struct Users: AsyncParsableCommand {
         @Option(help: "How many to skip.") var offset = 0
 
         func run() async throws {
-            try await withOperator(options) { service in
-                for user in try await service.users(limit: limit, offset: offset) {
+            try await withUsers(options) { users in
+                for user in try await users.users(limit: limit, offset: offset, for: .commandLine) {
                     print([user.email, user.status.rawValue, user.emailVerified ? "verified" : "unverified",
                            "failures=\(user.failedAttempts)", EnrollmentService.customerURI(user.id)].joined(separator: "\t"))
                 }
@@ -34,8 +34,9 @@ struct Users: AsyncParsableCommand {
         @Argument(help: "The user's email.") var email: String
 
         func run() async throws {
-            try await withOperator(options) { service in
-                let user = try await service.user(email: email)
+            try await withUsers(options) { users in
+                let summary = try await users.summary(.email(email), days: 30, for: .commandLine)
+                let user = summary.user
                 print("""
                     email:            \(user.email)
                     customerUri:      \(EnrollmentService.customerURI(user.id))
@@ -46,14 +47,13 @@ struct Users: AsyncParsableCommand {
                     created:          \(user.createdAt.formatted(.iso8601))
                     last login:       \(user.lastLoginAt?.formatted(.iso8601) ?? "never")
                     """)
-                let statistics = try await service.loginStatistics(of: user, days: 30)
-                for device in try await service.devices(of: user) {
+                for device in summary.devices {
                     // A device key shows its thumbprint; the label is the app's name for it.
                     print("device \(device.keyThumbprint.map { "key \($0)" } ?? device.deviceID)\t"
                         + "label=\(device.label ?? "-")\t\(device.deviceType ?? "-")\t\(device.status.rawValue)\t"
                         + "app=\(device.applicationVersion ?? "-")\tsdk=\(device.sdkVersion ?? "-")\t"
                         + "failures=\(device.failedAttempts)\tlinked=\(device.linkedAt.formatted(.iso8601))")
-                    for entry in statistics[device.deviceID] ?? [] {
+                    for entry in summary.loginStatistics[device.deviceID] ?? [] {
                         let failures = entry.failures.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
                         print("  logins (30 days) \(entry.method.rawValue)\tattempts=\(entry.attempts)\tsuccesses=\(entry.successes)\t"
                             + "mfa=\(entry.mfaPrompts)\tfailures=\(failures.isEmpty ? "-" : failures)\t"
@@ -71,8 +71,9 @@ struct Users: AsyncParsableCommand {
         @Option(help: "How many of the latest events.") var limit = 100
 
         func run() async throws {
-            try await withOperator(options) { service in
-                for event in try await service.events(email: email, limit: limit) { print(event.line) }
+            try await withOperatorStore(options) { store, configuration in
+                let audit = AuditAdministration(store: store, issuer: configuration.issuer)
+                for event in try await audit.latestEvents(of: .email(email), limit: limit, for: .commandLine) { print(event.line) }
             }
         }
     }
@@ -91,8 +92,8 @@ struct Users: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
         @Argument(help: "The user's email.") var email: String
         func run() async throws {
-            try await withOperator(options) { service in
-                try await service.setLocked(email: email, true)
+            try await withUsers(options) { users in
+                try await users.lock(.email(email), for: .commandLine)
                 print("\(email): locked")
             }
         }
@@ -105,8 +106,9 @@ struct Users: AsyncParsableCommand {
         @Argument(help: "The user's email.") var email: String
         @Option(help: "A device id: unlock that device instead of the wallet.") var device: String?
         func run() async throws {
+            // The admin API's unlock, then the wallet reactivated whatever deactivated it.
             if device == nil {
-                try await withOperator(options) { service in try await service.setLocked(email: email, false) }
+                try await withUsers(options) { users in try await users.unlock(.email(email), for: .commandLine) }
             }
             try await setStatus(options, email, device: device, wallet: .active, device: .active)
         }
@@ -126,8 +128,8 @@ struct Users: AsyncParsableCommand {
         @Argument(help: "The user's email.") var email: String
         @Option(help: "The device id.") var device: String
         func run() async throws {
-            try await withOperator(options) { service in
-                try await service.setStatus(email: email, device: device, .suspended)
+            try await withUsers(options) { users in
+                try await users.setStatus(.email(email), device: device, .suspended, for: .commandLine)
                 print("\(email) device \(device): suspended")
             }
         }
@@ -138,24 +140,25 @@ struct Users: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
         @Argument(help: "The user's email.") var email: String
         func run() async throws {
-            try await withOperator(options) { service in
-                try await service.verify(email: email)
+            try await withUsers(options) { users in
+                try await users.markVerified(.email(email), for: .commandLine)
                 print("\(email): email and app instance verified")
             }
         }
     }
 }
 
-/// Runs `body` with the operator service over the configured database (migrated first);
-/// an `OperatorError` becomes the command's error message.
-func withOperator(_ options: ServerOptions, _ body: (OperatorService) async throws -> Void) async throws {
+/// Runs `body` with the operators' work on users (the admin API's and the console's) over the
+/// configured database (migrated first); a refusal becomes the command's error message.
+func withUsers(_ options: ServerOptions, _ body: (UserAdministration) async throws -> Void) async throws {
     try await withOperatorStore(options) { store, configuration in
-        try await body(OperatorService(store: store, issuer: configuration.issuer))
+        try await body(UserAdministration(store: store, issuer: configuration.issuer))
     }
 }
 
-/// Runs `body` with the configured database (migrated first) and the configuration; an
-/// `OperatorError` becomes the command's error message.
+/// Runs `body` with the configured database (migrated first) and the configuration; a refusal
+/// (`DomainError`, as the admin API's, or `OperatorError`) becomes the command's error message
+/// (a usage error, exit status 64).
 func withOperatorStore(_ options: ServerOptions, _ body: (any LatchkeyStore, ServerConfiguration) async throws -> Void) async throws {
     let configuration = try options.resolve()
     do {
@@ -164,18 +167,20 @@ func withOperatorStore(_ options: ServerOptions, _ body: (any LatchkeyStore, Ser
         }
     } catch let error as OperatorError {
         throw ValidationError(error.description)
+    } catch let error as DomainError {
+        throw ValidationError(error.message)
     }
 }
 
 /// The wallet's status (no device given) or the device's.
 private func setStatus(_ options: ServerOptions, _ email: String, device: String?, wallet: UserStatus,
                        device deviceStatus: DeviceStatus) async throws {
-    try await withOperator(options) { service in
+    try await withUsers(options) { users in
         if let device {
-            try await service.setStatus(email: email, device: device, deviceStatus)
+            try await users.setStatus(.email(email), device: device, deviceStatus, for: .commandLine)
             print("\(email) device \(device): \(deviceStatus.rawValue)")
         } else {
-            try await service.setStatus(email: email, wallet)
+            try await users.setStatus(.email(email), wallet, for: .commandLine)
             print("\(email): \(wallet.rawValue)")
         }
     }

@@ -19,19 +19,19 @@ func buildAdmin(_ configuration: ServerConfiguration, store: any LatchkeyStore, 
     let proxies = TrustedProxies(configuration.http.trustedProxies) ?? TrustedProxies([])!
     let settings = configuration.admin
     guard settings.enabled else { return nil }
-    let (admin, throttle) = (services.admin, services.throttle)
+    let (operators, throttle) = (services.operators, services.throttle)
     let keys = OperatorKeys(store: store, now: now)
     let perAddress = configuration.rateLimits.requestsPerMinutePerIP
     // Secure cookies where the console is reached over TLS.
     let secure = settings.resolvedConsoleURL(publicURL: publicURL.value).hasPrefix("https:")
     func addConsole(to router: Router<AppRequestContext>) {
         guard settings.console else { return }
-        addConsoleRoutes(to: router, console: services.console, admin: admin, pepper: pepper, secureCookies: secure, throttle: throttle,
+        addConsoleRoutes(to: router, console: services.console, operators: operators, pepper: pepper, secureCookies: secure, throttle: throttle,
                          proxies: proxies, perAddress: perAddress, issuerName: configuration.issuer.name,
                          maxBodyBytes: configuration.http.maxBodyBytes, now: now)
     }
     if settings.onPublicPort {
-        try addAdminRoutes(to: router, admin: admin, keys: keys, throttle: throttle, proxies: proxies, settings: settings, perAddress: perAddress)
+        try addAdminRoutes(to: router, operators: operators, keys: keys, throttle: throttle, proxies: proxies, settings: settings, perAddress: perAddress)
         addConsole(to: router)
         return nil
     }
@@ -40,7 +40,7 @@ func buildAdmin(_ configuration: ServerConfiguration, store: any LatchkeyStore, 
     adminRouter.add(middleware: ErrorMiddleware(routes: AdminOperations.routes(console: settings.console), dialect: .wallet))
     adminRouter.add(middleware: CanonicalPathMiddleware())
     adminRouter.add(middleware: BodyLimitMiddleware(maxBytes: configuration.http.maxBodyBytes, streamedPaths: AdminOperations.streamedPaths))
-    try addAdminRoutes(to: adminRouter, admin: admin, keys: keys, throttle: throttle, proxies: proxies, settings: settings, perAddress: perAddress)
+    try addAdminRoutes(to: adminRouter, operators: operators, keys: keys, throttle: throttle, proxies: proxies, settings: settings, perAddress: perAddress)
     addConsole(to: adminRouter)
     let host = settings.host, port = settings.port
     var application = Application(router: adminRouter,

@@ -12,7 +12,7 @@ extension ConsoleAction {
         let user = detail.user, hasEmail = !user.email.isEmpty
         switch name {
         case "unlock":
-            // What `AdminService.unlock` lifts: the operator lock, the failures (and a deactivation
+            // What `UserAdministration.unlock` lifts: the operator lock, the failures (and a deactivation
             // they caused), devices deactivated by failures, the smart lockout of unlinked devices.
             return user.locked || user.failedAttempts > 0
                 || detail.loginBlocks.contains { $0.reason == .unlinkedDevicesLocked }

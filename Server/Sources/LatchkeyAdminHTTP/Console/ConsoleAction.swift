@@ -62,25 +62,25 @@ struct ConsoleAction: Sendable {
         }
     }
 
-    /// Does it, as `call`. Throws what `AdminService` throws.
-    func perform(userID: String, device: String?, session: String?, admin: AdminService, call: OperatorCall) async throws {
+    /// Does it, as `call`. Throws what the operator services throw.
+    func perform(userID: String, device: String?, session: String?, operators: OperatorServices, call: OperatorCall) async throws {
         let device = device ?? "", session = session ?? ""
         switch name {
-        case "unlock": try await admin.unlock(userID: userID, for: call)
-        case "lock": try await admin.lock(userID: userID, for: call)
-        case "deactivate": try await admin.setStatus(userID: userID, .deactivated, for: call)
-        case "reactivate": try await admin.setStatus(userID: userID, .active, for: call)
-        case "endSessions": try await admin.endSessions(userID: userID, for: call)
-        case "resendVerification": try await admin.resendVerification(userID: userID, for: call)
-        case "passwordReset": try await admin.sendResetLink(userID: userID, .password, for: call)
-        case "passcodeReset": try await admin.sendResetLink(userID: userID, .passcode, for: call)
-        case "markVerified": try await admin.markVerified(userID: userID, for: call)
-        case "erase": try await admin.erase(userID: userID, for: call)
-        case "suspendDevice": try await admin.setStatus(userID: userID, device: device, .suspended, for: call)
-        case "deactivateDevice": try await admin.setStatus(userID: userID, device: device, .deactivated, for: call)
-        case "reactivateDevice": try await admin.setStatus(userID: userID, device: device, .active, for: call)
-        case "unlinkDevice": try await admin.unlink(userID: userID, device: device, for: call)
-        default: try await admin.endSession(userID: userID, sessionID: session, for: call)
+        case "unlock": try await operators.users.unlock(.id(userID), for: call)
+        case "lock": try await operators.users.lock(.id(userID), for: call)
+        case "deactivate": try await operators.users.setStatus(.id(userID), .deactivated, for: call)
+        case "reactivate": try await operators.users.setStatus(.id(userID), .active, for: call)
+        case "endSessions": try await operators.users.endSessions(.id(userID), for: call)
+        case "resendVerification": try await operators.courier.resendVerification(.id(userID), for: call)
+        case "passwordReset": try await operators.courier.sendResetLink(.id(userID), .password, for: call)
+        case "passcodeReset": try await operators.courier.sendResetLink(.id(userID), .passcode, for: call)
+        case "markVerified": try await operators.users.markVerified(.id(userID), for: call)
+        case "erase": try await operators.users.erase(.id(userID), for: call)
+        case "suspendDevice": try await operators.users.setStatus(.id(userID), device: device, .suspended, for: call)
+        case "deactivateDevice": try await operators.users.setStatus(.id(userID), device: device, .deactivated, for: call)
+        case "reactivateDevice": try await operators.users.setStatus(.id(userID), device: device, .active, for: call)
+        case "unlinkDevice": try await operators.users.unlink(.id(userID), device: device, for: call)
+        default: try await operators.users.endSession(.id(userID), sessionID: session, for: call)
         }
     }
 

@@ -30,7 +30,7 @@ extension ConsoleRoutes {
                                           clientIP: text("clientIp").map { String($0.prefix(45)) }, since: try date("since"),
                                           until: try date("until"))
             let before = text("page").flatMap { $0.range(of: "^[0-9]{1,20}-[0-9a-f]{1,16}$", options: .regularExpression) == nil ? nil : $0 }
-            page = try await admin.events(filter, before: before, limit: Self.pageSize, for: staff.call)
+            page = try await operators.audit.events(filter, before: before, limit: Self.pageSize, for: staff.call)
         } catch let error as DomainError where error.kind == .invalidField {
             values["error"] = error.message
             values["events"] = [[String: Any]]()
@@ -54,7 +54,7 @@ extension ConsoleRoutes {
         values["states"] = [["value": "", "label": "Any", "selected": state == nil]]
             + CourierMessageState.allCases.map { ["value": $0.rawValue, "label": $0.rawValue, "selected": $0 == state] }
         let cursor = query.get("page").flatMap { try? PageToken.cursor($0) }
-        let page = try await admin.messages(state: state, after: cursor, limit: Self.pageSize, for: staff.call)
+        let page = try await operators.courier.messages(state: state, after: cursor, limit: Self.pageSize, for: staff.call)
         values["messages"] = page.messages.map { message -> [String: Any] in
             ["created": Self.time(message.createdAt), "channel": message.channel, "recipient": message.recipient,
              "template": message.template, "state": message.deliveredAt != nil ? "sent" : message.failedAt != nil ? "failed" : "pending",
@@ -71,8 +71,8 @@ extension ConsoleRoutes {
     func dashboard(_ staff: SignedIn) async throws -> Response {
         let time = now()
         let hour = floor(time.timeIntervalSince1970 / 3600) * 3600, day = floor(time.timeIntervalSince1970 / 86_400) * 86_400
-        let hourly = try await admin.dashboard(since: Date(timeIntervalSince1970: hour - 23 * 3600), bucket: 3600, for: staff.call)
-        let daily = try await admin.dashboard(since: Date(timeIntervalSince1970: day - 6 * 86_400), bucket: 86_400, for: staff.call)
+        let hourly = try await console.dashboard(since: Date(timeIntervalSince1970: hour - 23 * 3600), bucket: 3600)
+        let daily = try await console.dashboard(since: Date(timeIntervalSince1970: day - 6 * 86_400), bucket: 86_400)
         var values = values("Dashboard", staff)
         values["periods"] = [
             ConsoleCharts.period(id: "day", label: "The last 24 hours, by hour (UTC)", buckets: hourly,

@@ -30,16 +30,16 @@ extension ConsoleRoutes {
                                       field: "externalId")
                 }
                 let lookups = [.externalID(externalID)] + (Self.lookup(q).map { [$0] } ?? [])
-                found = try await admin.users(lookups, state: state, after: nil, limit: Self.pageSize, for: staff.call).users
+                found = try await operators.users.users(lookups, state: state, after: nil, limit: Self.pageSize, for: staff.call).users
             } else if let lookup = Self.lookup(q) {
-                found = try await admin.users([lookup], state: state, after: nil, limit: 1, for: staff.call).users
+                found = try await operators.users.users([lookup], state: state, after: nil, limit: 1, for: staff.call).users
             } else if !q.isEmpty {
-                let page = try await admin.users(emailPrefix: q, state: state, afterEmail: try token.map(PageToken.email), limit: Self.pageSize,
+                let page = try await operators.users.users(emailPrefix: q, state: state, afterEmail: try token.map(PageToken.email), limit: Self.pageSize,
                                                  for: staff.call)
                 found = page.users
                 next = page.next.map(PageToken.token(email:))
             } else {
-                let page = try await admin.users([], state: state, after: try token.map(PageToken.cursor), limit: Self.pageSize, for: staff.call)
+                let page = try await operators.users.users([], state: state, after: try token.map(PageToken.cursor), limit: Self.pageSize, for: staff.call)
                 found = page.users
                 next = page.next.map(PageToken.token)
             }
@@ -62,7 +62,7 @@ extension ConsoleRoutes {
 
     /// The exact lookup a search text is, if it is one: a whole address, an E.164 number, a user
     /// id (a UUID) or a device key's thumbprint; anything else is an address's beginning.
-    static func lookup(_ q: String) -> AdminService.Lookup? {
+    static func lookup(_ q: String) -> UserAdministration.Lookup? {
         if q.contains("@"), EmailAddress.isValid(q) { return .email(q) }
         if q.hasPrefix("+"), PhoneNumber.isValid(q) { return .phone(q) }
         if UUID(uuidString: q) != nil { return .userID(q.lowercased()) }
@@ -94,7 +94,7 @@ extension ConsoleRoutes {
     func user(_ id: String, _ request: Request, _ staff: SignedIn) async throws -> Response {
         let detail: UserDetail
         do {
-            detail = try await admin.detail(userID: id, for: staff.call)
+            detail = try await operators.users.detail(userID: id, for: staff.call)
         } catch let error as DomainError {
             return page(.notFound, "No such user", text: error.message, back: "/console/users", staff: staff).response()
         }
@@ -125,7 +125,7 @@ extension ConsoleRoutes {
             return ["name": action.name, "label": action.label, "href": "/console/users/\(Self.escaped(user.id))/confirm?" + AdminHandler.encoded(items)]
         }
         values["actions"] = ConsoleAction.all
-            .filter { $0.target == .user && staff.account.role.includes($0.role) && $0.applies(to: detail, limits: admin.issuer.attemptLimits) }
+            .filter { $0.target == .user && staff.account.role.includes($0.role) && $0.applies(to: detail, limits: operators.users.issuer.attemptLimits) }
             .map { link($0) }
         values["devices"] = detail.devices.map { device -> [String: Any] in
             var row: [String: Any] = ["id": device.deviceID, "label": device.label ?? "", "type": device.deviceType ?? "",
@@ -133,7 +133,7 @@ extension ConsoleRoutes {
                                       "linked": Self.time(device.linkedAt), "lastLogin": Self.time(device.lastLoginAt)]
             if let thumbprint = device.keyThumbprint { row["thumbprint"] = thumbprint }
             if let certificate = detail.certificates[device.deviceID] {
-                row["certificate"] = switch certificate.state(at: admin.now()) {
+                row["certificate"] = switch certificate.state(at: operators.users.now()) {
                 case .revoked: "revoked \(Self.time(certificate.revokedAt))"
                 case .expired: "expired \(Self.time(certificate.expiresAt))"
                 case .good: "valid until \(Self.time(certificate.expiresAt))"
@@ -168,8 +168,12 @@ extension ConsoleRoutes {
                         staff: staff).response()
         }
         guard staff.account.role.includes(action.role) else { return try await refused(action, userID: id, staff) }
-        guard let user = try await admin.store.user(id: id), user.issuer == admin.issuer.id else {
-            return page(.notFound, "No such user", text: "There is no such user.", back: "/console/users", staff: staff).response()
+        // Read as the admin API reads one user (`getUser`, an event with the reason `read`).
+        let user: UserRecord
+        do {
+            user = try await operators.users.user(.id(id), for: staff.call)
+        } catch let error as DomainError {
+            return page(.notFound, "No such user", text: error.message, back: "/console/users", staff: staff).response()
         }
         let device = query.get("device"), session = query.get("session")
         var values = values(action.label, staff)
@@ -192,7 +196,7 @@ extension ConsoleRoutes {
         }
         guard staff.account.role.includes(action.role) else { return try await refused(action, userID: id, staff) }
         do {
-            try await action.perform(userID: id, device: fields["device"], session: fields["session"], admin: admin, call: staff.call)
+            try await action.perform(userID: id, device: fields["device"], session: fields["session"], operators: operators, call: staff.call)
         } catch let error as DomainError {
             return page(HTTPResponse.Status(code: error.kind.httpStatus), "Not done", text: error.message,
                         back: "/console/users/\(Self.escaped(id))", staff: staff).response()
@@ -204,7 +208,7 @@ extension ConsoleRoutes {
     /// A role below the action's: 403, recorded as the admin API records it, among the events of
     /// the user the action named.
     private func refused(_ action: ConsoleAction, userID: String, _ staff: SignedIn) async throws -> Response {
-        try await admin.refused(action.operation, userID: userID, for: staff.call)
+        try await operators.trail.refused(action.operation, userID: userID, for: staff.call)
         return page(.forbidden, "Not allowed", text: "Your role (\(staff.account.role.rawValue)) does not allow this; nothing was changed.",
                     back: "/console/users", staff: staff).response()
     }

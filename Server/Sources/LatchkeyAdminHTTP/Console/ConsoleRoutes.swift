@@ -8,11 +8,11 @@ import NIOCore
 
 /// The operator console (`/console`): server-rendered pages that work without JavaScript, for an
 /// operator signed in with a password and an authenticator code. It does what the admin API does,
-/// through the same `AdminService` and roles; every action asks for a confirmation first and
+/// through the same operator services (`OperatorServices`) and roles; every action asks for a confirmation first and
 /// every form carries a CSRF field.
 struct ConsoleRoutes: Sendable {
     let console: ConsoleService
-    let admin: AdminService
+    let operators: OperatorServices
     let cookies: ConsoleCookies
     /// The pre-sign-in forms' CSRF (a cookie and an HMAC of it, as the portal's forms).
     let formCSRF: PortalCSRF

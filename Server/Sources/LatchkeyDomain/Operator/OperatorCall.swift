@@ -1,11 +1,13 @@
-/// Who makes an admin call — an operator key (the admin API) or an operator signed in to the
-/// console — and the client address it came from (after the trusted proxies), which its audit
-/// event records.
+/// Who makes an operator's call — an operator key (the admin API), an operator signed in to the
+/// console, or the command line — and the client address it came from (after the trusted
+/// proxies), which its audit event records.
 public struct OperatorCall: Sendable, Equatable {
     /// How the operator proved who it is.
     public enum Credential: Sendable, Equatable {
         case key(id: String)
         case console(operatorID: String)
+        /// A `latchkey` command run against the database.
+        case commandLine
     }
 
     public let credential: Credential
@@ -28,11 +30,23 @@ public struct OperatorCall: Sendable, Equatable {
         self.clientIP = clientIP
     }
 
-    /// The event details that name the operator (`operatorKey` or `operatorAccount`, and `operator`).
+    /// The command line: whoever runs `latchkey` holds the database, so it may do what an `admin` may.
+    public static let commandLine = OperatorCall(credential: .commandLine, name: "command line", role: .admin, clientIP: nil)
+
+    private init(credential: Credential, name: String, role: OperatorRole, clientIP: String?) {
+        self.credential = credential
+        self.name = name
+        self.role = role
+        self.clientIP = clientIP
+    }
+
+    /// The event details that name the operator (`operatorKey` or `operatorAccount`, and
+    /// `operator`); none for the command line, whose events are the operator's (the actor) alone.
     public var details: [String: String] {
         switch credential {
         case .key(let id): ["operatorKey": id, "operator": name]
         case .console(let id): ["operatorAccount": id, "operator": name, "via": "console"]
+        case .commandLine: [:]
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One user as the admin API shows it: every reason it cannot log in, its devices with their
-/// newest certificates, its live sessions (the most recently seen `AdminService.sessionsListed`),
+/// newest certificates, its live sessions (the most recently seen `UserAdministration.sessionsListed`),
 /// live device tokens and newest events. Each list but the devices (a wallet has few) is read with
 /// a limit, so a user with thousands of sessions costs what one with a hundred does.
 public struct UserDetail: Sendable {
@@ -14,7 +14,7 @@ public struct UserDetail: Sendable {
     /// More sessions are live than `sessions` lists.
     public var moreSessions: Bool
     public var deviceTokens: [DeviceTokenRecord]
-    /// The user's newest events (`AdminService.eventsListed`).
+    /// The user's newest events (`UserAdministration.eventsListed`).
     public var events: [AuditEvent]
     /// How long after its login a session stays privileged (`issuer.sessions.privilegedSeconds`).
     public var privilegedSeconds: Int

@@ -218,11 +218,11 @@ extension Optional {
 }
 
 /// A sequence of lines read as an asynchronous one (the command line's file).
-private struct SyncLines<Base: Sequence<Substring>>: AsyncSequence, AsyncIteratorProtocol {
-    typealias Element = Substring
-    typealias Failure = any Error
+package struct SyncLines<Base: Sequence<Substring>>: AsyncSequence, AsyncIteratorProtocol {
+    package typealias Element = Substring
+    package typealias Failure = any Error
     var iterator: Base.Iterator
-    init(base: Base) { iterator = base.makeIterator() }
-    func makeAsyncIterator() -> Self { self }
-    mutating func next() async throws -> Substring? { iterator.next() }
+    package init(base: Base) { iterator = base.makeIterator() }
+    package func makeAsyncIterator() -> Self { self }
+    package mutating func next() async throws -> Substring? { iterator.next() }
 }

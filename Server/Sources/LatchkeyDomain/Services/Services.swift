@@ -43,8 +43,9 @@ public struct Services: Sendable {
     public let signup: SignupService
     public let federation: FederationService
     public let statistics: LoginStatisticsService
-    /// The admin API's operations (served only when `admin.enabled`).
-    public let admin: AdminService
+    /// Operators' work on wallets, keys, the courier, the trail and imports: the admin API's, the
+    /// console's (served only when `admin.enabled`) and the command line's.
+    public let operators: OperatorServices
     /// The operator console's accounts (served only when `admin.enabled` and `admin.console`).
     public let console: ConsoleService
     /// The per-minute limits the edge and the pages count with too.
@@ -54,8 +55,8 @@ public struct Services: Sendable {
 }
 
 /// Builds each collaborator once — the audit recorder, the hash admission, the outbox writer, the
-/// throttle, the credential verifier, the session issuer, the login flow — and each service with
-/// only what it uses.
+/// throttle, the credential verifier, the session issuer, the login flow, the operators' trail —
+/// and each service with only what it uses.
 public func buildServices(_ foundation: ServiceFoundation) -> Services {
     let (configuration, store, now) = (foundation.configuration, foundation.store, foundation.now)
     let issuer = configuration.issuer
@@ -72,6 +73,7 @@ public func buildServices(_ foundation: ServiceFoundation) -> Services {
                             shared: countInDatabase ? store : nil, now: now)
     let verifier = CredentialVerifier(store: store, issuer: issuer, throttle: throttle, audit: audit, now: now)
     let sessions = SessionIssuer(store: store, issuer: issuer, audit: audit, now: now)
+    let trail = OperatorTrail(store: store, issuer: issuer, now: now)
     let logins = LoginFlow(store: store, issuer: issuer, verifier: verifier, sessions: sessions, audit: audit, admitted: admitted,
                            now: now)
     return Services(
@@ -80,6 +82,8 @@ public func buildServices(_ foundation: ServiceFoundation) -> Services {
                                               logins: logins, audit: audit, admitted: admitted, now: now),
         profile: ProfileService(store: store, issuer: issuer, outbox: outbox, fields: fields, verifier: verifier, audit: audit,
                                 admitted: admitted, now: now),
+        signup: SignupService(store: store, issuer: issuer, outbox: outbox, publicURL: foundation.publicURL, throttle: throttle,
+                              logins: logins, sessions: sessions, otpKey: SignupService.otpKey(pepper: foundation.pepper),
         signup: SignupService(store: store, issuer: issuer, outbox: outbox, publicURL: foundation.publicURL, throttle: throttle,
                               logins: logins, sessions: sessions, otpKey: SignupService.otpKey(pepper: foundation.pepper),
         resetPortal: ResetPortalService(store: store, issuer: issuer, outbox: outbox, verifier: verifier, throttle: throttle, audit: audit,
