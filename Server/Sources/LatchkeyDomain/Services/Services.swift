@@ -82,12 +82,10 @@ public func buildServices(_ foundation: ServiceFoundation) -> Services {
                                               logins: logins, audit: audit, admitted: admitted, now: now),
         profile: ProfileService(store: store, issuer: issuer, outbox: outbox, fields: fields, verifier: verifier, audit: audit,
                                 admitted: admitted, now: now),
-        signup: SignupService(store: store, issuer: issuer, outbox: outbox, publicURL: foundation.publicURL, throttle: throttle,
-                              logins: logins, sessions: sessions, otpKey: SignupService.otpKey(pepper: foundation.pepper),
-        signup: SignupService(store: store, issuer: issuer, outbox: outbox, publicURL: foundation.publicURL, throttle: throttle,
-                              logins: logins, sessions: sessions, otpKey: SignupService.otpKey(pepper: foundation.pepper),
         resetPortal: ResetPortalService(store: store, issuer: issuer, outbox: outbox, verifier: verifier, throttle: throttle, audit: audit,
                                         admitted: admitted, now: now),
+        signup: SignupService(store: store, issuer: issuer, outbox: outbox, publicURL: foundation.publicURL, throttle: throttle,
+                              logins: logins, sessions: sessions, otpKey: SignupService.otpKey(pepper: foundation.pepper),
                               authority: foundation.authority, audit: audit, admitted: admitted, now: now),
         federation: FederationService(store: store, issuer: issuer, outbox: outbox, fields: fields, verifier: verifier, logins: logins,
                                       providers: FederationService.byID(issuer.identityProviders.map {
@@ -95,9 +93,15 @@ public func buildServices(_ foundation: ServiceFoundation) -> Services {
                                       }),
                                       audit: audit, admitted: admitted, now: now),
         statistics: LoginStatisticsService(store: store, settings: issuer.statistics, now: now),
-        admin: AdminService(store: store, issuer: issuer, outbox: outbox, verifier: verifier,
-                            importer: UserImporter(store: store, issuer: issuer, hasher: { [hasher = foundation.hasher] in hasher }, now: now),
-                            now: now),
+        operators: OperatorServices(
+            users: UserAdministration(store: store, issuer: issuer, trail: trail, now: now),
+            audit: AuditAdministration(store: store, trail: trail, now: now),
+            courier: CourierAdministration(store: store, outbox: outbox, verifier: verifier, trail: trail, now: now),
+            keys: OperatorKeyAdministration(keys: OperatorKeys(store: store, now: now), trail: trail),
+            imports: ImportAdministration(importer: UserImporter(store: store, issuer: issuer, hasher: { [hasher = foundation.hasher] in hasher },
+                                                                 now: now),
+                                          trail: trail, now: now),
+            trail: trail),
         console: ConsoleService(store: store, hasher: foundation.hasher, pepper: foundation.pepper, issuerName: issuer.name, now: now),
         throttle: throttle, hashGate: foundation.hasher.gate)
 }
