@@ -207,8 +207,9 @@ let package = Package(
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [
-                "LatchkeyServer", "LatchkeyDomain", "LatchkeyContract", "LatchkeySQL", "LatchkeyHTTP", "LatchkeyAdminHTTP", "LatchkeyAdminAPI", "LatchkeyAdminClient",
-                "LatchkeyTestSupport",
+                "LatchkeyServer", "LatchkeyDomain", "LatchkeyContract", "LatchkeySQL", "LatchkeyHTTP", "LatchkeyAdminHTTP", "LatchkeyAdminAPI",
+                "LatchkeyAdminClient", "LatchkeyTestSupport",
+                .product(name: "Latchkey", package: sdk),
                 .product(name: "LatchkeyCore", package: sdk), .product(name: "LatchkeyAPI", package: sdk),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
