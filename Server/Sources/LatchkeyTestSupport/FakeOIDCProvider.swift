@@ -88,7 +88,12 @@ public final class FakeOIDCProvider: @unchecked Sendable {
         lock.withLock { keys[0] = (keys[0].kid, try! ES256PrivateKey(backing: P256.Signing.PrivateKey())) }
     }
 
-    public init() {}
+    /// The provider's clock, which dates the ID tokens it issues: the server's under test when
+    /// that server runs on a test clock, so a token's `iat` is never ahead of the server's time
+    /// however long the test waited before asking for it.
+    private let now: @Sendable () -> Date
+
+    public init(now: @escaping @Sendable () -> Date = Date.init) { self.now = now }
 
     /// The provider's HTTP application (listen on port 0; run it with HummingbirdTesting's `.live`).
     public func application() -> some ApplicationProtocol {
@@ -139,7 +144,7 @@ public final class FakeOIDCProvider: @unchecked Sendable {
             return Self.json(["error": "invalid_grant", "error_description": "PKCE verification failed"], status: .badRequest)
         }
         let base = "http://\(request.head.authority ?? "127.0.0.1")"
-        let now = Date()
+        let now = self.now()
         let claims = grant.withEmailInToken ? grant.claims : [:]
         let payload = IDToken(iss: .init(value: base), sub: .init(value: grant.subject), aud: .init(value: [grant.audience]),
                               exp: .init(value: now.addingTimeInterval(grant.expiresIn)),

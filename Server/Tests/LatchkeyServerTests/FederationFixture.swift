@@ -13,7 +13,8 @@ func withFederation(engine: String = "sqlite", clock: TestClock? = nil, timeout:
                     configure: @escaping @Sendable (inout ServerConfiguration) -> Void = { _ in },
                     _ body: @escaping @Sendable (FakeOIDCProvider, LatchkeyApplication, any TestClientProtocol) async throws -> Void)
     async throws {
-    let provider = FakeOIDCProvider()
+    let providerNow: @Sendable () -> Date = if let clock { { clock.now } } else { Date.init }
+    let provider = FakeOIDCProvider(now: providerNow)
     try await provider.application().test(.live) { providerClient in
         let issuer = "http://127.0.0.1:\(providerClient.port ?? 0)"
         try await withServer(engine: engine, clock: clock, configure: {
