@@ -26,7 +26,7 @@ public protocol CredentialStorage: Sendable {
 /// An error a `CredentialStorage` throws that can say the device is locked: the storage cannot be
 /// read until the phone is unlocked (or, for after-first-unlock items, until its first unlock after
 /// a restart), so a value may be there although it cannot be read now. The SDK tells "locked" from
-/// other failures by it (``AuthenticationClient/isAuthorizationTokenExist()``); ``KeychainError``
+/// other failures by it (``AuthenticationClient/isAuthorizationTokenExist()``); `KeychainError` (Apple platforms)
 /// conforms, and a storage of the app's own throws such an error for that case.
 public protocol CredentialStorageError: Error {
     /// Whether the storage refused because the device is locked.
