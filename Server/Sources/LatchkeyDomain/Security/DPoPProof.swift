@@ -130,7 +130,7 @@ public struct DPoPVerifier: Sendable {
             }
         }
         // A proof without a usable id could never be told from its replay.
-        guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256 else { throw Self.invalid("The DPoP proof was used before.") }
+        guard !claims.jti.isEmpty, claims.jti.utf8.count <= 256 else { throw Self.invalid("The DPoP proof's jti must be 1 to 256 bytes.") }
         return DPoPProof(thumbprint: key.thumbprint, jti: claims.jti)
     }
 
