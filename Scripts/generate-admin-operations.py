@@ -7,7 +7,7 @@ OPERATION.swift is the domain's `AdminOperation`: one case per `operationId`, in
 order, with the least role it needs (`x-latchkey-role`) and whether it reads users (a GET that takes
 a `userId`: its audit events carry the reason `read`). ROUTES.swift is the admin HTTP target's
 `AdminRoute.all`: each operation's method and path, the limits its document declares for each path
-and query parameter (minLength/maxLength, pattern, enum, integer minimum/maximum, date-time) and for
+and query parameter (minLength/maxLength, pattern, enum, integer minimum/maximum and default, date-time) and for
 the fields of a JSON request body, the media type of a body that is not JSON (read as it arrives),
 and whether a success answers JSON.
 
@@ -57,6 +57,8 @@ def rule(where, schema):
         parts.append("integer: true")
         if "minimum" in schema or "maximum" in schema:
             parts.append(f'bounds: {schema.get("minimum", "Int.min")}...{schema.get("maximum", "Int.max")}')
+        if "default" in schema:
+            parts.append(f'integerDefault: {int(schema["default"])}')
     elif kind == "string" and schema.get("format") == "date-time":
         parts.append("dateTime: true")
     elif kind not in ("string", "boolean"):

@@ -8,7 +8,7 @@ import OpenAPIRuntime
 extension AdminHandler {
     func listCourierMessages(_ input: Operations.ListCourierMessages.Input) async throws -> Operations.ListCourierMessages.Output {
         let query = input.query
-        let pageSize = query.pageSize ?? Self.defaultPageSize
+        let pageSize = Self.pageSize(query.pageSize, of: .listCourierMessages)
         let state = query.state.flatMap { CourierMessageState(rawValue: $0.rawValue) }
         let cursor = try query.pageToken.map(PageToken.cursor)
         let (messages, next) = try await operators.courier.messages(state: state, after: cursor, limit: pageSize, for: try call)

@@ -8,8 +8,10 @@ struct AdminHandler: APIProtocol {
     let operators: OperatorServices
     /// The largest import body (`admin.importMaxBytes`).
     let importMaxBytes: Int
-    /// Users a page holds unless `pageSize` says otherwise.
-    static let defaultPageSize = 50
+    /// The page size `sent`, or the `pageSize` default `operation`'s document declares.
+    static func pageSize(_ sent: Int?, of operation: AdminOperation) -> Int {
+        sent ?? AdminRoute.of(operation).queryRules["pageSize"]?.integerDefault ?? 50
+    }
 
     /// The key `AdminEdgeMiddleware` authenticated and its client (always set behind it).
     var call: OperatorCall {
@@ -26,7 +28,7 @@ struct AdminHandler: APIProtocol {
             query.userId.map(UserAdministration.Lookup.userID), query.thumbprint.map(UserAdministration.Lookup.thumbprint),
             query.externalId.map(UserAdministration.Lookup.externalID),
         ].compactMap { $0 }
-        let pageSize = query.pageSize ?? Self.defaultPageSize
+        let pageSize = Self.pageSize(query.pageSize, of: .listUsers)
         if let prefix = query.emailPrefix, lookups.isEmpty {
             return try await usersByPrefix(prefix, query: query, pageSize: pageSize)
         }
@@ -63,7 +65,7 @@ struct AdminHandler: APIProtocol {
 
     func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output {
         let query = input.query
-        let pageSize = query.pageSize ?? Self.defaultPageSize
+        let pageSize = Self.pageSize(query.pageSize, of: .listEvents)
         let type = query._type.flatMap { AuditEventType(rawValue: $0.rawValue) }
         let filter = AuditEventFilter(userID: query.userId, type: type, outcome: query.outcome.flatMap { AuditOutcome(rawValue: $0.rawValue) },
                                       clientIP: query.clientIp, since: query.since, until: query.until)

@@ -12,7 +12,7 @@ extension AdminRoute {
             "thumbprint": .init(pattern: #"^[A-Za-z0-9_-]{43}$"#),
             "externalId": .init(lengths: 1...255, pattern: #"^[^\x00-\x1f\x7f-\x9f]+$"#),
             "state": .init(choices: ["active", "locked", "deactivated", "unverified"]),
-            "pageSize": .init(integer: true, bounds: 1...200),
+            "pageSize": .init(integer: true, bounds: 1...200, integerDefault: 50),
             "pageToken": .init(pattern: #"^([0-9]{1,11}\.[0-9A-Za-z-]{1,64}|e[0-9A-Za-z_-]{1,432})$"#),
         ], answersJSON: true),
         .init(.getUser, "GET", "/admin/v1/users/{userId}", path: [
@@ -69,7 +69,7 @@ extension AdminRoute {
         ]),
         .init(.listCourierMessages, "GET", "/admin/v1/courier/messages", query: [
             "state": .init(choices: ["pending", "sent", "failed"]),
-            "pageSize": .init(integer: true, bounds: 1...200),
+            "pageSize": .init(integer: true, bounds: 1...200, integerDefault: 50),
             "pageToken": .init(pattern: #"^[0-9]{1,11}\.[0-9A-Za-z-]{1,64}$"#),
         ], answersJSON: true),
         .init(.importUsers, "POST", "/admin/v1/users/import", query: [
@@ -89,7 +89,7 @@ extension AdminRoute {
             "clientIp": .init(pattern: #"^[0-9A-Fa-f:.]{2,45}$"#),
             "since": .init(dateTime: true),
             "until": .init(dateTime: true),
-            "pageSize": .init(integer: true, bounds: 1...200),
+            "pageSize": .init(integer: true, bounds: 1...200, integerDefault: 50),
             "pageToken": .init(pattern: #"^[0-9]{1,20}-[0-9a-f]{1,16}$"#),
         ], answersJSON: true),
     ]

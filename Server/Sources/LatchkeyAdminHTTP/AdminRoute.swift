@@ -18,6 +18,8 @@ struct AdminRoute: Sendable {
         /// An `integer`, within `minimum...maximum` when `bounds` is given.
         var integer = false
         var bounds: ClosedRange<Int>?
+        /// An `integer`'s `default`: the value the server uses when the parameter is not sent.
+        var integerDefault: Int?
         /// A `date-time` (RFC 3339).
         var dateTime = false
     }

@@ -24,10 +24,23 @@ import Yams
             let minimum: Int?
             let maximum: Int?
             let choices: [String]?
+            let defaultValue: Scalar?
 
             enum CodingKeys: String, CodingKey {
-                case reference = "$ref", type, format, pattern, minLength, maxLength, minimum, maximum, choices = "enum"
+                case reference = "$ref", type, format, pattern, minLength, maxLength, minimum, maximum, choices = "enum",
+                     defaultValue = "default"
             }
+        }
+
+        /// A schema's `default`: an integer, or anything else (a string's, a boolean's).
+        enum Scalar: Decodable, Equatable {
+            case integer(Int), other
+
+            init(from decoder: any Decoder) throws {
+                self = (try? decoder.singleValueContainer().decode(Int.self)).map(Scalar.integer) ?? .other
+            }
+
+            var integer: Int? { if case .integer(let value) = self { value } else { nil } }
         }
 
         struct Parameter: Decodable {
@@ -102,6 +115,7 @@ import Yams
                     #expect(documented.choices == choices.map(Set.init), "\(id) \(name) enum")
                     #expect(documented.integer == (schema.type == "integer"), "\(id) \(name) integer")
                     #expect(documented.bounds == schema.minimum.map { $0...(schema.maximum ?? .max) }, "\(id) \(name) bounds")
+                    #expect(documented.integerDefault == (schema.type == "integer" ? schema.defaultValue?.integer : nil), "\(id) \(name) default")
                     checked += 1
                 }
             }
