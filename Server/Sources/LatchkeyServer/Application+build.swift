@@ -114,7 +114,7 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let admin = try buildAdmin(configuration, store: store, services: services, pepper: pepper, publicURL: publicURL, router: router, logger: logger, now: options.now,
                                beforeStart: { try await storeService.ready.wait() })
 
-    let channel: any MessageChannel = options.channel ?? makeChannel(configuration.courier, logger: logger)
+    let channel: any MessageChannel = try options.channel ?? makeChannel(configuration.courier, logger: logger)
     let courier = CourierWorker(store: store, channel: channel, cipher: cipher, settings: configuration.courier,
                                 logger: logger, now: options.now, ready: storeService.ready)
     let onRunning = options.onServerRunning
@@ -140,10 +140,23 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
                                certificateAuthority: authority)
 }
 
-package func makeChannel(_ settings: CourierSettings, logger: Logger) -> any MessageChannel {
+/// The courier's channel: one channel when email and SMS share the default, else each kind of
+/// message through its own.
+/// - Throws: `ConfigurationError` when a secret a channel needs cannot be read.
+package func makeChannel(_ settings: CourierSettings, logger: Logger) throws -> any MessageChannel {
+    let email = settings.route(.email), sms = settings.route(.sms)
+    let emailChannel = try makeChannel(email.settings, key: email.key, logger: logger)
+    guard settings.email != nil || settings.sms != nil else { return emailChannel }
+    return ChannelRouter(email: emailChannel, sms: try makeChannel(sms.settings, key: sms.key, logger: logger))
+}
+
+/// One channel from its settings (`key`: where they were read, for errors).
+/// - Throws: `ConfigurationError` when a secret the channel needs cannot be read.
+package func makeChannel(_ settings: ChannelRoute, key: String, logger: Logger) throws -> any MessageChannel {
     switch settings.channel {
     case .log: LogChannel(logger: logger)
     case .file: FileChannel(path: settings.path ?? "latchkey-messages.jsonl")
     case .webhook: WebhookChannel(url: settings.url ?? "")
+    case .smtp, .http: throw ConfigurationError(key: "\(key).channel", message: "This channel is not built yet.")
     }
 }

@@ -134,9 +134,7 @@ extension ServerConfiguration {
         try require((4...22).contains(hashing.logN), "hashing.logN", "Must be between 4 and 22 (OWASP: 15 or more).")
         try require((1...32).contains(hashing.r), "hashing.r", "Must be between 1 and 32.")
         try require((1...16).contains(hashing.p), "hashing.p", "Must be between 1 and 16.")
-        try require(courier.channel != .file || courier.path != nil, "courier.path", "The file channel needs a path.")
-        try require(courier.channel != .webhook || courier.url.flatMap(URL.init(string:))?.host != nil,
-                    "courier.url", "The webhook channel needs an http(s) URL.")
+        try courier.validate()
         try require(courier.maxAttempts >= 1, "courier.maxAttempts", "Must be at least 1.")
         try require(http.maxBodyBytes >= 1024, "http.maxBodyBytes", "Must be at least 1024.")
         try require((0...65_535).contains(admin.port), "admin.port", "Must be a port number (0 picks a free one).")

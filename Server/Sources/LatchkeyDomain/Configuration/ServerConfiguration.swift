@@ -30,17 +30,6 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
     public var resolvedPublicURL: String { publicURL ?? "http://\(host):\(port)" }
 }
 
-/// Where outgoing messages go (DESIGN §7).
-public struct CourierSettings: Codable, Sendable, Equatable {
-    public enum Channel: String, Codable, Sendable { case log, file, webhook }
-    public var channel: Channel = .log
-    public var path: String?
-    public var url: String?
-    public var maxAttempts = 10
-    public var pollIntervalMilliseconds = 500
-    public init() {}
-}
-
 /// The audit trail (`audit_events`).
 public struct AuditSettings: Codable, Sendable, Equatable {
     /// How long events are kept; older ones are deleted every hour. 0 keeps them forever.

@@ -2,9 +2,11 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Delivers the outbox: leases due messages, hands them to the channel, and records the result,
-/// retrying failures with exponential backoff (1 s, 2 s, 4 s, … at most 1 h) up to `maxAttempts`.
-/// Messages stay in the database until delivered, so a restart loses none.
+/// Delivers the outbox: leases due messages, hands them to the channel, and records the result.
+/// A transient failure (any error but a permanent `DeliveryFailure`) is retried with exponential
+/// backoff (1 s, 2 s, 4 s, … at most 1 h), or after the receiver's `Retry-After` when it gave one,
+/// up to `maxAttempts`; a permanent refusal is recorded at once with the receiver's answer and not
+/// retried. Messages stay in the database until delivered, so a restart loses none.
 public struct CourierWorker: Service {
     package let store: any OutboxStore
     package let channel: any MessageChannel
@@ -58,8 +60,9 @@ public struct CourierWorker: Service {
                 try await channel.deliver(message)
                 try await store.markDelivered(id: row.id, at: now())
             } catch {
-                let giveUp = attempts >= settings.maxAttempts
-                let delay = min(3600, pow(2, Double(attempts - 1)))
+                let failure = error as? DeliveryFailure
+                let giveUp = failure?.isPermanent == true || attempts >= settings.maxAttempts
+                let delay = min(3600, failure?.retryAfter ?? pow(2, Double(attempts - 1)))
                 try await store.markFailed(id: row.id, attempts: attempts, nextAttemptAt: now().addingTimeInterval(delay),
                                            error: "\(error)", giveUp: giveUp, now: now())
                 logger.warning("Delivery failed", metadata: ["message_id": "\(row.id)", "attempt": "\(attempts)",
