@@ -9,17 +9,24 @@ public struct OutgoingMessage: Codable, Sendable, Equatable {
     public var to: String
     public var template: String
     public var subject: String
+    /// The plain-text body (an SMS's whole text).
     public var body: String
+    /// The HTML body of an email, sent beside the text one; nil for SMS.
+    public var html: String?
+    /// The language the message was written in (`de`), from the customer's preference.
+    public var language: String?
     public var data: [String: String]
 
     public init(id: String = SecureRandom.identifier(), channel: Channel, to: String, template: String, subject: String,
-                body: String, data: [String: String]) {
+                body: String, html: String? = nil, language: String? = nil, data: [String: String]) {
         self.id = id
         self.channel = channel
         self.to = to
         self.template = template
         self.subject = subject
         self.body = body
+        self.html = html
+        self.language = language
         self.data = data
     }
 }
@@ -40,14 +47,18 @@ public struct OutboxCipher: Sendable {
         PepperPurpose.outbox.key(from: pepper)
     }
 
+    /// What is sealed: everything a message carries that may hold a link or a code. `html` and
+    /// `language` are absent from rows written before they existed.
     private struct Payload: Codable {
         var body: String
+        var html: String?
+        var language: String?
         var data: [String: String]
     }
 
     /// The outbox row for a message, due at `now`.
     public func seal(_ message: OutgoingMessage, now: Date) throws -> OutboxMessage {
-        let plain = try JSONEncoder().encode(Payload(body: message.body, data: message.data))
+        let plain = try JSONEncoder().encode(Payload(body: message.body, html: message.html, language: message.language, data: message.data))
         let sealed = try AES.GCM.seal(plain, using: key).combined ?? Data()
         return OutboxMessage(id: message.id, channel: message.channel.rawValue, recipient: message.to,
                              template: message.template, subject: message.subject,
@@ -62,6 +73,7 @@ public struct OutboxCipher: Sendable {
               let payload = try? JSONDecoder().decode(Payload.self, from: plain)
         else { return nil }
         return OutgoingMessage(id: row.id, channel: channel, to: row.recipient, template: row.template,
-                               subject: row.subject, body: payload.body, data: payload.data)
+                               subject: row.subject, body: payload.body, html: payload.html, language: payload.language,
+                               data: payload.data)
     }
 }
