@@ -116,8 +116,9 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
-            resources: [.copy("Resources/common-passwords.txt.gz")]
+            resources: [.copy("Resources/common-passwords.txt.gz"), .copy("Resources/templates")]
         ),
         /// The wallet's contract as the server applies it: each operation's policy
         /// (`x-latchkey-policy`, generated from the document) and the served document (a resource)
