@@ -60,6 +60,10 @@ public struct ClientContext: Sendable {
     public var clientIP = ClientContext.unknownAddress
     /// The RFC 7638 thumbprint of the device key the request's DPoP proof proved, if it sent one.
     public var keyThumbprint: String?
+    /// The languages the customer reads, best first, from the request's `Accept-Language`:
+    /// recorded with the wallet at registration and login, and the language of what the request
+    /// itself answers or sends. Empty when the request did not say.
+    public var languages = LanguagePreference([])
 
     public init(applicationSignature: String? = nil, deviceID: String? = nil, deviceLabel: String? = nil, deviceType: String? = nil,
                 appVersion: String? = nil, sdkVersion: String? = nil, clientIP: String = ClientContext.unknownAddress,

@@ -4,7 +4,7 @@ import LatchkeyDomain
 
 extension ClientContext {
     /// The app context headers of a request (the spec's `PDPaydiantContext`), checked, and its
-    /// address. With `requiresAppSignature` (the wallet API) a valid `X-Application-Signature`, the
+    /// address, and the languages of `Accept-Language`. With `requiresAppSignature` (the wallet API) a valid `X-Application-Signature`, the
     /// API key of the wallet API, is required, and `X-Device-ID` must be a sane label.
     /// - Throws: `DomainError(.invalidAppSignature)` without a valid signature where it is required;
     ///   `invalid_field` naming the header for a device id that looks like a proven key's, or a
@@ -13,6 +13,7 @@ extension ClientContext {
         self.init(applicationSignature: headers[.applicationSignature], deviceID: headers[.deviceID], deviceLabel: headers[.deviceID],
                   deviceType: headers[.deviceType], appVersion: headers[.appVersion], sdkVersion: headers[.sdkVersion],
                   clientIP: clientIP)
+        languages = LanguagePreference(acceptLanguage: headers[.acceptLanguage])
         if requiresAppSignature {
             guard let signature = applicationSignature, AppContextHeader.isUUID(signature) else {
                 // Without the API key of the wallet API (the contract's `applicationSignature`
