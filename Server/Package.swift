@@ -118,7 +118,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
-            resources: [.copy("Resources/common-passwords.txt.gz"), .copy("Resources/templates")]
+            resources: [.copy("Resources/common-passwords.txt.gz"), .copy("Resources/templates"), .copy("Resources/languages")]
         ),
         /// The wallet's contract as the server applies it: each operation's policy
         /// (`x-latchkey-policy`, generated from the document) and the served document (a resource)
