@@ -157,6 +157,9 @@ package func makeChannel(_ settings: ChannelRoute, key: String, logger: Logger) 
     case .log: LogChannel(logger: logger)
     case .file: FileChannel(path: settings.path ?? "latchkey-messages.jsonl")
     case .webhook: WebhookChannel(url: settings.url ?? "")
-    case .smtp, .http: throw ConfigurationError(key: "\(key).channel", message: "This channel is not built yet.")
+    case .smtp:
+        try SMTPChannel(settings: settings.smtp ?? SMTPSettings(), password: settings.smtp?.password?.read(key: "\(key).smtp.password"),
+                        key: "\(key).smtp", logger: logger)
+    case .http: throw ConfigurationError(key: "\(key).channel", message: "This channel is not built yet.")
     }
 }

@@ -117,7 +117,8 @@ public struct ChannelRoute: Sendable, Equatable {
                 throw ConfigurationError(key: "\(key).url", message: "The webhook channel needs an http(s) URL.")
             }
         case .smtp:
-            if smtp == nil { throw ConfigurationError(key: "\(key).smtp", message: "The smtp channel needs its relay's settings.") }
+            guard let smtp else { throw ConfigurationError(key: "\(key).smtp", message: "The smtp channel needs its relay's settings.") }
+            try smtp.validate(key: "\(key).smtp")
         case .http:
             if http == nil { throw ConfigurationError(key: "\(key).http", message: "The http channel needs its request's settings.") }
         }
