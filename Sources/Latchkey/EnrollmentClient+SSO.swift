@@ -27,7 +27,7 @@ extension EnrollmentClient {
         }
         let rules = try await retrievePasscodeConfigurations()
         do { try rules.validate(request.passcode, field: "passcode") } catch {
-            throw refusal(DomainError(.ssoPasscodeRules, message: error.message, field: "passcode"), domain)
+            throw refusal(DomainError(.ssoPasscodeRules, message: error.text, field: "passcode"), domain)
         }
         return try await call(domain) {
             try await api.registerCustomer(body: .json(request)).created.body.json

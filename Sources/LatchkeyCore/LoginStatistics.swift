@@ -126,7 +126,7 @@ public struct LoginStatistics: Sendable, Equatable, Codable {
         }
         for (index, entry) in batch.enumerated() {
             do { try entry.validate() } catch {
-                throw LoginStatisticsError(field: "statistics[\(index)].\(error.field)", message: error.message)
+                throw LoginStatisticsError(field: "statistics[\(index)].\(error.field)", message: error.text)
             }
         }
     }
@@ -135,10 +135,12 @@ public struct LoginStatistics: Sendable, Equatable, Codable {
 /// A batch of statistics that breaks a rule: the property and why.
 public struct LoginStatisticsError: Error, Sendable, Equatable {
     public let field: String
-    public let message: String
-    public init(field: String, message: String) {
+    public let text: LocalizableText
+    /// The reason in English.
+    public var message: String { text.english }
+    public init(field: String, message: LocalizableText) {
         self.field = field
-        self.message = message
+        self.text = message
     }
 }
 

@@ -49,7 +49,16 @@ final class LatchkeyProcess: @unchecked Sendable {
     /// Runs `latchkey <arguments> --config latchkey.yaml` to its end: its exit status, standard
     /// output and standard error.
     func run(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
-        process.arguments = arguments + ["--config", directory.appendingPathComponent("latchkey.yaml").path]
+        try await execute(arguments + ["--config", directory.appendingPathComponent("latchkey.yaml").path])
+    }
+
+    /// Runs `latchkey config check latchkey.yaml` to its end.
+    func checkConfiguration() async throws -> (status: Int32, output: String, errors: String) {
+        try await execute(["config", "check", directory.appendingPathComponent("latchkey.yaml").path])
+    }
+
+    private func execute(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+        process.arguments = arguments
         try process.run()
         let (output, errors) = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {

@@ -40,6 +40,8 @@ struct PortalPage {
 final class PortalBrowser: @unchecked Sendable {
     let client: any TestClientProtocol
     var cookie: String?
+    /// The browser's `Accept-Language`, if it sends one.
+    var acceptLanguage: String?
 
     init(_ client: any TestClientProtocol) { self.client = client }
 
@@ -60,6 +62,7 @@ final class PortalBrowser: @unchecked Sendable {
     private func send(_ method: HTTPRequest.Method, _ path: String, body: String?) async throws -> PortalPage {
         var headers: HTTPFields = [:]
         if let cookie { headers[.cookie] = "latchkey_csrf=\(cookie)" }
+        if let acceptLanguage { headers[.acceptLanguage] = acceptLanguage }
         if body != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
         return try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) {
             PortalPage(status: $0.status, headers: $0.headers, html: String(buffer: $0.body))

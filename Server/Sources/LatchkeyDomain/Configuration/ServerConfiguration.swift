@@ -16,6 +16,8 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
     /// The base URL that links in emails point to; derived from host and port when unset.
     public var publicURL: String?
     public var courier = CourierSettings()
+    /// The languages of the portal's pages and of the wallet API's messages.
+    public var languages = LanguageSettings()
     public var hashing = HashingSettings()
     public var rateLimits = RateLimitSettings()
     public var secrets = SecretSettings()

@@ -33,7 +33,7 @@ extension DomainError {
         switch error {
         case .unknownProvider, .codeRefused: .invalidAuthorizationCode
         case .invalidIDToken(let reason):
-            DomainError(.invalidIDToken, message: "Access denied; \(reason)")
+            DomainError(.invalidIDToken, message: reason)
         case .unavailable: .providerUnavailable
         case .timeout: .providerTimeout
         }

@@ -96,7 +96,7 @@ public struct FederationService: Sendable {
             return nil
         } catch {
             guard error.kind == .passcodeRules else { return error }
-            return DomainError(.ssoPasscodeRules, message: error.message, field: "passcode")
+            return DomainError(.ssoPasscodeRules, message: error.text, field: "passcode")
         }
     }
 }

@@ -100,18 +100,18 @@ public actor OIDCProvider {
             let before = keysFetchedAt
             try await refreshKeys(metadata, force: true)
             guard keysFetchedAt != before, let retried = try? await keys.verify(idToken, as: IDTokenPayload.self) else {
-                throw FederationError.invalidIDToken("The signature does not verify with the provider's keys.")
+                throw FederationError.invalidIDToken("Access denied; the signature does not verify with the provider's keys.")
             }
             claims = retried
         }
         guard Self.sameIssuer(claims.iss.value, metadata.issuer), Self.sameIssuer(claims.iss.value, settings.issuer) else {
-            throw FederationError.invalidIDToken("The token's issuer is not the provider.")
+            throw FederationError.invalidIDToken("Access denied; the token's issuer is not the provider.")
         }
         guard claims.aud.value.contains(settings.clientId) else {
-            throw FederationError.invalidIDToken("The token was issued for another client.")
+            throw FederationError.invalidIDToken("Access denied; the token was issued for another client.")
         }
         guard claims.exp.value.addingTimeInterval(Self.leeway) > now() else {
-            throw FederationError.invalidIDToken("The token has expired.")
+            throw FederationError.invalidIDToken("Access denied; the token has expired.")
         }
         try checkTimesAndParty(claims.claims)
         return VerifiedIdentity(subject: claims.sub.value, claims: claims.claims)
@@ -122,13 +122,13 @@ public actor OIDCProvider {
     package func checkTimesAndParty(_ claims: OIDCClaims) throws {
         let latest = now().addingTimeInterval(Self.leeway).timeIntervalSince1970
         if let nbf = claims.notBefore, nbf > latest {
-            throw FederationError.invalidIDToken("The token is not valid yet.")
+            throw FederationError.invalidIDToken("Access denied; the token is not valid yet.")
         }
         if let iat = claims.issuedAt, iat > latest {
-            throw FederationError.invalidIDToken("The token was issued in the future.")
+            throw FederationError.invalidIDToken("Access denied; the token was issued in the future.")
         }
         if let azp = claims.authorizedParty, azp != .string(settings.clientId) {
-            throw FederationError.invalidIDToken("The token was issued to another party.")
+            throw FederationError.invalidIDToken("Access denied; the token was issued to another party.")
         }
     }
 

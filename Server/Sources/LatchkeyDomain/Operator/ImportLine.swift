@@ -47,8 +47,8 @@ public struct ImportLine: Decodable, Sendable {
     public init(from decoder: any Decoder) throws {
         let names = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
         if let unknown = names.first(where: { Key(rawValue: $0) == nil }) {
-            throw DomainError.invalidField(unknown, "Not a field of an import line; expected one of "
-                                           + Key.allCases.map(\.rawValue).joined(separator: ", ") + ".")
+            throw DomainError.invalidField(
+                unknown, "Not a field of an import line; expected one of \(Key.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
         let container = try decoder.container(keyedBy: Key.self)
         email = try container.decode(String.self, forKey: .email)

@@ -29,7 +29,7 @@ public struct OperatorKeyAdministration: Sendable {
             do {
                 return try await keys.create(name: name, role: role, days: days)
             } catch OperatorError.invalidKeyRequest(let reason) {
-                throw DomainError.invalidField("name", reason)
+                throw DomainError.invalidField("name", LocalizableText(verbatim: reason))
             }
         }
     }

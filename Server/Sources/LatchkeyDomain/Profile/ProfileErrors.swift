@@ -5,7 +5,6 @@ extension DomainError {
     package static let accountLocked = DomainError(.accountLocked)
     package static let passwordReused = DomainError(.passwordReused)
     package static let unknownEmail = DomainError(.unknownEmail, field: "email")
-    package static func wrongCurrent(_ what: String) -> DomainError {
-        DomainError(.wrongCurrentCredential, message: "The current \(what) is not correct.")
-    }
+    package static let wrongCurrentPassword = DomainError(.wrongCurrentCredential, message: "The current password is not correct.")
+    package static let wrongCurrentPIN = DomainError(.wrongCurrentCredential, message: "The current PIN is not correct.")
 }

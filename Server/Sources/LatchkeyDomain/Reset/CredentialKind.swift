@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyCore
 
 /// Which forgotten credential a reset sets.
 public enum CredentialKind: String, Sendable, CaseIterable {
@@ -46,7 +47,7 @@ public enum ResetCompletion: Sendable, Equatable {
     /// The credential is set.
     case done(kind: CredentialKind)
     /// The new value breaks a rule; the grant still works.
-    case refused(kind: CredentialKind, error: String)
+    case refused(kind: CredentialKind, error: LocalizableText)
     /// The grant is unknown, used or expired.
     case invalid
     /// An operator locked the account (424).

@@ -192,7 +192,7 @@ public struct DPoPVerifier: Sendable {
     }
 
 
-    package static func invalid(_ message: String) -> DomainError {
+    package static func invalid(_ message: LocalizableText) -> DomainError {
         DomainError(.invalidDPoPProof, message: message, field: "DPoP")
     }
 }

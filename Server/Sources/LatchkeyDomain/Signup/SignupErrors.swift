@@ -15,10 +15,10 @@ extension DomainError {
     package static let sessionInactive = DomainError(.sessionInactive)
     package static let unknownSessionToken = DomainError(.sessionNotFound)
     package static func wrongCode(remaining: Int) -> DomainError {
-        DomainError(.otpInvalid,
-                    message: "The code is not correct; \(remaining) \(remaining == 1 ? "try is" : "tries are") left.")
+        if remaining == 1 { return DomainError(.otpInvalid, message: "The code is not correct; 1 try is left.") }
+        return DomainError(.otpInvalid, message: "The code is not correct; \(remaining) tries are left.")
     }
-    package static func tooMany(_ reason: String, retryAfter: Int) -> DomainError {
+    package static func tooMany(_ reason: LocalizableText, retryAfter: Int) -> DomainError {
         DomainError(.flowTooManyRequests, message: reason, retryAfter: retryAfter)
     }
 }

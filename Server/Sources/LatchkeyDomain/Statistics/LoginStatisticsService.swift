@@ -27,7 +27,7 @@ public struct LoginStatisticsService: Sendable {
             throw DomainError(.notFound, message: "This issuer does not collect login statistics.")
         }
         let principal = try caller.identity.require()
-        do { try LoginStatistics.validate(batch: batch, id: id) } catch { throw DomainError.invalidField(error.field, error.message) }
+        do { try LoginStatistics.validate(batch: batch, id: id) } catch { throw DomainError.invalidField(error.field, error.text) }
         guard let deviceID = principal.deviceID else {
             throw DomainError.invalidField("X-Device-ID", "This session was opened on no device; statistics are kept per device.")
         }

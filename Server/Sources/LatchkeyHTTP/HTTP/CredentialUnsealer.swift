@@ -132,11 +132,11 @@ package struct CredentialUnsealer: Sendable {
             .joined(separator: ".")
     }
 
-    static func message(_ refusal: SealKeyring.Refusal) -> String {
+    static func message(_ refusal: SealKeyring.Refusal) -> LocalizableText {
         switch refusal {
-        case .malformed: "The sealed value is not in the form hpke1.<key id>.<enc>.<ciphertext>."
-        case .unknownKey: "The sealed value names a key this server does not hold (retired or unknown): fetch the encryption settings again."
-        case .doesNotOpen: "The sealed value does not open for this field, call and DPoP proof."
+        case .malformed: LocalizableText("The sealed value is not in the form hpke1.<key id>.<enc>.<ciphertext>.")
+        case .unknownKey: LocalizableText("The sealed value names a key this server does not hold (retired or unknown): fetch the encryption settings again.")
+        case .doesNotOpen: LocalizableText("The sealed value does not open for this field, call and DPoP proof.")
         }
     }
 }

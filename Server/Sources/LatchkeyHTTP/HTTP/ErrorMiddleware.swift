@@ -11,14 +11,19 @@ import OpenAPIRuntime
 /// answered 500 without details. Each API route group has its own, speaking the group's dialect
 /// (`APIRequestContext.dialect`); the router's own answers requests no group took (unknown routes,
 /// wrong methods, oversized bodies) in the dialect of the family of paths they were sent to.
+/// With a catalog (the public API's, never the operators') the message is said in the language of
+/// the request's `Accept-Language`.
 package struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     package let routes: RouteTable
     /// The group's dialect; nil at the router.
     package let dialect: ErrorDialect?
+    /// The texts of the customer's languages; nil: English.
+    package let catalog: TextCatalog?
 
-    package init(routes: RouteTable, dialect: ErrorDialect? = nil) {
+    package init(routes: RouteTable, dialect: ErrorDialect? = nil, catalog: TextCatalog? = nil) {
         self.routes = routes
         self.dialect = dialect
+        self.catalog = catalog
     }
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -41,7 +46,8 @@ package struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             // A service's device-binding refusal (a key registration without a proof) challenges like the edge's.
             if domain.kind.isDeviceBinding { headers[.wwwAuthenticate] = domain.dpopChallenge }
-            return (dialect ?? ErrorDialect.of(path: request.uri.path)).response(domain, headers: headers)
+            return (dialect ?? ErrorDialect.of(path: request.uri.path))
+                .response(domain, headers: headers, texts: catalog?.texts(for: request))
         }
     }
 
@@ -57,7 +63,7 @@ package struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 return translate(server.underlyingError, request: request, logger: logger)
             }
             if (400..<500).contains(server.httpStatus.code) {
-                return DomainError(.invalidRequest, message: String(server.causeDescription.prefix(200)))
+                return DomainError(.invalidRequest, message: LocalizableText(verbatim: String(server.causeDescription.prefix(200))))
             }
             return translate(server.underlyingError, request: request, logger: logger)
         case let decoding as DecodingError:
@@ -80,7 +86,7 @@ package struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             case .contentTooLarge:
                 return DomainError(.payloadTooLarge)
             case _ where (400..<500).contains(http.status.code):
-                return DomainError(.invalidRequest, message: http.body ?? http.status.reasonPhrase)
+                return DomainError(.invalidRequest, message: LocalizableText(verbatim: http.body ?? http.status.reasonPhrase))
             default:
                 logger.error("Unexpected HTTP error \(http.status.code)")
                 return DomainError(.serverError)

@@ -22,16 +22,19 @@ public enum ErrorDialect: Sendable {
         APIRouteGroups.isKratos(path) ? .kratos : .wallet
     }
 
-    /// The error as an HTTP response, with `Retry-After` when the error carries one.
-    package func response(_ error: DomainError, headers: HTTPFields = [:]) -> Response {
+    /// The error as an HTTP response, with `Retry-After` when the error carries one. With `texts`
+    /// (the wallet's and the Kratos-compatible API's, not the operators') the message is said in
+    /// their language and `Content-Language` names it; the id, code, status and field never change.
+    package func response(_ error: DomainError, headers: HTTPFields = [:], texts: LocalizedTexts? = nil) -> Response {
         let status = HTTPResponse.Status(code: error.kind.httpStatus)
+        let message = texts?.api(error.text) ?? error.message
         let body: Data
         switch self {
         case .wallet:
             body = Self.encode(Components.Schemas.ErrorResponse(error: .init(code: error.code.rawValue, id: error.id.rawValue,
-                                                                             message: error.message, field: error.field)))
+                                                                             message: message, field: error.field)))
         case .kratos:
-            var reason = error.message
+            var reason = message
             if let field = error.field, !reason.hasPrefix(field) { reason = "\(field): \(reason)" }
             body = Self.encode(Components.Schemas.KratosError(error: .init(id: error.id.rawValue, code: status.code,
                                                                            status: Self.reasonPhrase(status), reason: reason,
@@ -40,6 +43,7 @@ public enum ErrorDialect: Sendable {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         if let retry = error.retryAfter { fields[.retryAfter] = String(retry) }
+        if let texts { fields[.contentLanguage] = texts.language }
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(data: body)))
     }
 

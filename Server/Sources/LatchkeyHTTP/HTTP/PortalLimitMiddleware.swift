@@ -7,11 +7,12 @@ package struct PortalLimitMiddleware<Context: RemoteAddressRequestContext>: Rout
     package let limit: AddressRateLimit
     package let proxies: TrustedProxies
     package let issuerName: String
+    package let catalog: TextCatalog
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if let wait = try await limit.refusal(proxies.clientAddress(of: request, peer: context.remoteAddress)) {
-            var page = WebPage.message(.tooManyRequests, title: "Too many requests",
-                                       text: "Wait a minute, then try again.", issuerName: issuerName).response()
+            var page = WebPage.message(.tooManyRequests, "page.tooManyRequests", texts: catalog.texts(for: request),
+                                       issuerName: issuerName).response()
             page.headers[.retryAfter] = String(wait)
             return page
         }

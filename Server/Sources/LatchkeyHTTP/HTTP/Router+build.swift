@@ -17,10 +17,13 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
         throw ConfigurationError(key: "http.trustedProxies", message: "Each entry must be an IP address or a CIDR block.")
     }
     let (throttle, maxBody, issuer) = (services.throttle, configuration.http.maxBodyBytes, configuration.issuer)
+    // The pages and the API's messages in the customer's language (the admin API stays English).
+    let catalog = try TextCatalog.load(configuration.languages)
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestLogMiddleware())
     // The admin API's routes too when it answers on this port (`admin.onPublicPort`): 405 with `Allow`.
-    router.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table.adding(adminRoutes)))
+    router.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table.adding(adminRoutes),
+                                           catalog: adminRoutes == nil ? catalog : nil))
     router.add(middleware: CanonicalPathMiddleware())
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: BodyLimitMiddleware(maxBytes: maxBody, streamedPaths: streamedPaths))
@@ -29,23 +32,23 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
     ContractRoutes.add(to: router, issuer: issuer, serverURL: publicURL.value)
 
     let pages = router.group().add(middleware: PortalLimitMiddleware(limit: AddressRateLimit(throttle: throttle), proxies: proxies,
-                                                                      issuerName: issuer.name))
+                                                                      issuerName: issuer.name, catalog: catalog))
     let csrf = PortalCSRF(pepper: pepper, secureCookie: publicURL.value.hasPrefix("https:"))
-    WebRoutes(enrollment: services.enrollment, profile: services.profile, issuer: issuer, csrf: csrf, maxBodyBytes: maxBody)
-        .add(to: pages)
-    PortalRoutes(portal: services.resetPortal, issuer: issuer, csrf: csrf, maxBodyBytes: maxBody).add(to: pages)
+    WebRoutes(enrollment: services.enrollment, profile: services.profile, issuer: issuer, csrf: csrf, maxBodyBytes: maxBody,
+              catalog: catalog).add(to: pages)
+    PortalRoutes(portal: services.resetPortal, issuer: issuer, csrf: csrf, maxBodyBytes: maxBody, catalog: catalog).add(to: pages)
 
     let dpop = DPoPVerifier(publicURL: publicURL, nonces: DPoPNonces(pepper: pepper), now: now)
     let unsealer = CredentialUnsealer(keys: sealKeys, settings: issuer.encryptionSettings,
                                       metadata: issuer.enrollmentRules.metadata, now: now)
     var groups = APIRouteGroups(
         wallet: router.group(context: WalletRequestContext.self)
-            .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet)),
+            .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .wallet, catalog: catalog)),
         kratos: router.group(context: KratosRequestContext.self)
-            .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .kratos)),
+            .add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table, dialect: .kratos, catalog: catalog)),
         edge: EdgeServices(throttle: throttle, hashGate: services.hashGate, proxies: proxies, authentication: services.authentication,
                            dpop: dpop, replay: ProofReplay(store: store, now: now), deviceBinding: issuer.deviceBinding,
-                           unsealer: unsealer, maxBodyBytes: maxBody))
+                           unsealer: unsealer, maxBodyBytes: maxBody, catalog: catalog))
     let api = try APIHandler(enrollment: services.enrollment, authentication: services.authentication, profile: services.profile,
                              resetPortal: services.resetPortal, signup: services.signup, federation: services.federation, statistics: services.statistics,
                              sealing: unsealer)

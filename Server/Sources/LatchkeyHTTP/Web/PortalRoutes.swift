@@ -6,12 +6,14 @@ import LatchkeyDomain
 import NIOCore
 
 /// The secure portal a reset link opens: the link's MFA question, then the form for the new
-/// password or PIN, then a success page. Plain HTML forms (no JavaScript), CSRF-protected.
+/// password or PIN, then a success page. Plain HTML forms (no JavaScript), CSRF-protected, in the
+/// browser's language (`Accept-Language`; the catalog's `reset.*` texts).
 package struct PortalRoutes: Sendable {
     package let portal: ResetPortalService
     package let issuer: IssuerSettings
     package let csrf: PortalCSRF
     package let maxBodyBytes: Int
+    package let catalog: TextCatalog
 
     /// The fields the portal's forms post.
     package struct Form: Decodable {
@@ -39,58 +41,55 @@ package struct PortalRoutes: Sendable {
 
     private func open(_ request: Request) async throws -> Response {
         let token = request.uri.queryParameters.get("token") ?? ""
+        let texts = catalog.texts(for: request)
         switch try await portal.openReset(token: token) {
         case .question(let kind, let question):
             let (cookie, setCookie) = csrf.cookie(of: request)
-            return questionPage(kind: kind, question: question, token: token, cookie: cookie).response(cookie: setCookie)
-        case .invalid: return usedLink.response()
-        case .locked: return locked.response()
-        case .resting(let until): return resting(until).response(retryAfter: until)
+            return questionPage(kind: kind, question: question, token: token, cookie: cookie, texts: texts).response(cookie: setCookie)
+        case .invalid: return message(.gone, "reset.used", title: "link.invalid.title", texts).response()
+        case .locked: return message(HTTPResponse.Status(code: 423, reasonPhrase: "Locked"), "reset.locked", texts).response()
+        case .resting(let until): return resting(until, texts).response(retryAfter: until)
         }
     }
 
     private func answer(_ request: Request, caller: Caller) async throws -> Response {
-        guard let form = try await decode(request) else { return badForm.response() }
+        let texts = catalog.texts(for: request)
+        guard let form = try await decode(request) else { return message(.badRequest, "form.incomplete", texts).response() }
         let token = form.token ?? ""
-        guard csrf.verify(request, field: form.csrf, token: token) else { return expiredForm.response() }
+        guard csrf.verify(request, field: form.csrf, token: token) else { return message(.forbidden, "form.expired", texts).response() }
         let cookie = request.cookies[PortalCSRF.cookieName]?.value ?? ""
         switch try await portal.answerReset(token: token, answer: form.answer ?? "", caller: caller) {
         case .granted(let kind, let grant):
-            return credentialPage(kind: kind, grant: grant, cookie: cookie, error: nil).response()
+            return credentialPage(kind: kind, grant: grant, cookie: cookie, error: nil, texts: texts).response()
         case .wrong(let kind, let question, let remaining):
-            var page = questionPage(kind: kind, question: question, token: token, cookie: cookie)
+            var page = questionPage(kind: kind, question: question, token: token, cookie: cookie, texts: texts)
             page.status = .unprocessableContent
-            page.values["error"] = "That answer is not correct. "
-                + (remaining == 1 ? "One more try is left on this link." : "\(remaining) more tries are left on this link.")
+            page.values["error"] = remaining == 1
+                ? texts.portal("reset.wrongAnswer.one") : texts.portal("reset.wrongAnswer.many", ["remaining": String(remaining)])
             return page.response()
-        case .spent:
-            return WebPage.message(.gone, title: "Too many wrong answers",
-                                   text: "This link no longer works. Wrong answers also count toward locking your wallet. "
-                                       + "Ask the app for a new link if you want to try again.", issuer: issuer).response()
-        case .invalid: return usedLink.response()
-        case .locked: return locked.response()
-        case .resting(let until): return resting(until).response(retryAfter: until)
+        case .spent: return message(.gone, "reset.spent", texts).response()
+        case .invalid: return message(.gone, "reset.used", title: "link.invalid.title", texts).response()
+        case .locked: return message(HTTPResponse.Status(code: 423, reasonPhrase: "Locked"), "reset.locked", texts).response()
+        case .resting(let until): return resting(until, texts).response(retryAfter: until)
         }
     }
 
     private func complete(_ request: Request, caller: Caller) async throws -> Response {
-        guard let form = try await decode(request) else { return badForm.response() }
+        let texts = catalog.texts(for: request)
+        guard let form = try await decode(request) else { return message(.badRequest, "form.incomplete", texts).response() }
         let grant = form.grant ?? ""
-        guard csrf.verify(request, field: form.csrf, token: grant) else { return expiredForm.response() }
+        guard csrf.verify(request, field: form.csrf, token: grant) else { return message(.forbidden, "form.expired", texts).response() }
         let cookie = request.cookies[PortalCSRF.cookieName]?.value ?? ""
         switch try await portal.completeReset(grant: grant, new: form.new ?? "", confirm: form.confirm ?? "",
                                                     caller: caller) {
         case .done(let kind):
-            let text = kind == .password
-                ? "Your new password is set. For your safety you were signed out everywhere; sign in to the app again."
-                : "Your new PIN is set. You can use it in the app now."
-            return WebPage.message(title: "Your \(kind.displayName) is reset", text: text, issuer: issuer).response()
+            return message(.ok, "reset.\(kind.rawValue).done", texts).response()
         case .refused(let kind, let error):
-            var page = credentialPage(kind: kind, grant: grant, cookie: cookie, error: error)
+            var page = credentialPage(kind: kind, grant: grant, cookie: cookie, error: texts.api(error), texts: texts)
             page.status = .unprocessableContent
             return page.response()
-        case .invalid: return usedLink.response()
-        case .locked: return locked.response()
+        case .invalid: return message(.gone, "reset.used", title: "link.invalid.title", texts).response()
+        case .locked: return message(HTTPResponse.Status(code: 423, reasonPhrase: "Locked"), "reset.locked", texts).response()
         }
     }
 
@@ -99,51 +98,42 @@ package struct PortalRoutes: Sendable {
         return try? URLEncodedFormDecoder().decode(Form.self, from: String(buffer: buffer))
     }
 
-    private func questionPage(kind: CredentialKind, question: String?, token: String, cookie: String) -> WebPage {
-        var values: [String: Any] = ["title": "Reset your \(kind.displayName)", "issuer": issuer.name,
-                                     "credential": kind.displayName, "token": token,
+    /// The question of a reset link; the catalog's keys per kind (`reset.password.*`, `reset.passcode.*`),
+    /// since a sentence's grammar depends on its noun.
+    private func questionPage(kind: CredentialKind, question: String?, token: String, cookie: String, texts: LocalizedTexts) -> WebPage {
+        var values: [String: Any] = ["title": texts.portal("reset.\(kind.rawValue).title"), "issuer": issuer.name,
+                                     "intro": texts.portal("reset.\(kind.rawValue).intro"), "noQuestion": texts.portal("reset.noQuestion"),
+                                     "continue": texts.portal("button.continue"), "token": token,
                                      "csrf": csrf.field(cookie: cookie, token: token)]
         if let question { values["question"] = question }
-        return WebPage(template: "question", values: values)
+        return WebPage(template: "question", values: values, language: texts.language)
     }
 
-    private func credentialPage(kind: CredentialKind, grant: String, cookie: String, error: String?) -> WebPage {
-        var values: [String: Any] = ["title": "Choose a new \(kind.displayName)", "issuer": issuer.name,
-                                     "credential": kind.displayName, "grant": grant,
-                                     "csrf": csrf.field(cookie: cookie, token: grant),
+    /// The form for the new credential, with the issuer's rules in the reader's language.
+    private func credentialPage(kind: CredentialKind, grant: String, cookie: String, error: String?, texts: LocalizedTexts) -> WebPage {
+        let rules = kind == .password ? issuer.password.ruleTexts : issuer.passcode.ruleTexts
+        var values: [String: Any] = ["title": texts.portal("reset.\(kind.rawValue).choose"), "issuer": issuer.name,
+                                     "newLabel": texts.portal("reset.\(kind.rawValue).new"),
+                                     "repeatLabel": texts.portal("reset.\(kind.rawValue).repeat"),
+                                     "setLabel": texts.portal("reset.\(kind.rawValue).set"), "rulesLabel": texts.portal("reset.rules"),
+                                     "grant": grant, "csrf": csrf.field(cookie: cookie, token: grant),
                                      "numeric": kind == .passcode && issuer.passcode.numericOnly,
-                                     "rules": kind == .password ? issuer.password.ruleDescriptions : issuer.passcode.ruleDescriptions]
+                                     "rules": rules.map(texts.api)]
         if let error { values["error"] = error }
-        return WebPage(template: "credential", values: values)
-    }
-
-    private var usedLink: WebPage {
-        WebPage.message(.gone, title: "This link does not work",
-                        text: "This reset link was already used or has expired. Ask the app to send a new one.", issuer: issuer)
+        return WebPage(template: "credential", values: values, language: texts.language)
     }
 
     /// The account used its answers for now: when to come back (UTC, and in the Retry-After header).
-    private func resting(_ until: Date) -> WebPage {
+    private func resting(_ until: Date, _ texts: LocalizedTexts) -> WebPage {
         let when = until.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeSeparator(.colon))
-        return WebPage.message(.tooManyRequests, title: "Too many answers for now",
-                               text: "This wallet has had too many answers to its security question. No answer is checked "
-                                   + "until \(when) UTC; come back then (a new link from the app works too).", issuer: issuer)
+        return message(.tooManyRequests, "reset.resting", values: ["until": when], texts)
     }
 
-    private var locked: WebPage {
-        WebPage.message(HTTPResponse.Status(code: 423, reasonPhrase: "Locked"), title: "Your account is locked",
-                        text: "An administrator locked this wallet, so its credentials cannot be changed. Contact \(issuer.name).",
-                        issuer: issuer)
-    }
-
-    private var expiredForm: WebPage {
-        WebPage.message(.forbidden, title: "This page has expired",
-                        text: "The form could not be verified (cookies may be off, or the page is old). "
-                            + "Open the link from your email again.", issuer: issuer)
-    }
-
-    private var badForm: WebPage {
-        WebPage.message(.badRequest, title: "Something is missing", text: "The form was not sent completely. Try again.",
-                        issuer: issuer)
+    /// An explaining page of the catalog's `key.title` (or `title`) and `key.text`.
+    private func message(_ status: HTTPResponse.Status, _ key: String, title: String? = nil, values: [String: String] = [:],
+                         _ texts: LocalizedTexts) -> WebPage {
+        var values = values
+        values["issuer"] = issuer.name
+        return WebPage.message(status, key, title: title, values: values, texts: texts, issuerName: issuer.name)
     }
 }

@@ -6,7 +6,7 @@ import Mustache
 package enum PortalTemplates {
     package static let layout = """
         <!doctype html>
-        <html lang="en">
+        <html lang="{{lang}}">
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -32,7 +32,7 @@ package enum PortalTemplates {
     /// The question of a reset link.
     package static let question = """
         {{<layout}}{{$content}}
-        <p>To reset your {{credential}}, answer one of your security questions.</p>
+        <p>{{intro}}</p>
         <form method="post" action="/reset/answer" autocomplete="off">
         <input type="hidden" name="token" value="{{token}}">
         <input type="hidden" name="csrf" value="{{csrf}}">
@@ -42,8 +42,8 @@ package enum PortalTemplates {
         <input id="answer" name="answer" type="text" required autofocus autocapitalize="off" spellcheck="false"
          {{#error}}aria-invalid="true" aria-describedby="error"{{/error}}>
         {{/question}}
-        {{^question}}<p>Your wallet has no security questions; the link from your email is the proof.</p>{{/question}}
-        <button id="submit" type="submit">Continue</button>
+        {{^question}}<p>{{noQuestion}}</p>{{/question}}
+        <button id="submit" type="submit">{{continue}}</button>
         </form>
         {{/content}}{{/layout}}
         """
@@ -55,14 +55,14 @@ package enum PortalTemplates {
         <input type="hidden" name="grant" value="{{grant}}">
         <input type="hidden" name="csrf" value="{{csrf}}">
         {{#error}}<p class="error" id="error" role="alert">{{error}}</p>{{/error}}
-        <label for="new">New {{credential}}</label>
+        <label for="new">{{newLabel}}</label>
         <input id="new" name="new" type="password" required autofocus autocomplete="new-password"
          {{#numeric}}inputmode="numeric"{{/numeric}} aria-describedby="rules">
-        <label for="confirm">Repeat the new {{credential}}</label>
+        <label for="confirm">{{repeatLabel}}</label>
         <input id="confirm" name="confirm" type="password" required autocomplete="new-password"
          {{#numeric}}inputmode="numeric"{{/numeric}}>
-        <ul id="rules" class="rules">{{#rules}}<li>{{.}}</li>{{/rules}}</ul>
-        <button id="submit" type="submit">Set {{credential}}</button>
+        <ul id="rules" class="rules" aria-label="{{rulesLabel}}">{{#rules}}<li>{{.}}</li>{{/rules}}</ul>
+        <button id="submit" type="submit">{{setLabel}}</button>
         </form>
         {{/content}}{{/layout}}
         """

@@ -7,13 +7,15 @@ import NIOCore
 /// The pages of the links in emails: email verification (registration, resend, email change), an
 /// email change's revert link, and the confirmation of a held profile change. Mail scanners and link previewers open links, so opening one
 /// (`GET`) only looks its token up and shows what it will do, with a form; the form's post (CSRF-
-/// protected like the portal's) does it. Plain HTML, no JavaScript.
+/// protected like the portal's) does it. Plain HTML, no JavaScript, in the browser's language
+/// (`Accept-Language`; the catalog's `verify.*`, `revert.*` and `change.*` texts).
 package struct WebRoutes: Sendable {
     package let enrollment: EnrollmentService
     package let profile: ProfileService
     package let issuer: IssuerSettings
     package let csrf: PortalCSRF
     package let maxBodyBytes: Int
+    package let catalog: TextCatalog
 
     /// The fields the confirmation forms post.
     package struct Form: Decodable {
@@ -34,141 +36,105 @@ package struct WebRoutes: Sendable {
 
     private func openVerification(_ request: Request) async throws -> Response {
         let token = request.uri.queryParameters.get("token") ?? ""
+        let texts = catalog.texts(for: request)
         switch try await enrollment.verificationLink(token: token) {
         case .verifies(let email):
-            return confirmPage(request, title: "Verify your email address", token: token, action: "/verify-email",
-                               text: "Confirm that \(email) is your wallet's email address.",
-                               button: "Verify \(email)")
+            return confirmPage(request, "verify", values: ["email": email], token: token, action: "/verify-email", texts: texts)
         case .changes(let email):
-            return confirmPage(request, title: "Verify your new email address", token: token, action: "/verify-email",
-                               text: "Confirm \(email) as your wallet's new email address. It then becomes your login, "
-                                   + "in place of your current address.",
-                               button: "Verify \(email) and make it my login")
+            return confirmPage(request, "verify.change", values: ["email": email], token: token, action: "/verify-email", texts: texts)
         case .invalid:
-            return invalidVerification.response()
+            return page(.badRequest, "verify.invalid", title: "link.invalid.title", texts: texts)
         }
     }
 
     private func verify(_ request: Request, caller: Caller) async throws -> Response {
-        try await posted(request) { token in
+        try await posted(request) { token, texts in
             switch try await enrollment.verifyEmail(token: token, caller: caller) {
-            case .verified(let email):
-                page(title: "Email verified", text: "Your email address \(email) is verified. You can return to the app.")
-            case .changed(let email):
-                page(title: "Email verified", text: "Your new email address \(email) is verified and is now your login.")
-            case .taken(let email):
-                page(.conflict, title: "This address is taken",
-                     text: "\(email) now belongs to another wallet, so your email address was not changed.")
-            case .invalid:
-                invalidVerification.response()
+            case .verified(let email): page(.ok, "verify.done", values: ["email": email], texts: texts)
+            case .changed(let email): page(.ok, "verify.changed", title: "verify.done.title", values: ["email": email], texts: texts)
+            case .taken(let email): page(.conflict, "verify.taken", values: ["email": email], texts: texts)
+            case .invalid: page(.badRequest, "verify.invalid", title: "link.invalid.title", texts: texts)
             }
         }
-    }
-
-    private var invalidVerification: WebPage {
-        WebPage.message(.badRequest, title: "This link does not work",
-                        text: "The verification link is invalid, already used, or expired. Ask the app to send a new one.",
-                        issuer: issuer)
     }
 
     // MARK: Email-change revert
 
     private func openRevert(_ request: Request) async throws -> Response {
         let token = request.uri.queryParameters.get("token") ?? ""
-        guard let email = try await profile.revertLinkAddress(token: token) else { return invalidRevert.response() }
-        return confirmPage(request, title: "Keep your email address?", token: token, action: "/revert-email",
-                           text: "\(email) will be your wallet's email address and login again, and any change to "
-                               + "another address is cancelled. Everyone signed in to your wallet, on every device, will be "
-                               + "signed out, including whoever made the change.",
-                           button: "Put \(email) back and sign everyone out")
+        let texts = catalog.texts(for: request)
+        guard let email = try await profile.revertLinkAddress(token: token) else { return page(.badRequest, "link.invalid", texts: texts) }
+        return confirmPage(request, "revert", values: ["email": email], token: token, action: "/revert-email", texts: texts)
     }
 
     private func revert(_ request: Request, caller: Caller) async throws -> Response {
-        try await posted(request) { token in
+        try await posted(request) { token, texts in
             switch try await profile.revertEmailChange(token: token, caller: caller) {
-            case .reverted(let email):
-                page(title: "Email kept",
-                     text: "\(email) is your wallet's address again and everyone was signed out. Sign in again, and change "
-                         + "your password if you did not ask for the change.")
-            case .taken(let email):
-                page(.conflict, title: "This address is taken",
-                     text: "\(email) now belongs to another wallet, so it could not be put back. Contact \(issuer.name).")
-            case .invalid:
-                invalidRevert.response()
+            case .reverted(let email): page(.ok, "revert.done", values: ["email": email], texts: texts)
+            case .taken(let email): page(.conflict, "revert.taken", title: "verify.taken.title", values: ["email": email], texts: texts)
+            case .invalid: page(.badRequest, "link.invalid", texts: texts)
             }
         }
-    }
-
-    private var invalidRevert: WebPage {
-        WebPage.message(.badRequest, title: "This link does not work", text: "The link is invalid, already used, or expired.",
-                        issuer: issuer)
     }
 
     // MARK: Held profile change
 
     private func openProfileChange(_ request: Request) async throws -> Response {
         let token = request.uri.queryParameters.get("token") ?? ""
-        guard let fields = try await profile.profileChangeLinkFields(token: token) else { return invalidRevert.response() }
-        let list = fields.joined(separator: ", ")
-        return confirmPage(request, title: "Confirm the change to your profile", token: token, action: "/confirm-change",
-                           text: "Someone signed in to your wallet asked to change: \(list). Confirm only if it was you; "
-                               + "otherwise close this page, change your password from the app and contact \(issuer.name).",
-                           button: "Confirm the change of \(list)")
+        let texts = catalog.texts(for: request)
+        guard let fields = try await profile.profileChangeLinkFields(token: token) else {
+            return page(.badRequest, "link.invalid", texts: texts)
+        }
+        return confirmPage(request, "change", values: ["fields": fields.joined(separator: ", ")], token: token, action: "/confirm-change",
+                           texts: texts)
     }
 
     private func confirmProfileChange(_ request: Request, caller: Caller) async throws -> Response {
-        try await posted(request) { token in
+        try await posted(request) { token, texts in
             switch try await profile.confirmProfileChange(token: token, caller: caller) {
-            case .changed(let fields):
-                page(title: "Profile changed", text: "Your profile's \(fields.joined(separator: ", ")) is changed. You can return to the app.")
-            case .refused(let reason):
-                page(.conflict, title: "This change cannot be made",
-                     text: "\(issuer.name)'s rules no longer allow it, so nothing was changed: \(reason)")
-            case .invalid:
-                invalidRevert.response()
+            case .changed(let fields): page(.ok, "change.done", values: ["fields": fields.joined(separator: ", ")], texts: texts)
+            case .refused(let reason): page(.conflict, "change.refused", values: ["reason": texts.api(reason)], texts: texts)
+            case .invalid: page(.badRequest, "link.invalid", texts: texts)
             }
         }
     }
 
     // MARK: Pages and forms
 
-    /// The page an opened link shows: what it will do, and the form that does it.
-    private func confirmPage(_ request: Request, title: String, token: String, action: String, text: String, button: String)
-        -> Response {
+    /// The page an opened link shows: what it will do (the catalog's `key.title`, `key.text`,
+    /// `key.button`), and the form that does it.
+    private func confirmPage(_ request: Request, _ key: String, values: [String: String], token: String, action: String,
+                             texts: LocalizedTexts) -> Response {
         let (cookie, setCookie) = csrf.cookie(of: request)
+        var values = values
+        values["issuer"] = issuer.name
         return WebPage(template: "confirm", values: [
-            "title": title, "issuer": issuer.name, "text": text, "action": action, "button": button, "token": token,
+            "title": texts.portal(key + ".title", values), "issuer": issuer.name, "text": texts.portal(key + ".text", values),
+            "action": action, "button": texts.portal(key + ".button", values), "token": token,
             "csrf": csrf.field(cookie: cookie, token: token),
-        ]).response(cookie: setCookie)
+        ], language: texts.language).response(cookie: setCookie)
     }
 
-    /// An explaining page from the portal's templates.
-    private func page(_ status: HTTPResponse.Status = .ok, title: String, text: String) -> Response {
-        WebPage.message(status, title: title, text: text, issuer: issuer).response()
+    /// An explaining page of the catalog's `key.title` (or `title`) and `key.text`.
+    private func page(_ status: HTTPResponse.Status, _ key: String, title: String? = nil, values: [String: String] = [:],
+                      texts: LocalizedTexts) -> Response {
+        var values = values
+        values["issuer"] = issuer.name
+        return WebPage.message(status, key, title: title, values: values, texts: texts, issuerName: issuer.name).response()
     }
 
     /// Does what a posted confirmation form asks with its token, once the form is whole and its
     /// CSRF field matches the cookie.
-    private func posted(_ request: Request, _ act: (String) async throws -> Response) async throws -> Response {
-        guard let form = try await decode(request) else { return badForm.response() }
+    private func posted(_ request: Request, _ act: (String, LocalizedTexts) async throws -> Response) async throws -> Response {
+        let texts = catalog.texts(for: request)
+        guard let form = try await decode(request) else { return page(.badRequest, "form.incomplete", texts: texts) }
         let token = form.token ?? ""
-        guard csrf.verify(request, field: form.csrf, token: token) else { return expiredForm.response() }
-        return try await act(token)
+        guard csrf.verify(request, field: form.csrf, token: token) else { return page(.forbidden, "form.expired", texts: texts) }
+        return try await act(token, texts)
     }
 
     private func decode(_ request: Request) async throws -> Form? {
         guard let buffer = try? await request.body.collect(upTo: maxBodyBytes) else { return nil }
         return try? URLEncodedFormDecoder().decode(Form.self, from: String(buffer: buffer))
-    }
-
-    private var expiredForm: WebPage {
-        WebPage.message(.forbidden, title: "This page has expired",
-                        text: "The form could not be verified (cookies may be off, or the page is old). "
-                            + "Open the link from your email again.", issuer: issuer)
-    }
-
-    private var badForm: WebPage {
-        WebPage.message(.badRequest, title: "Something is missing", text: "The form was not sent completely. Try again.",
-                        issuer: issuer)
     }
 }

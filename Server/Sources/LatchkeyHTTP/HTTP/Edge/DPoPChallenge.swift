@@ -9,10 +9,13 @@ import LatchkeyDomain
 package struct DPoPChallenge: Sendable {
     package let nonces: DPoPNonces
     package let now: @Sendable () -> Date
+    /// The languages a refusal's message is said in (`Accept-Language`); nil: English.
+    package let catalog: TextCatalog?
 
-    package init(verifier: DPoPVerifier) {
+    package init(verifier: DPoPVerifier, catalog: TextCatalog? = nil) {
         self.nonces = verifier.nonces
         self.now = verifier.now
+        self.catalog = catalog
     }
 
     /// The key's current nonce: sent with every answer to a request that proved it (RFC 9449 §8.2),
@@ -23,11 +26,11 @@ package struct DPoPChallenge: Sendable {
 
     /// A device-binding refusal in `dialect`, with the challenge and, for a proof that lacked a
     /// current nonce (`nonceFor`), the nonce to sign with.
-    package func refusal(_ error: DomainError, nonceFor thumbprint: String? = nil, dialect: ErrorDialect) -> Response {
+    package func refusal(_ error: DomainError, nonceFor thumbprint: String? = nil, dialect: ErrorDialect, to request: Request) -> Response {
         var headers = HTTPFields()
         headers[.wwwAuthenticate] = error.dpopChallenge
         if let thumbprint { headers[.dpopNonce] = nonce(for: thumbprint) }
-        return dialect.response(error, headers: headers)
+        return dialect.response(error, headers: headers, texts: catalog?.texts(for: request))
     }
 }
 

@@ -46,7 +46,7 @@ package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
         device = DeviceResolution(deviceBinding: services.deviceBinding, policy: policy)
         privilege = policy.privileged ? services.privilege : nil
         opening = CredentialOpening(unsealer: services.unsealer, replay: services.replay, policy: policy, maxBodyBytes: services.maxBodyBytes)
-        challenge = DPoPChallenge(verifier: services.dpop)
+        challenge = DPoPChallenge(verifier: services.dpop, catalog: services.catalog)
     }
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -71,9 +71,9 @@ package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
             caller.identity = try await session.identity(of: credential, proof: proof)
             try device.resolve(&caller.client, proof: proof)
         } catch let error as DomainError where error.kind.isDeviceBinding {
-            return challenge.refusal(error, dialect: Context.dialect)
+            return challenge.refusal(error, dialect: Context.dialect, to: request)
         } catch let refusal as DPoPNonceRequired {
-            return challenge.refusal(DomainError(.useDPoPNonce), nonceFor: refusal.thumbprint, dialect: Context.dialect)
+            return challenge.refusal(DomainError(.useDPoPNonce), nonceFor: refusal.thumbprint, dialect: Context.dialect, to: request)
         }
         try privilege?.check(caller.identity)
         // The request's audit events name the device the edge resolved.
@@ -101,10 +101,13 @@ package struct EdgeServices: Sendable {
     /// Opens sealed credentials (`x-latchkey-sealed`).
     package let unsealer: CredentialUnsealer
     package let maxBodyBytes: Int
+    /// The languages of the refusals the edge answers itself.
+    package let catalog: TextCatalog?
 
     package init(throttle: Throttle, hashGate: HashGate, proxies: TrustedProxies, authentication: AuthenticationService,
                  dpop: DPoPVerifier, replay: ProofReplay, deviceBinding: DeviceBindingMode, unsealer: CredentialUnsealer,
-                 maxBodyBytes: Int) {
+                 maxBodyBytes: Int, catalog: TextCatalog? = nil) {
+        self.catalog = catalog
         self.throttle = throttle
         self.hashGate = hashGate
         self.proxies = proxies
