@@ -83,6 +83,9 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     // service of the application, and migrations run before the server accepts requests.
     let database = try DatabaseURL(configuration.database)
     try CommonPasswords.load()
+    // Built before the store opens: a channel secret that cannot be read stops the start with
+    // nothing opened yet.
+    let channel: any MessageChannel = try options.channel ?? makeChannel(configuration.courier, issuer: configuration.issuer.name, logger: logger)
     let store = try await StoreFactory.open(database, logger: logger,
                                             timeout: .milliseconds(configuration.databaseTimeoutMilliseconds))
     let storeService = StoreService(store: store, logger: logger, auditRetentionDays: configuration.audit.retentionDays,
@@ -114,7 +117,6 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let admin = try buildAdmin(configuration, store: store, services: services, pepper: pepper, publicURL: publicURL, router: router, logger: logger, now: options.now,
                                beforeStart: { try await storeService.ready.wait() })
 
-    let channel: any MessageChannel = try options.channel ?? makeChannel(configuration.courier, logger: logger)
     let courier = CourierWorker(store: store, channel: channel, cipher: cipher, settings: configuration.courier,
                                 logger: logger, now: options.now, ready: storeService.ready)
     let onRunning = options.onServerRunning
@@ -141,18 +143,18 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
 }
 
 /// The courier's channel: one channel when email and SMS share the default, else each kind of
-/// message through its own.
+/// message through its own. `issuer` is the issuer's name, which provider request bodies may use.
 /// - Throws: `ConfigurationError` when a secret a channel needs cannot be read.
-package func makeChannel(_ settings: CourierSettings, logger: Logger) throws -> any MessageChannel {
+package func makeChannel(_ settings: CourierSettings, issuer: String = "", logger: Logger) throws -> any MessageChannel {
     let email = settings.route(.email), sms = settings.route(.sms)
-    let emailChannel = try makeChannel(email.settings, key: email.key, logger: logger)
+    let emailChannel = try makeChannel(email.settings, key: email.key, issuer: issuer, logger: logger)
     guard settings.email != nil || settings.sms != nil else { return emailChannel }
-    return ChannelRouter(email: emailChannel, sms: try makeChannel(sms.settings, key: sms.key, logger: logger))
+    return ChannelRouter(email: emailChannel, sms: try makeChannel(sms.settings, key: sms.key, issuer: issuer, logger: logger))
 }
 
 /// One channel from its settings (`key`: where they were read, for errors).
 /// - Throws: `ConfigurationError` when a secret the channel needs cannot be read.
-package func makeChannel(_ settings: ChannelRoute, key: String, logger: Logger) throws -> any MessageChannel {
+package func makeChannel(_ settings: ChannelRoute, key: String, issuer: String = "", logger: Logger) throws -> any MessageChannel {
     switch settings.channel {
     case .log: LogChannel(logger: logger)
     case .file: FileChannel(path: settings.path ?? "latchkey-messages.jsonl")
@@ -160,6 +162,6 @@ package func makeChannel(_ settings: ChannelRoute, key: String, logger: Logger) 
     case .smtp:
         try SMTPChannel(settings: settings.smtp ?? SMTPSettings(), password: settings.smtp?.password?.read(key: "\(key).smtp.password"),
                         key: "\(key).smtp", logger: logger)
-    case .http: throw ConfigurationError(key: "\(key).channel", message: "This channel is not built yet.")
+    case .http: try HTTPProviderChannel(settings: settings.http ?? HTTPChannelSettings(), key: "\(key).http", issuer: issuer)
     }
 }

@@ -120,7 +120,8 @@ public struct ChannelRoute: Sendable, Equatable {
             guard let smtp else { throw ConfigurationError(key: "\(key).smtp", message: "The smtp channel needs its relay's settings.") }
             try smtp.validate(key: "\(key).smtp")
         case .http:
-            if http == nil { throw ConfigurationError(key: "\(key).http", message: "The http channel needs its request's settings.") }
+            guard let http else { throw ConfigurationError(key: "\(key).http", message: "The http channel needs its request's settings.") }
+            try http.validate(key: "\(key).http")
         }
     }
 }
