@@ -22,15 +22,24 @@ struct Benchmark: AsyncParsableCommand {
     var rateLimits: RateLimitSettings.Counting?
     @Option(help: "Identities to measure logins and the session check at, e.g. 10000,1000000 (imported; cheap hashing).")
     var scale: String?
-    @Option(help: "Interleaved rounds of --scale; the median p99 of each operation and size is kept.") var rounds = 5
+    @Option(help: "Interleaved rounds of --scale (the median p99 of each operation and size is kept) and of --smtp (the median rate).") var rounds = 5
     @Option(help: "Users and audit events to measure the admin API at, e.g. 1000000,10000000 (kept in --database).")
     var adminScale: String?
+    @Option(help: "A mail relay, HOST:PORT with STARTTLS: messages/s through the smtp channel with and without connection reuse (Scripts/bench-smtp).")
+    var smtp: String?
+    @Option(help: "With --smtp: the PEM file of the CA the relay's certificate chains to (without it, the certificate is not checked).")
+    var smtpCaFile: String?
+    @Option(help: "With --smtp: messages per round.") var smtpMessages = 300
     @Option(help: "Database of the in-process server (default: a temporary SQLite file), e.g. postgres://…; with --url and --session-only, the database of that server, where the bound session is prepared") var database: String?
 
     func run() async throws {
         let configuration = try config.map(ServerConfiguration.load(file:)) ?? ServerConfiguration()
         var logger = Logger(label: "bench")
         logger.logLevel = .error
+        if let smtp {
+            try await SMTPBenchmark.run(relay: smtp, caFile: smtpCaFile, messages: smtpMessages, rounds: max(1, rounds), logger: logger)
+            return
+        }
         if let adminScale {
             let sizes = adminScale.split(separator: ",").compactMap { Int($0) }
             guard sizes.count == 2 else { throw ValidationError("--admin-scale takes users,events, e.g. 1000000,10000000") }
