@@ -5,8 +5,9 @@ channel. Checks: delivery over STARTTLS, and over implicit TLS with AUTH PLAIN a
 (passwords from the environment and from a file); the email parses as MIME with a text and an HTML
 part and the expected headers; a relay answering 451 then 250 delivers exactly once; one answering
 550 fails the message once, never retried, with the relay's answer in the admin API's courier view;
-a relay whose certificate comes from another CA gets nothing. The password never shows in the
-server's log or database. Exits non-zero at the first broken step.
+a relay whose certificate comes from another CA, one without STARTTLS and one that never answers get
+nothing; with insecureSkipVerification mail goes out with a warning at start and on each connection.
+A second message reuses the connection. The password never shows in the server's log or database. Exits non-zero at the first broken step.
 
 Usage: smtp_test.py LATCHKEY_BINARY WORKDIR [BASE_PORT]
 """
@@ -17,6 +18,7 @@ import ipaddress
 import json
 import logging
 import os
+import socket
 import ssl
 import subprocess
 import sys
@@ -100,10 +102,12 @@ class Relay:
         self.delivered = []          # (recipient, raw bytes, authenticated mechanism)
         self.rcpt = {}               # recipient -> RCPT commands seen
         self.deferred = set()
+        self.sessions = {}           # recipient -> the connection (aiosmtpd session) its message came over
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         with self.lock:
             self.rcpt[address] = self.rcpt.get(address, 0) + 1
+            self.sessions[address] = id(session)
         if address.startswith("reject-"):
             return "550 5.1.1 <%s>: Recipient address rejected: no such mailbox" % address
         envelope.rcpt_tos.append(address)
@@ -252,6 +256,10 @@ def main():
                           # aiosmtpd counts only STARTTLS as TLS; this listener is TLS from the first byte.
                           auth_require_tls=False)
     implicit.start()
+    plain_port, silent_port = BASE_PORT + 2, BASE_PORT + 3
+    plain = Controller(relay, hostname="127.0.0.1", port=plain_port)
+    plain.start()
+    silent = socket.create_server(("127.0.0.1", silent_port))   # accepts (the kernel's backlog), never answers
     sender = "no-reply@wallet.example"
     base = {"from": {"address": sender, "name": "Demo Wallet – Støttet"}, "caFile": ca_file,
             "commandTimeoutSeconds": 5, "idleSeconds": 5}
@@ -273,6 +281,8 @@ def main():
         time.sleep(1.5)
         check(delivered and delivered["attempts"] == 2 and len(relay.received(later)) == 1,
               "a relay answering 451 then 250 gets the email exactly once, on the second attempt")
+        check(relay.sessions[later] == relay.sessions[first],
+              "the next message goes over the same connection (RSET between messages, idleSeconds: 5)")
 
         # 550: failed once, never retried, the relay's answer for operators to read.
         rejected = "reject-carol@example.com"
@@ -317,12 +327,44 @@ def main():
         check(pending and pending["state"] == "pending" and "CERTIFICATE_VERIFY_FAILED" in pending["lastError"] and not relay.received(frank),
               f"a relay whose certificate another CA signed gets nothing: {pending and pending.get('lastError')}")
         server.stop()
+
+        # insecureSkipVerification: delivered whatever the certificate, with a warning at start and on each connection.
+        unchecked = {key: value for key, value in base.items() if key != "caFile"}
+        server = Server("insecure", BASE_PORT + 70, {**unchecked, "host": "localhost", "port": starttls_port,
+                                                     "insecureSkipVerification": True, "idleSeconds": 0})
+        ivan, judy = "ivan@example.com", "judy@example.com"
+        server.register(ivan)
+        server.register(judy)
+        check(wait_until(lambda: relay.received(ivan) and relay.received(judy)), "with insecureSkipVerification the emails arrive")
+        log = server.stop()
+        check("insecureSkipVerification is on" in log and log.count("without checking its certificate") >= 2,
+              "the server warns at start and on each connection that the relay's certificate is not checked")
+
+        # A relay that offers no STARTTLS gets nothing: no mail goes out in the clear.
+        server = Server("no-starttls", BASE_PORT + 50, {**base, "host": "127.0.0.1", "port": plain_port})
+        grace = "grace@example.com"
+        server.register(grace)
+        pending = wait_until(lambda: (server.courier(grace) or {}).get("lastError") and server.courier(grace))
+        check(pending and pending["state"] == "pending" and "does not offer STARTTLS" in pending["lastError"]
+              and not relay.received(grace), "a relay without STARTTLS is refused and gets nothing")
+        server.stop()
+
+        # A relay that accepts the connection and never greets: the attempt ends at the step's timeout.
+        server = Server("silent", BASE_PORT + 60, {**base, "host": "127.0.0.1", "port": silent_port, "commandTimeoutSeconds": 1})
+        heidi = "heidi@example.com"
+        server.register(heidi)
+        pending = wait_until(lambda: (server.courier(heidi) or {}).get("lastError") and server.courier(heidi))
+        check(pending and pending["state"] == "pending" and pending["lastError"] == "the relay did not answer the greeting in time",
+              f"a relay that never answers fails the attempt after commandTimeoutSeconds: {pending and pending.get('lastError')}")
+        server.stop()
     finally:
         for process in RUNNING:
             if process.poll() is None:
                 process.kill()
         starttls.stop()
         implicit.stop()
+        plain.stop()
+        silent.close()
     import steps
     print(f"smtp: {steps.passed} checks passed")
 
