@@ -54,6 +54,15 @@ import Testing
                 #expect(english.headers[.contentLanguage] == "en")
             }
             #expect(badEmail.other.errorField?.hasSuffix("email") == true)
+
+            // Kratos's envelope: its reason in German, its id and status as in English.
+            let flow = UUID().uuidString.lowercased()
+            let english = try await SignupFixture.finish(client, flow: flow)
+            let german = try await SignupFixture.finish(client, flow: flow, headers: Self.speaking(Self.german, SignupFixture.json))
+            let (en, de) = (try #require(english.failure), try #require(german.failure))
+            #expect(en.reason == "The flow does not exist. Start a new one.")
+            #expect(de.reason == "Der Ablauf existiert nicht. Beginnen Sie einen neuen.")
+            #expect(de.id == en.id && de.code == en.code && de.message == en.message, "Kratos's own sentence stays")
         }
     }
 
