@@ -46,8 +46,12 @@ struct Config: AsyncParsableCommand {
         func run() async throws {
             do {
                 let configuration = try ServerConfiguration.load(file: file)
+                let catalog = try TextCatalog.load(configuration.languages)
                 print("\(file): OK (issuer \"\(configuration.issuer.name)\", courier \(configuration.courier.channel.rawValue), "
                       + "\(configuration.issuer.mfa.questions.count) MFA questions)")
+                catalog.coverageReport.forEach { print($0) }
+                // Every message template, built-in and the issuer's, rendered with sample values.
+                try MessageCatalog.load(overrides: configuration.courier.templates).checkReport.forEach { print($0) }
             } catch let error as ConfigurationError {
                 print("\(file): \(error)")
                 throw ExitCode.failure

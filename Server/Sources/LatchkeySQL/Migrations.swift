@@ -277,6 +277,9 @@ package enum Migrations {
             "DROP INDEX IF EXISTS users_deactivated",
             "DROP INDEX IF EXISTS users_unverified",
         ]),
+        // The languages a customer reads (`Accept-Language` at registration and login), which
+        // the messages about the wallet are written in.
+        (21, ["ALTER TABLE users ADD COLUMN languages TEXT"]),
     ]
 
     /// Statements of a version in one engine's own dialect, run after the common ones.

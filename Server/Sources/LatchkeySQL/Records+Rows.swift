@@ -79,7 +79,7 @@ extension UserRecord {
                   failedAttempts: try row.integer("failed_attempts"), appInstanceVerified: try row.bool("app_instance_verified"),
                   passwordUpdatedAt: try row.optionalDate("password_updated_at"), lastLoginAt: try row.optionalDate("last_login_at"),
                   locked: try row.bool("locked"), phoneNormalized: try row.optionalString("phone_normalized"),
-                  pendingUntil: try row.optionalDate("pending_until"))
+                  pendingUntil: try row.optionalDate("pending_until"), languages: try row.optionalString("languages"))
     }
 }
 

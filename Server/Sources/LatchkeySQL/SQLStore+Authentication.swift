@@ -79,7 +79,8 @@ extension SQLStore {
         }
     }
 
-    public func recordSuccess(userID: String, deviceID: String?, loginAt: Date?, software: DeviceSoftware) async throws {
+    public func recordSuccess(userID: String, deviceID: String?, loginAt: Date?, software: DeviceSoftware,
+                              languages: String?) async throws {
         let login = loginAt?.epochSeconds ?? .null
         try await engine.transaction { db in
             if let deviceID {
@@ -91,8 +92,10 @@ extension SQLStore {
                     """, [.text(userID), .text(deviceID), login, software.deviceType.sql, software.applicationVersion.sql,
                           software.sdkVersion.sql])
             }
-            try await db.execute("UPDATE users SET failed_attempts = 0, last_login_at = COALESCE($2, last_login_at) WHERE id = $1",
-                                 [.text(userID), login])
+            try await db.execute("""
+                UPDATE users SET failed_attempts = 0, last_login_at = COALESCE($2, last_login_at), languages = COALESCE($3, languages)
+                WHERE id = $1
+                """, [.text(userID), login, languages.sql])
         }
     }
 

@@ -202,14 +202,15 @@ public struct SQLStore: LatchkeyStore {
 
     package static let userColumns = ["id", "issuer", "email", "email_normalized", "first_name", "last_name", "phone", "external_id",
                               "password_hash", "passcode_hash", "email_verified", "status", "profile_json", "created_at",
-                              "updated_at", "app_instance_verified", "password_updated_at", "phone_normalized", "pending_until"]
+                              "updated_at", "app_instance_verified", "password_updated_at", "phone_normalized", "pending_until",
+                                      "languages"]
 
     package static func row(_ user: UserRecord) -> [SQLValue] {
         [.text(user.id), .text(user.issuer), .text(user.email), .text(user.emailNormalized), user.firstName.sql, user.lastName.sql,
          user.phone.sql, user.externalId.sql, user.passwordHash.sql, user.passcodeHash.sql, .integer(user.emailVerified ? 1 : 0),
          .text(user.status.rawValue), .text(user.profileJSON), user.createdAt.epochSeconds, user.updatedAt.epochSeconds,
          .integer(user.appInstanceVerified ? 1 : 0), user.passwordUpdatedAt?.epochSeconds ?? .null, user.phoneNormalized.sql,
-         user.pendingUntil?.epochSeconds ?? .null]
+         user.pendingUntil?.epochSeconds ?? .null, user.languages.sql]
     }
 
     package static func insert(_ answers: [MFAAnswerRecord], userID: String, into db: any SQLExecutor) async throws {

@@ -86,6 +86,8 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     // Built before the store opens: a channel secret that cannot be read stops the start with
     // nothing opened yet.
     let channel: any MessageChannel = try options.channel ?? makeChannel(configuration.courier, issuer: configuration.issuer.name, logger: logger)
+    // The message templates too: one that does not parse or uses an unknown name stops the start.
+    let templates = try MessageCatalog.load(overrides: configuration.courier.templates)
     let store = try await StoreFactory.open(database, logger: logger,
                                             timeout: .milliseconds(configuration.databaseTimeoutMilliseconds))
     let storeService = StoreService(store: store, logger: logger, auditRetentionDays: configuration.audit.retentionDays,
@@ -108,7 +110,8 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     let publicURL = PublicBaseURL(configuration: configuration)
     let services = buildServices(ServiceFoundation(configuration: configuration, database: database.engine, store: store,
                                                    pepper: pepper, hasher: hasher,
-                                                   cipher: cipher, authority: authority, publicURL: publicURL, now: options.now))
+                                                   cipher: cipher, authority: authority, publicURL: publicURL,
+                                                   templates: templates, now: options.now))
     let adminHere = configuration.admin.enabled && configuration.admin.onPublicPort
     let router = try buildRouter(services, configuration: configuration, store: store, pepper: pepper, sealKeys: sealKeys,
                                  publicURL: publicURL, adminRoutes: adminHere ? AdminOperations.routes(console: configuration.admin.console) : nil,

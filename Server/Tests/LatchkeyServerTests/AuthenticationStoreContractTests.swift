@@ -68,9 +68,13 @@ import Testing
             #expect(try await store.user(id: user.id)?.failedAttempts == 1, "only the released attempt is given back")
             #expect(try await store.device(userID: user.id, deviceID: "d")?.failedAttempts == 0)
             try await store.recordSuccess(userID: user.id, deviceID: "d", loginAt: nil,
-                                          software: DeviceSoftware(deviceType: "iPad", applicationVersion: "26.11.0.3i", sdkVersion: "2.4.0"))
+                                          software: DeviceSoftware(deviceType: "iPad", applicationVersion: "26.11.0.3i", sdkVersion: "2.4.0"),
+                                          languages: "de, en")
             #expect(try await store.user(id: user.id)?.lastLoginAt == nil)
-            try await store.recordSuccess(userID: user.id, deviceID: "d", loginAt: now, software: DeviceSoftware(applicationVersion: "26.12.0.1i"))
+            #expect(try await store.user(id: user.id)?.languages == "de, en", "a login records the customer's languages")
+            try await store.recordSuccess(userID: user.id, deviceID: "d", loginAt: now, software: DeviceSoftware(applicationVersion: "26.12.0.1i"),
+                                          languages: nil)
+            #expect(try await store.user(id: user.id)?.languages == "de, en", "a login that names none keeps them")
             let upgraded = try #require(try await store.device(userID: user.id, deviceID: "d"))
             #expect(upgraded.applicationVersion == "26.12.0.1i" && upgraded.sdkVersion == "2.4.0" && upgraded.deviceType == "iPad",
                     "a login records what the device runs; what it does not say stays")

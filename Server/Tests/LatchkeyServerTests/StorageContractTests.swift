@@ -16,9 +16,24 @@ import Testing
     @Test(arguments: TestEnvironment.engines)
     func migrationsAreVersionedAndIdempotent(engine: String) async throws {
         try await TestEnvironment.withFreshStore(engine) { store in
-            #expect(try await store.appliedMigrations() == Array(1...20))
+            #expect(try await store.appliedMigrations() == Array(1...21))
             #expect(try await store.migrate().isEmpty)
             try await store.ping()
+        }
+    }
+
+    /// The customer's languages are stored with the wallet as the header value they were given in.
+    @Test(arguments: TestEnvironment.engines)
+    func storesTheCustomersLanguages(engine: String) async throws {
+        try await TestEnvironment.withFreshStore(engine) { store in
+            var record = user("lang@example.com")
+            record.languages = "de, en"
+            try await store.createUser(record, answers: [], tokens: [], messages: [])
+            #expect(try await store.user(id: record.id)?.languages == "de, en")
+            #expect(try await store.user(id: record.id)?.languagePreference.languages == ["de", "en"])
+            let silent = user("silent@example.com")
+            try await store.createUser(silent, answers: [], tokens: [], messages: [])
+            #expect(try await store.user(id: silent.id)?.languages == nil)
         }
     }
 

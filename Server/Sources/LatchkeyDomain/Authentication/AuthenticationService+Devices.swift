@@ -14,7 +14,7 @@ extension AuthenticationService {
         let store = self.store.recording(into: caller.audit)
         let time = now()
         try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: time)
-        let notice = try outbox.securityNotice("list of linked devices", to: try await principal.user(), at: time)
+        let notice = try outbox.securityNotice(.linkedDevices, to: try await principal.user(), answering: caller, at: time)
         audit(.deviceUnlinked, user: principal.userID, deviceID: deviceID, for: caller)
         guard try await store.unlinkDevice(userID: principal.userID, deviceID: deviceID, now: time, messages: notice) else {
             throw DomainError(.notFound, message: "No device with this id is linked to the wallet.", field: "deviceId")

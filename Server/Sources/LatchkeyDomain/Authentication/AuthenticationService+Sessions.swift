@@ -40,7 +40,7 @@ extension AuthenticationService {
             let expiresAt = time.addingTimeInterval(TimeInterval(issuer.deviceAuthentication.lifetimeDays) * 86_400)
             try await store.createDeviceToken(DeviceTokenRecord(digest: SecureRandom.digest(token), userID: user.id,
                                                                 deviceID: deviceID, createdAt: time, expiresAt: expiresAt),
-                                              messages: try outbox.securityNotice("device sign-in token", to: user, at: time))
+                                              messages: try outbox.securityNotice(.deviceToken, to: user, answering: caller, at: time))
             return (token, expiresAt)
         }
     }

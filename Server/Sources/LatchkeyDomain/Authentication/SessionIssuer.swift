@@ -26,7 +26,8 @@ public struct SessionIssuer: Sendable {
                                      factorCheckedAt: knowledgeFactor ? time : nil))
     }
 
-    /// Completes a login: resets the failure counts, records the login time, stores a new session
+    /// Completes a login: resets the failure counts, records the login time and the request's
+    /// languages (when it names others than the wallet has), stores a new session
     /// on the device (bound to the key it proved). `method` names the login in the audit trail and
     /// says whether it checked a knowledge factor.
     package func open(_ user: UserRecord, device: DeviceContext, method: LoginMethod, caller: Caller) async throws -> (token: String, session: SessionRecord) {
@@ -36,7 +37,10 @@ public struct SessionIssuer: Sendable {
         let opened = newSession(userID: user.id, deviceID: deviceID, provenKey: device.provenKey, at: time,
                                 knowledgeFactor: method.checksKnowledgeFactor)
         audit(.loginSucceeded, user: user.id, deviceID: deviceID, details: ["method": method.rawValue], for: caller)
-        try await store.recordSuccess(userID: user.id, deviceID: deviceID, loginAt: time, software: device.software)
+        // The customer's languages change with the app's settings: recorded when the request
+        // names others than the wallet has, in the login's one write.
+        let languages = caller.client.languages.headerValue.flatMap { $0 == user.languages ? nil : $0 }
+        try await store.recordSuccess(userID: user.id, deviceID: deviceID, loginAt: time, software: device.software, languages: languages)
         try await store.createSession(opened.session)
         return opened
     }

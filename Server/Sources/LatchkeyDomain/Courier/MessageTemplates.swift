@@ -1,91 +1,98 @@
 import Foundation
 
-/// The emails Latchkey sends, built in one place.
+/// A message Latchkey sends: the name of its template directory
+/// (`Resources/templates/<language>/<name>/`, or the issuer's `courier.templates`), its channel,
+/// and the variables its template may use. A template that uses any other name is refused when
+/// the server starts and by `latchkey config check` (`MessageCatalog`).
+package struct MessageTemplate: Sendable, Hashable {
+    /// The template's directory name, recorded with the message in the outbox.
+    package let name: String
+    package let channel: OutgoingMessage.Channel
+    /// The values the template may print (`{{link}}`); those in `optional` may be missing, so a
+    /// template tests them (`{{#firstName}}…{{/firstName}}`).
+    package let values: [String]
+    package let optional: [String]
+    /// The yes/no facts the template chooses its wording by (`{{#byImport}}…{{/byImport}}`).
+    package let flags: [String]
+
+    init(_ name: String, _ channel: OutgoingMessage.Channel = .email, values: [String], optional: [String] = [], flags: [String] = []) {
+        self.name = name
+        self.channel = channel
+        self.values = values
+        self.optional = optional
+        self.flags = flags
+    }
+
+    /// Every name the template may use.
+    package var variables: [String] { values + flags }
+
+    /// The files of the template: an email has a subject, a text and an HTML body; an SMS only its text.
+    package var files: [MessageCatalog.Part] { channel == .email ? [.subject, .text, .html] : [.text] }
+}
+
+extension MessageTemplate {
+    /// The link that verifies an address: registration, resend, sign-up, SSO.
+    package static let emailVerification = MessageTemplate("email_verification", values: ["issuer", "firstName", "link", "hours"],
+                                                           optional: ["firstName"])
+    /// The link that verifies the new address of an email change.
+    package static let emailChangeVerification = MessageTemplate("email_change_verification",
+                                                                 values: ["issuer", "firstName", "link", "hours"], optional: ["firstName"])
+    /// The notice to the old address of an email change, with the link that puts it back.
+    package static let emailChangeNotice = MessageTemplate("email_change_notice", values: ["issuer", "newEmail", "link", "days"])
+    /// The link that confirms a change of the fields the issuer wants confirmed.
+    package static let profileChangeConfirmation = MessageTemplate("profile_change_confirmation",
+                                                                   values: ["issuer", "firstName", "fields", "link", "hours"],
+                                                                   optional: ["firstName"])
+    /// The notice that something guarding the wallet changed: one flag names what, `byImport`
+    /// tells an import of the issuer's accounts from someone signed in to the wallet.
+    package static let securityNotice = MessageTemplate("security_notice", values: ["issuer"],
+                                                        flags: SecurityChange.allCases.map(\.rawValue) + ["byImport"])
+    /// The link to the secure portal that resets a forgotten password or PIN.
+    package static func reset(_ kind: CredentialKind) -> MessageTemplate {
+        MessageTemplate("\(kind.rawValue)_reset", values: ["issuer", "firstName", "link", "minutes"], optional: ["firstName"])
+    }
+    /// The notice that a reset of the password or PIN completed.
+    package static func resetNotice(_ kind: CredentialKind) -> MessageTemplate {
+        MessageTemplate("\(kind.rawValue)_reset_notice", values: ["issuer"])
+    }
+    /// The one-time code of a phone verification (SMS).
+    package static let otp = MessageTemplate("otp", .sms, values: ["issuer", "code", "minutes"])
+
+    /// Every message Latchkey sends.
+    package static let all: [MessageTemplate] = [emailVerification, emailChangeVerification, emailChangeNotice, profileChangeConfirmation,
+                                                 securityNotice]
+        + CredentialKind.allCases.flatMap { [reset($0), resetNotice($0)] } + [otp]
+
+    /// The sample of each value that `config check` and the start render every template with.
+    static let samples: [String: String] = [
+        "issuer": "Example Wallet", "firstName": "Alex", "link": "https://wallet.example.com/verify-email?token=SAMPLE",
+        "hours": "24", "days": "7", "minutes": "15", "newEmail": "new@example.com", "fields": "first name, last name",
+        "code": "123456",
+    ]
+}
+
+/// What a security notice reports as changed: the template's flag of that name words it in each
+/// language.
+package enum SecurityChange: String, Sendable, CaseIterable {
+    case password, passcode, securityQuestions, deviceToken, linkedDevices
+
+    /// The change as the message's `data` names it to a channel (the webhook's payload), which
+    /// stays the same in every language.
+    package var dataName: String {
+        switch self {
+        case .password: "password"
+        case .passcode: "PIN"
+        case .securityQuestions: "security questions"
+        case .deviceToken: "device sign-in token"
+        case .linkedDevices: "list of linked devices"
+        }
+    }
+}
+
+/// The lifetimes the messages state.
 package enum MessageTemplates {
-    /// The link that verifies an address (registration, resend, email change).
-    package static func verification(to email: String, firstName: String?, link: String, issuer: IssuerSettings,
-                             template: String = "email_verification") -> OutgoingMessage {
-        let greeting = firstName.map { "Hello \($0)," } ?? "Hello,"
-        return OutgoingMessage(
-            channel: .email, to: email, template: template, subject: "Verify your email for \(issuer.name)",
-            body: "\(greeting)\n\nOpen this link to verify your email address for \(issuer.name):\n\(link)\n\n"
-                + "The link works once and expires in 24 hours.",
-            data: ["link": link])
-    }
-
-    /// The notice to the old address when a change to a new one is requested.
-    package static func emailChangeNotice(to old: String, new: String, revertLink: String, issuer: IssuerSettings) -> OutgoingMessage {
-        OutgoingMessage(
-            channel: .email, to: old, template: "email_change_notice", subject: "Your \(issuer.name) email is changing",
-            body: "Someone signed in to your \(issuer.name) wallet asked to change its email address to \(new). "
-                + "The change takes effect once the new address is verified. If this was not you, open this link to keep "
-                + "this address and sign everyone out of the wallet (it works for 7 days):\n\(revertLink)",
-            data: ["newEmail": new, "link": revertLink])
-    }
-
     /// How long the old address can put an email change back.
     package static let revertLifetime: TimeInterval = 7 * 86_400
-
-    /// The notice to the owner that something guarding the wallet changed (`change` names it).
-    /// `byImport`: the change was an import of the issuer's accounts, not someone signed in to the
-    /// wallet, and the notice says so.
-    package static func securityNotice(to email: String, change: String, issuer: IssuerSettings,
-                                       byImport: Bool = false) -> OutgoingMessage {
-        let changed = byImport
-            ? "was just replaced by \(issuer.name) in an import of accounts. If you did not expect this"
-            : "was just changed by someone signed in to it. If this was not you"
-        return OutgoingMessage(
-            channel: .email, to: email, template: "security_notice", subject: "Security notice from \(issuer.name)",
-            body: "The \(change) of your \(issuer.name) wallet \(changed), reset your password from the app at once and contact \(issuer.name).",
-            data: ["change": change])
-    }
-
-    /// The link that confirms a change of fields the issuer wants confirmed (`reverificationRequired`).
-    package static func profileChangeConfirmation(to email: String, firstName: String?, fields: [String], link: String,
-                                                  issuer: IssuerSettings) -> OutgoingMessage {
-        let greeting = firstName.map { "Hello \($0)," } ?? "Hello,"
-        let list = fields.joined(separator: ", ")
-        return OutgoingMessage(
-            channel: .email, to: email, template: "profile_change_confirmation", subject: "Confirm the change to your \(issuer.name) profile",
-            body: "\(greeting)\n\nSomeone signed in to your \(issuer.name) wallet asked to change: \(list). The change takes "
-                + "effect once you confirm it with this link (it works once and expires in 24 hours):\n\(link)\n\n"
-                + "If this was not you, do not open the link: change your password from the app and contact \(issuer.name).",
-            data: ["link": link, "fields": list])
-    }
-
     /// How long verification links work.
     package static let verificationLifetime: TimeInterval = 24 * 3600
-}
-
-extension MessageTemplates {
-    /// The link to the secure portal that resets a forgotten password or PIN.
-    package static func reset(_ kind: CredentialKind, to email: String, firstName: String?, link: String, minutes: Int,
-                      issuer: IssuerSettings) -> OutgoingMessage {
-        let greeting = firstName.map { "Hello \($0)," } ?? "Hello,"
-        return OutgoingMessage(
-            channel: .email, to: email, template: "\(kind.rawValue)_reset", subject: "Reset your \(issuer.name) \(kind.displayName)",
-            body: "\(greeting)\n\nSomeone asked to reset the \(kind.displayName) of your \(issuer.name) wallet. "
-                + "Open this link to answer one of your security questions and choose a new \(kind.displayName):\n\(link)\n\n"
-                + "The link works once and expires in \(minutes) minutes. If this was not you, ignore this email.",
-            data: ["link": link])
-    }
-
-    /// The notice that a reset completed.
-    package static func resetNotice(_ kind: CredentialKind, to email: String, issuer: IssuerSettings) -> OutgoingMessage {
-        OutgoingMessage(
-            channel: .email, to: email, template: "\(kind.rawValue)_reset_notice",
-            subject: "Your \(issuer.name) \(kind.displayName) was reset",
-            body: "The \(kind.displayName) of your \(issuer.name) wallet was just reset through the secure portal. "
-                + "If this was not you, contact \(issuer.name) at once.",
-            data: [:])
-    }
-}
-
-extension MessageTemplates {
-    /// The one-time code of a phone verification.
-    package static func otp(to phone: String, code: String, minutes: Int, issuer: IssuerSettings) -> OutgoingMessage {
-        OutgoingMessage(channel: .sms, to: phone, template: "otp", subject: "\(issuer.name) code",
-                        body: "\(code) is your \(issuer.name) code. It expires in \(minutes) minutes. Do not share it.",
-                        data: ["code": code])
-    }
 }

@@ -62,7 +62,8 @@ public struct EnrollmentService: Sendable {
                                       expiresAt: time.addingTimeInterval(TimeInterval(issuer.appInstanceVerificationSeconds)))]
             var messages: [OutboxMessage] = []
             if issuer.emailVerificationRequired {
-                let link = try outbox.emailVerification(userID: userID, to: email, firstName: profile.firstName, at: time)
+                let link = try outbox.emailVerification(userID: userID, to: email, firstName: profile.firstName,
+                                                        languages: caller.client.languages, at: time)
                 tokens.append(link.token)
                 messages.append(link.message)
             }
@@ -73,7 +74,8 @@ public struct EnrollmentService: Sendable {
                 lastName: profile.lastName, phone: profile.phone, externalId: profile.externalId,
                 passwordHash: hashes.password, passcodeHash: hashes.passcode, emailVerified: !issuer.emailVerificationRequired,
                 profileJSON: try document.encoded(sealing: issuer.enrollmentRules.metadata, with: fields), createdAt: time, updatedAt: time,
-                passwordUpdatedAt: time, pendingUntil: issuer.pendingRegistrationUntil(from: time))
+                passwordUpdatedAt: time, pendingUntil: issuer.pendingRegistrationUntil(from: time),
+                languages: caller.client.languages.headerValue)
             audit(.userRegistered, user: user.id, deviceID: deviceID, details: ["method": "enrollment"], for: caller)
             try await store.createReplacingPending(user, answers: hashes.answers, tokens: tokens, messages: messages)
             let message = issuer.emailVerificationRequired
@@ -111,7 +113,8 @@ public struct EnrollmentService: Sendable {
         }
         if let user = try await store.user(issuer: issuer.id, emailNormalized: normalized), !user.emailVerified,
            user.pendingUntil.map({ $0 > time }) ?? true {
-            let link = try outbox.emailVerification(userID: user.id, to: user.email, firstName: user.firstName, at: time)
+            let link = try outbox.emailVerification(userID: user.id, to: user.email, firstName: user.firstName,
+                                                    languages: user.languagePreference, at: time)
             try await store.issueToken(link.token, messages: [link.message])
         }
         return "If \(trimmed) is waiting for verification, a new link is on its way."

@@ -24,13 +24,14 @@ extension FederationService {
             firstName: profile.firstName, lastName: profile.lastName, phone: profile.phone, externalId: profile.externalId,
             passwordHash: nil, passcodeHash: try await passcode, emailVerified: pendingUntil == nil,
             profileJSON: try document.encoded(sealing: issuer.enrollmentRules.metadata, with: fields), createdAt: time, updatedAt: time,
-            pendingUntil: pendingUntil)
+            pendingUntil: pendingUntil, languages: caller.client.languages.headerValue)
         var tokens = [TokenRecord(digest: SecureRandom.digest(loginNonce), purpose: .registrationNonce, userID: userID,
                                   deviceID: deviceID, createdAt: time,
                                   expiresAt: time.addingTimeInterval(TimeInterval(issuer.appInstanceVerificationSeconds)))]
         var messages: [OutboxMessage] = []
         if pendingUntil != nil {
-            let link = try outbox.emailVerification(userID: userID, to: email, firstName: profile.firstName, at: time)
+            let link = try outbox.emailVerification(userID: userID, to: email, firstName: profile.firstName,
+                                                    languages: caller.client.languages, at: time)
             tokens.append(link.token)
             messages.append(link.message)
         }

@@ -47,7 +47,8 @@ public struct CourierAdministration: Sendable {
             let store = self.store.recording(into: trail)
             try UserAdministration.requireEmail(user)
             guard !user.emailVerified else { throw DomainError(.alreadyVerified) }
-            let link = try outbox.emailVerification(userID: user.id, to: user.email, firstName: user.firstName, at: now())
+            let link = try outbox.emailVerification(userID: user.id, to: user.email, firstName: user.firstName,
+                                                    languages: user.languagePreference, at: now())
             try await store.issueToken(link.token, messages: [link.message])
         }
     }

@@ -10,14 +10,17 @@ public struct UserImporter: Sendable {
     public typealias Store = ImportStore & AuditStore
     package let store: any Store
     package let issuer: IssuerSettings
+    /// The templates of the security notices an update sends.
+    package let templates: MessageCatalog
     /// Made on the first secret given as a value: an import of hashes needs no pepper.
     package let hasher: @Sendable () async throws -> SecretHasher
     package let now: @Sendable () -> Date
     /// Users per transaction.
     public var batchSize = 2000
 
-    public init(store: any Store, issuer: IssuerSettings, hasher: @escaping @Sendable () async throws -> SecretHasher,
-                now: @escaping @Sendable () -> Date = Date.init) {
+    public init(store: any Store, issuer: IssuerSettings, templates: MessageCatalog = .builtIn,
+                hasher: @escaping @Sendable () async throws -> SecretHasher, now: @escaping @Sendable () -> Date = Date.init) {
+        self.templates = templates
         self.store = store
         self.issuer = issuer
         self.hasher = hasher
@@ -103,7 +106,7 @@ public struct UserImporter: Sendable {
                     progress(report)
                 }
                 guard !users.isEmpty else { continue }
-                let notices = Self.notices(cipher: hasher?.outboxCipher, issuer: issuer, at: time)
+                let notices = Self.notices(cipher: hasher?.outboxCipher, issuer: issuer, templates: templates, at: time)
                 writing = Task { [store, issuer] in
                     try await AuditTrail.run(actor: .operator, store: store) { trail in
                         try await store.recording(into: trail).importUsers(users, update: update, keepPasswords: max(0, issuer.passwordHistory - 1),
@@ -128,11 +131,13 @@ public struct UserImporter: Sendable {
     /// API sends (`OutboxWriter.securityNotice`), saying it was an import — sealed for the outbox.
     /// Only an update replaces credentials, and `run` makes the hasher (whose peppers seal) for
     /// every update.
-    private static func notices(cipher: OutboxCipher?, issuer: IssuerSettings, at time: Date) -> ImportNotices {
+    /// The imported wallet's recorded languages choose the notice's.
+    private static func notices(cipher: OutboxCipher?, issuer: IssuerSettings, templates: MessageCatalog, at time: Date) -> ImportNotices {
         { user, replaced in
             guard let cipher else { preconditionFailure("an update without the hasher") }
             return try replaced.map { credential in
-                try cipher.seal(MessageTemplates.securityNotice(to: user.email, change: credential.noticeName, issuer: issuer, byImport: true),
+                try cipher.seal(templates.securityNotice(credential.securityChange, to: user.email, languages: user.languagePreference,
+                                                         issuer: issuer, byImport: true),
                                 now: time)
             }
         }

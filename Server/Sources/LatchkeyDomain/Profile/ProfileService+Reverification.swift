@@ -141,7 +141,7 @@ public enum ProfileChangeOutcome: Sendable, Equatable {
     /// The held values are the profile's now; the issuer's names of the fields.
     case changed(fields: [String])
     /// The issuer's rules no longer allow it (they changed since it was asked for); nothing changed.
-    case refused(reason: String)
+    case refused(reason: LocalizableText)
     /// Unknown, used, expired, replaced by a later change, or sent to an address that is no longer
     /// the wallet's; or the wallet is not active.
     case invalid
@@ -174,7 +174,8 @@ extension ProfileService {
         let names = held.fieldNames(in: issuer.enrollmentRules.metadata)
         audit(.profileChangeRequested, user: user.id, deviceID: deviceID,
               details: ["fields": held.paths.joined(separator: ",")], for: caller)
-        return try outbox.profileChangeConfirmation(to: user, fields: names, data: data, at: time)
+        return try outbox.profileChangeConfirmation(to: user, fields: names, data: data,
+                                                languages: user.languagePreference(preferring: caller.client.languages), at: time)
     }
 
     /// The issuer's names of the fields a confirmation link would change, or nil for a link that
@@ -196,12 +197,12 @@ extension ProfileService {
         do {
             try held.validate(for: user, document: document, rules: issuer.enrollmentRules)
         } catch {
-            return .refused(reason: error.message)
+            return .refused(reason: error.text)
         }
         held.applied(to: &user, document: &document)
         if let info = document.additionalCustomerInformation {
             do { try issuer.enrollmentRules.validateAdditionalInformationShape(info, field: "additionalCustomerInformation") } catch {
-                return .refused(reason: error.message)
+                return .refused(reason: error.text)
             }
         }
         user.profileJSON = try document.encoded(sealing: issuer.enrollmentRules.metadata, with: fields)

@@ -57,16 +57,17 @@ extension ProfileService {
                 if try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)) != nil {
                     throw DomainError.emailInUse(field: "email")
                 }
-                let link = try outbox.emailVerification(userID: user.id, to: email, firstName: user.firstName, at: time,
-                                                        purpose: .emailChange, data: email, template: "email_change_verification")
-                let revert = try outbox.emailChangeNotice(to: user.email, new: email, userID: user.id, at: time)
+                let languages = current.languagePreference(preferring: caller.client.languages)
+                let link = try outbox.emailVerification(userID: user.id, to: email, firstName: user.firstName, languages: languages,
+                                                        at: time, purpose: .emailChange, data: email, template: .emailChangeVerification)
+                let revert = try outbox.emailChangeNotice(to: user.email, new: email, userID: user.id, languages: languages, at: time)
                 tokens = [link.token, revert.token]
                 messages = [link.message, revert.message]
             }
             let answers: [MFAAnswerRecord]? = if let given = update.mfaAnswers {
                 try await hasher.hashAnswers(given, mfa: issuer.mfa)
             } else { nil }
-            if answers != nil { messages += try outbox.securityNotice("security questions", to: current, at: time) }
+            if answers != nil { messages += try outbox.securityNotice(.securityQuestions, to: current, answering: caller, at: time) }
             if let newEmail { audit(.emailChangeRequested, user: user.id, deviceID: principal.session.deviceID, details: ["to": newEmail], for: caller) }
             if answers != nil { audit(.mfaAnswersChanged, user: user.id, deviceID: principal.session.deviceID, for: caller) }
             if !held.isEmpty {

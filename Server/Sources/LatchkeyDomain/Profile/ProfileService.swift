@@ -57,7 +57,7 @@ public struct ProfileService: Sendable {
             if email.isEmpty { throw DomainError.invalidField("email", "email is required.") }
             guard let user = try await store.user(issuer: issuer.id, emailNormalized: EmailAddress.normalized(email)) else {
                 try await hasher.burn(expired)
-                throw DomainError.wrongCurrent("password")
+                throw DomainError.wrongCurrentPassword
             }
             try await changePassword(user, current: expired, currentField: "expiredPassword", new: new, confirm: confirm,
                                      deviceID: deviceID, keepSession: nil, onlyExpired: true, hasher: hasher, caller: caller)
@@ -76,11 +76,11 @@ public struct ProfileService: Sendable {
             if new != confirm { throw DomainError.confirmationMismatch(field: "confirmNewPasscode") }
             try issuer.passcode.validate(new, field: "newPasscode")
             try await verifier.check(old, against: user.passcodeHash, user: user, deviceID: session.deviceID, source: .session,
-                                     wrong: .wrongCurrent("PIN"), hasher: hasher, caller: caller)
+                                     wrong: .wrongCurrentPIN, hasher: hasher, caller: caller)
             let time = now()
             audit(.passcodeChanged, user: user.id, deviceID: session.deviceID, for: caller)
             try await store.updatePasscode(userID: user.id, hash: try await hasher.hash(new), now: time, keepSession: session.digest,
-                                           messages: try outbox.securityNotice("PIN", to: user, at: time))
+                                           messages: try outbox.securityNotice(.passcode, to: user, answering: caller, at: time))
         }
     }
 
@@ -96,7 +96,7 @@ public struct ProfileService: Sendable {
             let time = now()
             audit(.mfaAnswersChanged, user: user.id, deviceID: principal.session.deviceID, for: caller)
             try await store.replaceMFAAnswers(userID: user.id, answers: try await hasher.hashAnswers(answers, mfa: issuer.mfa), now: time,
-                                              messages: try outbox.securityNotice("security questions", to: user, at: time))
+                                              messages: try outbox.securityNotice(.securityQuestions, to: user, answering: caller, at: time))
         }
     }
 
@@ -110,7 +110,7 @@ public struct ProfileService: Sendable {
         if new != confirm { throw DomainError.confirmationMismatch(field: "confirmNewPassword") }
         try issuer.validateNewPassword(new, field: "newPassword")
         try await verifier.check(current, against: user.passwordHash, user: user, deviceID: deviceID,
-                                 source: keepSession == nil ? .login : .session, wrong: .wrongCurrent("password"), hasher: hasher, caller: caller)
+                                 source: keepSession == nil ? .login : .session, wrong: .wrongCurrentPassword, hasher: hasher, caller: caller)
         if user.locked { throw DomainError.accountLocked }
         if onlyExpired, !(issuer.passwordExpiry(of: user).map { $0 <= now() } ?? false) {
             throw DomainError(.passwordNotExpired)
@@ -120,6 +120,6 @@ public struct ProfileService: Sendable {
         audit(.passwordChanged, user: user.id, reason: onlyExpired ? .passwordExpired : .passwordChanged, deviceID: deviceID, for: caller)
         try await store.updatePassword(userID: user.id, hash: try await hasher.hash(new), now: time,
                                        keep: max(0, issuer.passwordHistory - 1), keepSession: keepSession,
-                                       messages: try outbox.securityNotice("password", to: user, at: time))
+                                       messages: try outbox.securityNotice(.password, to: user, answering: caller, at: time))
     }
 }

@@ -73,7 +73,9 @@ extension ResetPortalService {
             if user.locked { return .locked }
             let change: CredentialChange
             do {
-                if new.isEmpty { throw DomainError.invalidField("new", "Enter the new \(kind.displayName).") }
+                if new.isEmpty {
+                    throw DomainError.invalidField("new", kind == .password ? "Enter the new password." : "Enter the new PIN.")
+                }
                 if new != confirm { throw DomainError.confirmationMismatch(field: "confirm") }
                 switch kind {
                 case .password:
@@ -85,11 +87,11 @@ extension ResetPortalService {
                     change = .passcode(hash: try await hasher.hash(new))
                 }
             } catch let error as DomainError {
-                return .refused(kind: kind, error: error.code == .confirmationMismatch
-                    ? "The two entries differ." : error.message)
+                let reason: LocalizableText = error.code == .confirmationMismatch ? "The two entries differ." : error.text
+                return .refused(kind: kind, error: reason)
             }
             let time = now()
-            let notice = try outbox.resetNotice(kind, to: user.email, at: time)
+            let notice = try outbox.resetNotice(kind, to: user, at: time)
             audit(.resetCompleted, user: user.id, details: ["credential": kind.rawValue], for: caller)
             guard try await store.completeReset(grant: record.digest, purpose: record.purpose, userID: user.id, change: change,
                                                 limits: issuer.attemptLimits, messages: [notice], now: time) else {

@@ -15,11 +15,14 @@ public struct ServiceFoundation: Sendable {
     public let authority: CertificateAuthority
     /// The address users and apps reach the server at (links in emails, DPoP `htu`).
     public let publicURL: PublicBaseURL
+    /// The message templates, built-in and the issuer's (`courier.templates`), compiled at start.
+    public let templates: MessageCatalog
     public let now: @Sendable () -> Date
 
     public init(configuration: ServerConfiguration, database: DatabaseEngine, store: any LatchkeyStore, pepper: SymmetricKey,
                 hasher: SecretHasher, cipher: OutboxCipher, authority: CertificateAuthority, publicURL: PublicBaseURL,
-                now: @escaping @Sendable () -> Date) {
+                templates: MessageCatalog, now: @escaping @Sendable () -> Date) {
+        self.templates = templates
         self.configuration = configuration
         self.database = database
         self.store = store
@@ -62,7 +65,7 @@ public func buildServices(_ foundation: ServiceFoundation) -> Services {
     let issuer = configuration.issuer
     let audit = AuditRecorder(now: now, pepper: foundation.pepper)
     let admitted = HashAdmission(hasher: foundation.hasher)
-    let outbox = OutboxWriter(cipher: foundation.cipher, issuer: issuer, publicURL: foundation.publicURL)
+    let outbox = OutboxWriter(cipher: foundation.cipher, issuer: issuer, publicURL: foundation.publicURL, templates: foundation.templates)
     let fields = foundation.hasher.profileFieldCipher
     let countInDatabase = switch configuration.rateLimits.counting {
     case .auto: foundation.database.isShared
@@ -98,7 +101,8 @@ public func buildServices(_ foundation: ServiceFoundation) -> Services {
             audit: AuditAdministration(store: store, trail: trail, now: now),
             courier: CourierAdministration(store: store, outbox: outbox, verifier: verifier, trail: trail, now: now),
             keys: OperatorKeyAdministration(keys: OperatorKeys(store: store, now: now), trail: trail),
-            imports: ImportAdministration(importer: UserImporter(store: store, issuer: issuer, hasher: { [hasher = foundation.hasher] in hasher },
+            imports: ImportAdministration(importer: UserImporter(store: store, issuer: issuer, templates: foundation.templates,
+                                                                 hasher: { [hasher = foundation.hasher] in hasher },
                                                                  now: now),
                                           trail: trail, now: now),
             trail: trail),

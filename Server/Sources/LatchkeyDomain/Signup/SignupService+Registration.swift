@@ -75,7 +75,7 @@ extension SignupService {
                 emailNormalized: "phone:" + phone,
                 firstName: first, lastName: last, phone: phone, externalId: nil, passwordHash: try await hasher.hash(password),
                 passcodeHash: nil, emailVerified: false, createdAt: time, updatedAt: time, appInstanceVerified: true,
-                passwordUpdatedAt: time, phoneNormalized: phone)
+                passwordUpdatedAt: time, phoneNormalized: phone, languages: caller.client.languages.headerValue)
             // The session is limited until the device key is registered (`issueCertificate`), as the
             // sign-up document has the user "considered logged in" only then.
             let (token, session) = sessions.newSession(userID: user.id, deviceID: deviceID, provenKey: caller.provenKey, at: time,
@@ -83,7 +83,8 @@ extension SignupService {
             var messages: [OutboxMessage] = []
             var tokens: [TokenRecord] = []
             if let claim {
-                let link = try outbox.emailVerification(userID: user.id, to: claim, firstName: first, at: time)
+                let link = try outbox.emailVerification(userID: user.id, to: claim, firstName: first, languages: caller.client.languages,
+                                                        at: time)
                 messages.append(link.message)
                 tokens.append(link.token)
             }

@@ -55,7 +55,8 @@ public struct SignupService: Sendable {
     /// Limited per number, per client IP, and per flow (interval and number of sends). The request's
     /// `phoneType` and `flowType` are the contract's one-value enums (`PRIMARY`, `REGISTRATION`):
     /// decoding refuses any other value (400 naming the field), so nothing here compares them.
-    public func sendCode(flowID: String, phoneNumber: String, clientIP: String) async throws {
+    /// The code's SMS is written in the best of `languages`, the request's.
+    public func sendCode(flowID: String, phoneNumber: String, clientIP: String, languages: LanguagePreference) async throws {
         let phone = phoneNumber.trimmingCharacters(in: .whitespaces)
         guard PhoneNumber.isValid(phone) else {
             throw DomainError.invalidField("phoneNumber", "Use the E.164 form, for example +439999999999.")
@@ -64,7 +65,7 @@ public struct SignupService: Sendable {
         let time = now()
         try await throttleSend(phone: phone, clientIP: clientIP, at: time)
         let code = Self.randomCode(length: issuer.otp.length)
-        let message = try outbox.otp(to: phone, code: code, at: time)
+        let message = try outbox.otp(to: phone, code: code, languages: languages, at: time)
         let sent = try await store.recordOTP(
             flowID: flow.id, phone: phone, digest: digest(code, flowID: flow.id),
             expiresAt: time.addingTimeInterval(TimeInterval(issuer.otp.lifetimeSeconds)),

@@ -37,11 +37,11 @@ public enum ImportedCredential: Sendable, Equatable, CaseIterable {
     }
 
     /// What the security notice says was changed.
-    public var noticeName: String {
+    package var securityChange: SecurityChange {
         switch self {
-        case .password: "password"
-        case .passcode: "PIN"
-        case .mfaAnswers: "security questions"
+        case .password: .password
+        case .passcode: .passcode
+        case .mfaAnswers: .securityQuestions
         }
     }
 }

@@ -43,6 +43,19 @@ public struct UserRecord: Sendable, Equatable {
     /// `registerCustomer` without a verified email): it reserves nothing, another registration
     /// of the address replaces it, and it expires at this time. Nil once verified (and for imports).
     public var pendingUntil: Date?
+    /// The languages the customer reads, best first, as a header value (`de, en`): the app's
+    /// `Accept-Language` at registration, updated at each login that sends another. The messages
+    /// about the wallet are written in the best of them the issuer provides.
+    public var languages: String?
+
+    /// The recorded languages as a preference.
+    public var languagePreference: LanguagePreference { LanguagePreference(acceptLanguage: languages) }
+
+    /// The languages of a message that answers the customer's own request: the request's when it
+    /// names any, else the recorded ones.
+    public func languagePreference(preferring request: LanguagePreference) -> LanguagePreference {
+        request.languages.isEmpty ? languagePreference : request
+    }
 
     /// Whether this is an unverified self-registration: not a wallet yet (no reset link, no
     /// reservation of its address).
@@ -52,8 +65,10 @@ public struct UserRecord: Sendable, Equatable {
                 phone: String?, externalId: String?, passwordHash: String?, passcodeHash: String?, emailVerified: Bool,
                 status: UserStatus = .active, profileJSON: String = "{}", createdAt: Date, updatedAt: Date,
                 failedAttempts: Int = 0, appInstanceVerified: Bool = false, passwordUpdatedAt: Date? = nil,
-                lastLoginAt: Date? = nil, locked: Bool = false, phoneNormalized: String? = nil, pendingUntil: Date? = nil) {
+                lastLoginAt: Date? = nil, locked: Bool = false, phoneNormalized: String? = nil, pendingUntil: Date? = nil,
+                languages: String? = nil) {
         self.pendingUntil = pendingUntil
+        self.languages = languages
         self.locked = locked
         self.phoneNormalized = phoneNormalized
         self.failedAttempts = failedAttempts

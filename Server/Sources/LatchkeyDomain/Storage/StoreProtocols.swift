@@ -59,8 +59,9 @@ public protocol AttemptStore: AuditingStore {
     /// (a right password that only leads to an MFA prompt must not wipe wrong answers).
     func releaseAttempt(userID: String, deviceID: String?) async throws
     /// After a completed login: resets the consecutive counts and, when given, records the login
-    /// time and what the device runs (`software`; a nil value keeps the one recorded).
-    func recordSuccess(userID: String, deviceID: String?, loginAt: Date?, software: DeviceSoftware) async throws
+    /// time, what the device runs (`software`) and the customer's `languages` (a header value);
+    /// a nil value keeps the one recorded.
+    func recordSuccess(userID: String, deviceID: String?, loginAt: Date?, software: DeviceSoftware, languages: String?) async throws
 
     /// Counts an attempt from a device not linked to the wallet before the credential is checked,
     /// atomically; false while unlinked devices are locked out or `limit` attempts are counted.

@@ -59,7 +59,8 @@ extension APIHandler {
     package func sendPhoneVerificationCode(_ input: Operations.SendPhoneVerificationCode.Input) async throws
         -> Operations.SendPhoneVerificationCode.Output {
         let body = input.body.json
-        try await signup.sendCode(flowID: body.flowId, phoneNumber: body.phoneNumber, clientIP: caller.client.clientIP)
+        try await signup.sendCode(flowID: body.flowId, phoneNumber: body.phoneNumber, clientIP: caller.client.clientIP,
+                                languages: caller.client.languages)
         return .created(.init())
     }
 
