@@ -143,7 +143,7 @@ extension LatchkeyClient {
     }
 }
 
-/// Adds the app context headers of `PDPaydiantContext` to every request.
+/// Adds the app context headers of `PDPaydiantContext` and the customer's languages (`Accept-Language`) to every request.
 struct AppContextMiddleware: ClientMiddleware {
     let context: LatchkeyContext
     func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
@@ -155,6 +155,7 @@ struct AppContextMiddleware: ClientMiddleware {
         request.headerFields[HTTPField.Name("X-Device-Type")!] = context.deviceTypeID
         request.headerFields[HTTPField.Name("X-App-Version")!] = context.applicationVersion
         request.headerFields[HTTPField.Name("X-SDK-Version")!] = context.paydiantSDKVersion
+        if let languages = context.acceptLanguage { request.headerFields[.acceptLanguage] = languages }
         return try await next(request, body, baseURL)
     }
 }

@@ -40,6 +40,13 @@ public struct LatchkeyContext: Sendable {
     /// the app's `LatchkeyLocationProvider` hands it (the SDK never asks for permission or reads
     /// the location itself). Off by default.
     public var locationLoggingEnabled: Bool
+    /// The languages the customer reads, best first (BCP 47 tags such as `de-AT`), sent on every
+    /// call as `Accept-Language` so the server writes its messages, emails and SMS in one of them
+    /// when the issuer provides it. Defaults to the device's (`Locale.preferredLanguages`); the
+    /// first ``maximumPreferredLanguages`` are sent, tags that are not BCP 47 left out.
+    public var preferredLanguages: [String]
+    /// How many of `preferredLanguages` are sent.
+    public static let maximumPreferredLanguages = 6
     /// The spec's `paydiantSDKVersion`: this SDK's release, sent to the server as `X-SDK-Version`
     /// and shown in device lists.
     public var paydiantSDKVersion: String { Self.sdkVersion }
@@ -49,7 +56,9 @@ public struct LatchkeyContext: Sendable {
     public init(serverURL: URL, applicationSignature: String, applicationVersion: String = "1.0.0",
                 deviceID: String, deviceTypeID: String = "iPhone", userErrorMessages: [String: String] = [:],
                 encryptionSettings: [String: Bool] = [:], sealKeyPins: [String] = [], collectStatistics: Bool = false,
-                statisticsBatchSize: Int = 20, locationLoggingEnabled: Bool = false) {
+                statisticsBatchSize: Int = 20, locationLoggingEnabled: Bool = false,
+                preferredLanguages: [String] = Locale.preferredLanguages) {
+        self.preferredLanguages = preferredLanguages
         self.collectStatistics = collectStatistics
         self.statisticsBatchSize = statisticsBatchSize
         self.locationLoggingEnabled = locationLoggingEnabled
@@ -81,6 +90,24 @@ public struct LatchkeyContext: Sendable {
         if serverURL.scheme != "http" && serverURL.scheme != "https" {
             throw LatchkeyError.configuration("serverURL must be an http or https URL.")
         }
+    }
+
+    /// The `Accept-Language` value of `preferredLanguages` (`de-AT, de;q=0.9, en;q=0.8`): the
+    /// first six well-formed tags, weights falling by 0.1 from 1 so the server keeps their order;
+    /// nil when there is none.
+    var acceptLanguage: String? {
+        let tags = preferredLanguages.map { $0.replacingOccurrences(of: "_", with: "-") }.filter(Self.isLanguageTag)
+            .prefix(Self.maximumPreferredLanguages)
+        guard !tags.isEmpty else { return nil }
+        return tags.enumerated().map { index, tag in index == 0 ? tag : "\(tag);q=0.\(10 - index)" }.joined(separator: ", ")
+    }
+
+    /// A BCP 47 tag as a header carries it: subtags of 1 to 8 ASCII letters or digits joined by
+    /// `-`, the first letters only.
+    private static func isLanguageTag(_ tag: String) -> Bool {
+        let subtags = tag.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = subtags.first, first.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
+        return subtags.allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
     }
 
     /// The message for an error of `domain` with `code`, if the app configured one.
