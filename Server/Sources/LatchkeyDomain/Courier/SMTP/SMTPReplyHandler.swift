@@ -30,7 +30,7 @@ final class SMTPReplyHandler: ChannelInboundHandler {
                 var line = buffer.readString(length: length) ?? ""
                 buffer.moveReaderIndex(forwardBy: 1)
                 if line.hasSuffix("\r") { line.removeLast() }
-                if let reply = try parser.consume(line) { deliver(reply) }
+                if let reply = try parser.consume(line) { try deliver(reply) }
             }
             guard buffer.readableBytes <= Self.maximumLineBytes else {
                 throw SMTPError.protocolViolation("the relay sent an overlong line")
@@ -70,8 +70,11 @@ final class SMTPReplyHandler: ChannelInboundHandler {
     /// Why the connection failed, if it did (a TLS handshake's error, the relay closing).
     var failureReason: (any Error)? { failure }
 
-    private func deliver(_ reply: SMTPReply) {
+    /// Hands `reply` to the one waiting, or keeps it for the next wait; a relay that keeps
+    /// talking unasked (more than a few replies ahead) breaks the protocol.
+    private func deliver(_ reply: SMTPReply) throws {
         guard let waiting else {
+            guard received.count < 8 else { throw SMTPError.protocolViolation("the relay sent replies nobody asked for") }
             received.append(reply)
             return
         }
