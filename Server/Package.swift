@@ -221,6 +221,7 @@ let package = Package(
                 .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         /// The SDK against a real in-process server.
