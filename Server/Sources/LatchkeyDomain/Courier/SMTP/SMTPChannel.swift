@@ -75,8 +75,9 @@ public actor SMTPChannel: MessageChannel {
             try await connection.transmit(from: writer.fromAddress, to: message.to, data: data)
             await checkIn(connection)
         } catch let failure as DeliveryFailure where connection.isActive {
-            // The relay refused this message and the session goes on: clear it for the next one.
-            if (try? await connection.reset()) != nil { await checkIn(connection) } else { await connection.close() }
+            // The relay refused this message and the session goes on: the next message's RSET
+            // clears what is left of this one.
+            await checkIn(connection)
             throw failure
         } catch {
             await connection.close()
