@@ -49,9 +49,9 @@ struct Config: AsyncParsableCommand {
                 let catalog = try TextCatalog.load(configuration.languages)
                 print("\(file): OK (issuer \"\(configuration.issuer.name)\", courier \(configuration.courier.channel.rawValue), "
                       + "\(configuration.issuer.mfa.questions.count) MFA questions)")
-                catalog.coverageReport.forEach { print($0) }
+                for line in catalog.coverageReport { print(line) }
                 // Every message template, built-in and the issuer's, rendered with sample values.
-                try MessageCatalog.load(overrides: configuration.courier.templates).checkReport.forEach { print($0) }
+                for line in try MessageCatalog.load(overrides: configuration.courier.templates).checkReport { print(line) }
             } catch let error as ConfigurationError {
                 print("\(file): \(error)")
                 throw ExitCode.failure

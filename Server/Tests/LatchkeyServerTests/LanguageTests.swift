@@ -66,6 +66,20 @@ import Testing
         }
     }
 
+    /// The one success answer that carries a sentence, the phone verification's, is German too.
+    @Test func aGermanPhoneIsToldItsNumberIsVerifiedInGerman() async throws {
+        try await withServer(configure: SignupFixture.configure) { app, client in
+            let flow = try await SignupFixture.newFlow(client)
+            #expect(try await SignupFixture.sendCode(client, flow: flow).status == .created)
+            let otp = try await SignupFixture.code(app)
+            let verified = try await client.call(.patch, "/identity/verification/flow/phone",
+                                                 headers: Self.speaking(Self.german, SignupFixture.json),
+                                                 body: ["phoneType": "PRIMARY", "flowId": flow, "otp": otp, "flowType": "REGISTRATION"])
+            #expect(verified.status == .ok)
+            #expect(verified.json as? NSDictionary == ["message": "Telefonnummer erfolgreich bestätigt"] as NSDictionary)
+        }
+    }
+
     @Test func aLanguageNoCatalogHoldsGetsEnglish() async throws {
         try await withServer { _, client in
             let answer = try await client.call(.get, "/v1/profile", headers: Self.speaking("xx-YY, tlh;q=0.8"))

@@ -145,7 +145,7 @@ import Testing
     @Test func configCheckRendersEveryTemplateAndRefusesABadOne() async throws {
         let good = try Self.directory(["fr/otp/text.mustache": "{{code}} est votre code {{issuer}}."])
         let bad = try Self.directory(["de/password_reset/html.mustache": "<p>{{link}} {{expires}}</p>"])
-        defer { [good, bad].forEach { try? FileManager.default.removeItem(at: $0) } }
+        defer { for directory in [good, bad] { try? FileManager.default.removeItem(at: directory) } }
         let checked = try await Self.configCheck(templates: good.path)
         #expect(checked.status == 0, "\(checked.output)")
         #expect(checked.output.contains("templates de: 10 of 10 messages rendered with sample values"), "\(checked.output)")

@@ -18,14 +18,14 @@ public struct SecretReference: Codable, Sendable, Equatable {
     ///   cannot be read or the variable is unset or empty. The message never holds the value.
     public func read(key: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
         switch (file, env) {
-        case let (path?, nil):
+        case (let path?, nil):
             guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
                 throw ConfigurationError(key: "\(key).file", message: "Cannot read \(path).")
             }
             let value = text.hasSuffix("\r\n") ? String(text.dropLast(2)) : text.hasSuffix("\n") ? String(text.dropLast()) : text
             guard !value.isEmpty else { throw ConfigurationError(key: "\(key).file", message: "\(path) is empty.") }
             return value
-        case let (nil, name?):
+        case (nil, let name?):
             guard let value = environment[name], !value.isEmpty else {
                 throw ConfigurationError(key: "\(key).env", message: "The environment variable \(name) is unset or empty.")
             }

@@ -67,7 +67,9 @@ extension APIHandler {
     package func verifyPhoneNumber(_ input: Operations.VerifyPhoneNumber.Input) async throws -> Operations.VerifyPhoneNumber.Output {
         let body = input.body.json
         try await signup.verifyCode(flowID: body.flowId, otp: body.otp)
-        return .ok(.init(body: .json(.init(message: "Phone verified successfully"))))
+        // The spec's sentence, in the customer's language.
+        let message = catalog.texts(for: caller.client.languages).api(LocalizableText("Phone verified successfully"))
+        return .ok(.init(body: .json(.init(message: message))))
     }
 
     package func uploadDevicePublicKey(_ input: Operations.UploadDevicePublicKey.Input) async throws

@@ -22,10 +22,13 @@ package final class APIHandler: APIProtocol, Sendable {
     private let profileMetadata: Components.Schemas.ProfileMetadataResponse
     /// The seal keys and the issuer's encryption settings (`retrieveEncryptionSettings`).
     let sealing: CredentialUnsealer
+    /// The texts of the answers that carry a sentence (besides errors), in the customer's language.
+    let catalog: TextCatalog
 
     package init(enrollment: EnrollmentService, authentication: AuthenticationService, profile: ProfileService,
          resetPortal: ResetPortalService, signup: SignupService, federation: FederationService, statistics: LoginStatisticsService,
-         sealing: CredentialUnsealer) throws {
+         sealing: CredentialUnsealer, catalog: TextCatalog) throws {
+        self.catalog = catalog
         self.statistics = statistics
         self.sealing = sealing
         self.signup = signup
