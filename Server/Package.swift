@@ -116,7 +116,6 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Mustache", package: "swift-mustache"),
             ],
             resources: [.copy("Resources/common-passwords.txt.gz"), .copy("Resources/templates"), .copy("Resources/languages")]
         ),
