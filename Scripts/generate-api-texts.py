@@ -25,7 +25,7 @@ MESSAGE_CALLS = {"DomainError", "Entry", "LoginStatisticsError"}
 MARKERS = [
     (re.compile(r"\bmessage:\s*"), "message"),
     (re.compile(r"\.invalidField\("), "second"),
-    (re.compile(r"\.(?:passwordRules|passcodeRules|invalid|tooMany|invalidIDToken)\("), "first"),
+    (re.compile(r"(?:\.|\b)(?:passwordRules|passcodeRules|invalid|tooMany|invalidIDToken)\("), "first"),
     (re.compile(r"\brules\.append\("), "first"),
     (re.compile(r":\s*LocalizableText\s*=\s*"), "first"),
     (re.compile(r"\bLocalizableText\("), "first"),

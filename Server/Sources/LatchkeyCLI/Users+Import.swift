@@ -28,7 +28,7 @@ extension Users {
             let progress = Progress(enabled: isatty(STDERR_FILENO) == 1)
             let report = try await StoreFactory.withStore(configuration.database, logger: logger, timeout: .seconds(300)) { store in
                 let importer = UserImporter(store: store, issuer: configuration.issuer,
-                                            templates: try MessageCatalog.load(overrides: configuration.courier.templates)) {
+                                            templates: try MessageCatalog.load(overrides: configuration.courier.templates, defaultLanguage: configuration.languages.default)) {
                     // Values need the pepper the servers use: on PostgreSQL it must exist; on
                     // SQLite it is created as the first `serve` would.
                     let pepper = try Pepper.load(settings: configuration.secrets,

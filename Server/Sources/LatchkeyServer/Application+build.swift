@@ -87,7 +87,8 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
     // nothing opened yet.
     let channel: any MessageChannel = try options.channel ?? makeChannel(configuration.courier, issuer: configuration.issuer.name, logger: logger)
     // The message templates too: one that does not parse or uses an unknown name stops the start.
-    let templates = try MessageCatalog.load(overrides: configuration.courier.templates)
+    let templates = try MessageCatalog.load(overrides: configuration.courier.templates,
+                                             defaultLanguage: configuration.languages.default)
     let store = try await StoreFactory.open(database, logger: logger,
                                             timeout: .milliseconds(configuration.databaseTimeoutMilliseconds))
     let storeService = StoreService(store: store, logger: logger, auditRetentionDays: configuration.audit.retentionDays,

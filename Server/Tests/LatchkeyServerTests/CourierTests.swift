@@ -99,6 +99,32 @@ actor Receiver {
         try await app.store.close()
     }
 
+    /// A channel that never answers (a relay that stalls after accepting the connection) is
+    /// given up on after `courier.attemptTimeoutSeconds`: the attempt counts as transient, the
+    /// message is due again after the backoff, and the pass does not hang.
+    @Test func anAttemptThatNeverEndsIsCutOffAndRetried() async throws {
+        struct Stalled: MessageChannel {
+            func deliver(_ message: OutgoingMessage) async throws { try await Task.sleep(for: .seconds(3600)) }
+        }
+        let clock = TestClock(start: Date(timeIntervalSince1970: 5_000_000))
+        var configuration = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase("sqlite"))
+        configuration.courier.attemptTimeoutSeconds = 1
+        let app = try await buildApplication(configuration, options: BuildOptions(
+            logger: TestEnvironment.logger, now: { clock.now }, pepper: TestEnvironment.pepper, channel: Stalled(), runCourier: false))
+        try await app.application.test(.router) { client in
+            let created = try await client.call(.post, "/v1/enrollment/users", body: registrationBody())
+            #expect(created.status == .created)
+        }
+        let started = ContinuousClock.now
+        #expect(try await app.courier.deliverDue() == 1)
+        #expect(ContinuousClock.now - started < .seconds(30), "the pass ends once the attempt's time is up")
+        let row = try #require(try await app.store.outboxMessages().first)
+        #expect(row.attempts == 1 && row.deliveredAt == nil && row.failedAt == nil, "transient: retried, not failed")
+        #expect(row.nextAttemptAt == clock.now.addingTimeInterval(1))
+        #expect(row.lastError?.contains("courier.attemptTimeoutSeconds") == true, "\(row.lastError ?? "")")
+        try await app.store.close()
+    }
+
     @Test func runningWorkerDeliversToTheFileChannel() async throws {
         let configuration = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase("sqlite"))
         let app = try await TestEnvironment.application(configuration, runCourier: true)

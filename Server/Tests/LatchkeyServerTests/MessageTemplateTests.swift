@@ -78,6 +78,18 @@ import Testing
         }
     }
 
+    /// An issuer whose default language is German writes German to a customer whose app names no
+    /// language the templates have, as its API and pages answer German then.
+    @Test func theIssuersDefaultLanguageWritesWhenTheCustomersHasNoTemplate() async throws {
+        try await withServer(configure: { $0.languages.default = "de" }) { app, client in
+            let created = try await client.call(.post, "/v1/enrollment/users", headers: headers("ja-JP"), body: registrationBody())
+            #expect(created.status == .created, "\(created.json)")
+            let verification = try await message(app, "email_verification")
+            #expect(verification.language == "de")
+            #expect(verification.subject == "Bestätigen Sie Ihre E-Mail-Adresse für Latchkey Wallet")
+        }
+    }
+
     @Test func aNameIsEscapedInHTMLAndPrintedAsItIsInText() async throws {
         try await withServer { app, client in
             let body = registrationBody { $0["firstName"] = "<script>x</script>" }

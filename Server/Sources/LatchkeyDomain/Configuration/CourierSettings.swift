@@ -33,7 +33,16 @@ public struct CourierSettings: Codable, Sendable, Equatable {
     public var templates: String?
     public var maxAttempts = 10
     public var pollIntervalMilliseconds = 500
+    /// The longest one delivery attempt may take, however the channel spends it (connecting, TLS,
+    /// the relay's or provider's answer); past it the attempt is cancelled and retried later.
+    public var attemptTimeoutSeconds = 120
     public init() {}
+
+    /// Room between the end of the last attempt a pass starts and the end of its lease.
+    package static let leaseMargin = Duration.seconds(30)
+
+    /// How long a pass holds the messages it claims: two attempts at their longest, and the margin.
+    public var leaseSeconds: Int { 2 * attemptTimeoutSeconds + Int(Self.leaseMargin.components.seconds) }
 
     /// The channel each kind of message goes through and the key its settings were read from.
     public func route(_ kind: OutgoingMessage.Channel) -> (key: String, settings: ChannelRoute) {
@@ -51,6 +60,9 @@ public struct CourierSettings: Codable, Sendable, Equatable {
     /// Checks that each kind's channel has what it needs.
     /// - Throws: `ConfigurationError` naming the first missing or bad setting.
     public func validate() throws {
+        if !(1...600).contains(attemptTimeoutSeconds) {
+            throw ConfigurationError(key: "courier.attemptTimeoutSeconds", message: "Must be between 1 and 600.")
+        }
         if [.smtp, .http].contains(channel) {
             throw ConfigurationError(key: "courier.channel",
                                      message: "smtp and http are set per kind of message: under courier.email or courier.sms.")

@@ -46,10 +46,23 @@ public struct CourierWorker: Service {
     }
 
     /// One pass over the due messages; answers how many it attempted.
+    ///
+    /// The pass leases what it claims for `settings.leaseSeconds`, and starts an attempt only while
+    /// the attempt, bounded by `attemptTimeoutSeconds`, ends within the lease, so another replica
+    /// never claims a message whose attempt is still under way: each attempt hands a message over
+    /// once. What the pass could not start waits for the lease to end and is claimed again.
     @discardableResult
     public func deliverDue(limit: Int = 20) async throws -> Int {
-        let due = try await store.claimMessages(now: now(), lease: 60, limit: limit)
+        let clock = ContinuousClock()
+        let claimed = clock.now
+        let lease = Duration.seconds(settings.leaseSeconds)
+        let attemptLimit = Duration.seconds(settings.attemptTimeoutSeconds)
+        let due = try await store.claimMessages(now: now(), lease: TimeInterval(settings.leaseSeconds), limit: limit)
+        var attempted = 0
         for row in due {
+            // The margin keeps the end of an attempt clear of the lease's end despite clock drift between replicas.
+            guard claimed.duration(to: clock.now) + attemptLimit + CourierSettings.leaseMargin <= lease else { break }
+            attempted += 1
             let attempts = row.attempts + 1
             guard let message = cipher.open(row) else {
                 try await store.markFailed(id: row.id, attempts: attempts, nextAttemptAt: now(),
@@ -57,7 +70,7 @@ public struct CourierWorker: Service {
                 continue
             }
             do {
-                try await channel.deliver(message)
+                try await attempt(message, limit: attemptLimit)
                 try await store.markDelivered(id: row.id, at: now())
             } catch {
                 let failure = error as? DeliveryFailure
@@ -69,6 +82,21 @@ public struct CourierWorker: Service {
                                                              "gave_up": "\(giveUp)", "error": "\(error)"])
             }
         }
-        return due.count
+        return attempted
+    }
+
+    /// One handover to the channel, cancelled and counted transient when it outlasts `limit`
+    /// (a relay or provider that stalls mid-answer).
+    private func attempt(_ message: OutgoingMessage, limit: Duration) async throws {
+        let channel = channel
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await channel.deliver(message) }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                throw DeliveryFailure(.transient, answer: "no answer within \(limit.components.seconds) s (courier.attemptTimeoutSeconds)")
+            }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
     }
 }

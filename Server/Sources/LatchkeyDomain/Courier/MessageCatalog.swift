@@ -22,11 +22,14 @@ public struct MessageCatalog: Sendable {
         var paths: [Part: String] = [:]
     }
 
-    /// The language every template has, and the one a message falls back to.
+    /// The language every template has.
     package static let fallbackLanguage = "en"
 
     /// Language → template name → compiled files.
     let templates: [String: [String: Compiled]]
+    /// The issuer's default language (`languages.default`): a message whose reader's languages
+    /// have no template is written in it when it has the template, else in English.
+    package var defaultLanguage = fallbackLanguage
 
     /// The languages that have at least one template, sorted.
     package var languages: [String] { templates.keys.sorted() }
@@ -39,12 +42,14 @@ public struct MessageCatalog: Sendable {
         package var html: String?
     }
 
-    /// Renders `template` in the best of `preference`'s languages that has it, else English.
+    /// Renders `template` in the best of `preference`'s languages that has it, else in the issuer's
+    /// default language when that has it, else English.
     /// `values` fill the template's values, `flags` the facts it chooses wording by.
     package func render(_ template: MessageTemplate, for preference: LanguagePreference, values: [String: String],
                         flags: Set<String> = []) -> Rendered {
         let available = Set(templates.compactMap { $0.value[template.name] == nil ? nil : $0.key })
-        let language = preference.best(of: available, fallback: Self.fallbackLanguage)
+        let language = preference.best(of: available,
+                                       fallback: available.contains(defaultLanguage) ? defaultLanguage : Self.fallbackLanguage)
         guard let compiled = templates[language]?[template.name] else {
             // The catalog is checked complete in English when it is built.
             preconditionFailure("no English template \(template.name)")
@@ -84,7 +89,7 @@ extension MessageCatalog {
     ///   that cannot be read, a directory that is no language tag or no template, a file that is no
     ///   part of its template, a template that does not parse or uses a name its message does not
     ///   provide, or a new language's email template without a subject or a text.
-    public static func load(overrides: String?) throws -> MessageCatalog {
+    public static func load(overrides: String?, defaultLanguage: String = "en") throws -> MessageCatalog {
         var sources = try read(builtInDirectory, root: nil)
         if let overrides {
             for (language, byTemplate) in try read(URL(fileURLWithPath: overrides, isDirectory: true), root: overrides) {
@@ -101,7 +106,7 @@ extension MessageCatalog {
         for template in MessageTemplate.all where templates[fallbackLanguage]?[template.name] == nil {
             throw ConfigurationError(key: "courier.templates", message: "The English template \(template.name) is missing.")
         }
-        return MessageCatalog(templates: templates)
+        return MessageCatalog(templates: templates, defaultLanguage: defaultLanguage)
     }
 
     /// A file's text and path.
