@@ -6,6 +6,7 @@ import LatchkeyDomain
 import LatchkeyServer
 import LatchkeyTestSupport
 import NIOCore
+import NIOHTTP1
 import Testing
 
 /// A provider's API as the `http` channel meets it: a real HTTP server on 127.0.0.1 that records
@@ -22,12 +23,17 @@ actor ProviderReceiver {
         var status: HTTPResponse.Status
         var headers: HTTPFields = [:]
         var body = ""
+        /// Seconds to stall after sending the head and the body's first bytes, before the rest.
+        var stallSeconds = 0
     }
 
     private var answers: [Answer]
     private(set) var requests: [Request] = []
 
     init(answers: [Answer]) { self.answers = answers }
+
+    /// Queues `answer` after those already queued.
+    func queue(_ answer: Answer) { answers.append(answer) }
 
     func receive(_ request: Request) -> Answer {
         requests.append(request)
@@ -42,7 +48,15 @@ actor ProviderReceiver {
             router.on("/provider", method: method) { request, _ -> Response in
                 let data = try await request.body.collect(upTo: 1 << 20)
                 let answer = await receiver.receive(Request(method: request.method.rawValue, headers: request.headers, body: Data(buffer: data)))
-                return Response(status: answer.status, headers: answer.headers, body: .init(byteBuffer: ByteBuffer(string: answer.body)))
+                guard answer.stallSeconds > 0 else {
+                    return Response(status: answer.status, headers: answer.headers, body: .init(byteBuffer: ByteBuffer(string: answer.body)))
+                }
+                return Response(status: answer.status, headers: answer.headers, body: ResponseBody { (writer: inout any ResponseBodyWriter) in
+                    try await writer.write(ByteBuffer(string: "{"))
+                    try? await Task.sleep(for: .seconds(answer.stallSeconds))
+                    try await writer.write(ByteBuffer(string: answer.body))
+                    try await writer.finish(nil)
+                })
             }
         }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
@@ -221,6 +235,87 @@ actor ProviderReceiver {
         }
     }
 
+    /// A provider that redirects elsewhere gets nothing followed: the channel makes no request to
+    /// the redirect's target (which would receive the secret header and the body), and the
+    /// message fails once with the 3xx recorded.
+    @Test func aRedirectIsNotFollowedAndFailsTheMessage() async throws {
+        try await ProviderReceiver.with { elsewhere, target in
+            let redirect = ProviderReceiver.Answer(status: .temporaryRedirect, headers: [.location: elsewhere])
+            try await ProviderReceiver.with(answers: [redirect]) { url, receiver in
+                let email = try Self.emailExample(url: url, token: "pm-secret-token")
+                try await withServer(configure: { $0.courier.email = email }) { app, client in
+                    #expect(try await client.call(.post, "/v1/enrollment/users", body: registrationBody()).status == .created)
+                    #expect(try await app.courier.deliverDue() == 1)
+                    #expect(await receiver.requests.count == 1)
+                    #expect(await target.requests.isEmpty, "the redirect's target received the token and the body")
+                    let row = try #require(try await app.store.outboxMessages().first)
+                    #expect(row.failedAt != nil && row.deliveredAt == nil && row.attempts == 1, "\(row.lastError ?? "")")
+                    #expect(row.lastError?.contains("HTTP 307 Temporary Redirect") == true, "\(row.lastError ?? "")")
+                }
+            }
+        }
+    }
+
+    /// A refusal that echoes the message (as Twilio echoes `To` and some providers the body) is
+    /// recorded with the message's values replaced, in every encoding the echo may use: the code
+    /// and link never reach the outbox row or the admin API.
+    @Test func aRefusalEchoingTheMessageIsRecordedWithoutIt() async throws {
+        try await ProviderReceiver.with { url, receiver in
+            let email = try Self.emailExample(url: url, token: "t")
+            try await withServer(configure: { $0.courier.email = email }) { app, client in
+                #expect(try await client.call(.post, "/v1/enrollment/users", body: registrationBody()).status == .created)
+                let pending = try #require(try await app.store.outboxMessages().first)
+                let message = try #require(app.cipher.open(pending))
+                let link = try #require(message.data["link"])
+                let token = try #require(URLComponents(string: link)?.queryItems?.compactMap(\.value).max { $0.count < $1.count })
+                #expect(token.count >= 16, "\(link)")
+                let escaped = link.replacingOccurrences(of: "/", with: "\\/")
+                let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+                let encoded = try #require(link.addingPercentEncoding(withAllowedCharacters: unreserved))
+                await receiver.queue(.init(status: .badRequest, body: #"{"link":""# + link + #"","escaped":""# + escaped
+                                           + #"","encoded":""# + encoded + #"","to":""# + message.to + "\"}"))
+                #expect(try await app.courier.deliverDue() == 1)
+                let row = try #require(try await app.store.outboxMessages().first)
+                #expect(row.failedAt != nil, "\(row.lastError ?? "")")
+                let recorded = try #require(row.lastError)
+                #expect(recorded.contains("HTTP 400") && recorded.contains("[redacted]"), "\(recorded)")
+                for secret in [token, link, escaped, encoded, message.to] {
+                    #expect(!recorded.contains(secret), "\(recorded)")
+                }
+            }
+        }
+    }
+
+    /// A provider that sends its answer's head and then stalls holds the attempt no longer than
+    /// `timeoutSeconds`: the attempt is a transient failure, tried again later.
+    @Test func aStalledAnswerEndsTheAttemptWithinTheTimeout() async throws {
+        try await ProviderReceiver.with(answers: [.init(status: .ok, body: "}", stallSeconds: 6)]) { url, receiver in
+            var email = try Self.emailExample(url: url, token: "t")
+            email.http?.timeoutSeconds = 1
+            try await withServer(configure: { $0.courier.email = email }) { app, client in
+                #expect(try await client.call(.post, "/v1/enrollment/users", body: registrationBody()).status == .created)
+                let started = ContinuousClock.now
+                #expect(try await app.courier.deliverDue() == 1)
+                #expect(ContinuousClock.now - started < .seconds(4))
+                let row = try #require(try await app.store.outboxMessages().first)
+                #expect(row.deliveredAt == nil && row.failedAt == nil && row.attempts == 1, "\(row.lastError ?? "")")
+                #expect(row.lastError?.contains("No complete answer within 1 seconds") == true, "\(row.lastError ?? "")")
+                #expect(await receiver.requests.count == 1)
+            }
+        }
+    }
+
+    /// 408 and 425 are worth retrying like 429 and 5xx; a 3xx or another 4xx is final.
+    @Test func whichStatusesAreRetried() {
+        func kind(_ status: HTTPResponseStatus) -> DeliveryFailure.Kind? {
+            HTTPProviderChannel.failure(status: status, headers: [:], body: ByteBuffer(), now: Date())?.kind
+        }
+        #expect(kind(.ok) == nil && kind(.accepted) == nil)
+        #expect(kind(.requestTimeout) == .transient && kind(.init(statusCode: 425)) == .transient)
+        #expect(kind(.tooManyRequests) == .transient && kind(.badGateway) == .transient)
+        #expect(kind(.temporaryRedirect) == .permanent && kind(.badRequest) == .permanent && kind(.unauthorized) == .permanent)
+    }
+
     /// A secret that cannot be read stops the start, naming the setting; the error holds no secret.
     @Test func aMissingSecretStopsTheStart() async throws {
         var email = try #require(try Self.example("email-json.yaml").email)
@@ -247,6 +342,9 @@ actor ProviderReceiver {
         (#"{ url: "https://provider.example/" }"#, "courier.sms.http.body"),
         (#"{ url: "https://provider.example/", format: form, body: "To={{#to}}" }"#, "courier.sms.http.body"),
         (#"{ url: "https://provider.example/", body: '{"to": {{to}}}' }"#, "courier.sms.http.body"),
+        (#"{ url: "https://provider.example/", body: '{"code": {{code}}}' }"#, "courier.sms.http.body"),
+        (#"{ url: "http://provider.example/", body: '{}' }"#, "courier.sms.http.url"),
+        (#"{ url: "http://10.0.0.7/", body: '{}' }"#, "courier.sms.http.url"),
         (#"{ url: "https://provider.example/", body: '{}', bodies: [{ template: otp, body: '{"a": "{{a}"}' }] }"#,
          "courier.sms.http.bodies[0].body"),
         (#"{ url: "https://provider.example/", body: '{}', headers: [{ name: X-Key, value: v, secret: { env: K } }] }"#,
@@ -285,6 +383,8 @@ actor ProviderReceiver {
         #expect(HTTPProviderChannel.retryAfter("120", now: now) == 120)
         #expect(HTTPProviderChannel.retryAfter("Wed, 21 Oct 2015 07:30:00 GMT", now: now) == 120)
         #expect(HTTPProviderChannel.retryAfter("Wed, 21 Oct 2015 07:00:00 GMT", now: now) == 0)
+        #expect(HTTPProviderChannel.retryAfter("Wed, 21 Oct 2025 07:28:00 GMT", now: now) == HTTPProviderChannel.longestRetryAfter)
+        #expect(HTTPProviderChannel.retryAfter("99999999", now: now) == HTTPProviderChannel.longestRetryAfter)
         #expect(HTTPProviderChannel.retryAfter("soon", now: now) == nil)
         #expect(HTTPProviderChannel.retryAfter("-5", now: now) == nil)
     }

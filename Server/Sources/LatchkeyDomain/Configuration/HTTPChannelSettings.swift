@@ -57,7 +57,8 @@ public struct HTTPChannelSettings: Codable, Sendable, Equatable {
 
     /// `POST` (the default), `PUT` or `PATCH`.
     public var method = "POST"
-    /// The provider's endpoint, http(s).
+    /// The provider's endpoint: https, or plain http only to a loopback address (a local relay
+    /// or sidecar on the same machine), since the request carries tokens, codes and links.
     public var url = ""
     /// The body's encoding: `json` (the default) or `form`.
     public var format = Format.json
@@ -101,13 +102,17 @@ public struct HTTPChannelSettings: Codable, Sendable, Equatable {
 
     /// Checks that a request can be made from these settings; `key` is where they were read
     /// (`courier.sms.http`). Secrets are not read here: the channel reads them when it is built.
-    /// - Throws: `ConfigurationError` naming the first bad setting: a URL that is not http(s), a
+    /// - Throws: `ConfigurationError` naming the first bad setting: a URL that is not https (or
+    ///   http to a loopback address), a
     ///   method without a body, no body, a body template that does not parse or (JSON) does not
     ///   render to JSON, a header without exactly one of `value` and `secret`, basic
     ///   authentication without both parts, a timeout outside 1…300 seconds.
     public func validate(key: String) throws {
         guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased()), parsed.host?.isEmpty == false else {
             throw ConfigurationError(key: "\(key).url", message: "The http channel needs the provider's http(s) URL.")
+        }
+        guard parsed.scheme?.lowercased() == "https" || usesLoopbackHTTP else {
+            throw ConfigurationError(key: "\(key).url", message: "The provider's URL must be https: the request carries secrets (plain http only to a loopback address).")
         }
         guard Self.methods.contains(method) else {
             throw ConfigurationError(key: "\(key).method", message: "Must be one of \(Self.methods.sorted().joined(separator: ", ")).")
@@ -142,6 +147,13 @@ public struct HTTPChannelSettings: Codable, Sendable, Equatable {
         guard (1...300).contains(timeoutSeconds) else {
             throw ConfigurationError(key: "\(key).timeoutSeconds", message: "Must be between 1 and 300 seconds.")
         }
+    }
+
+    /// Whether `url` is plain http to this machine (`localhost`, 127.0.0.0/8, `::1`): allowed,
+    /// with a warning at start, for a relay or sidecar that forwards over TLS itself.
+    public var usesLoopbackHTTP: Bool {
+        guard let parsed = URL(string: url), parsed.scheme?.lowercased() == "http", let host = parsed.host?.lowercased() else { return false }
+        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
     /// RFC 9110's `tchar`, the characters of a header name.

@@ -45,9 +45,12 @@ extension HTTPProviderChannel {
                 throw ConfigurationError(key: key, message: "The body template does not parse (line \(error.context.lineNumber): \(error.error)).")
             }
             guard format == .json else { return }
-            let sample = OutgoingMessage(id: "sample", channel: .email, to: "a\"b@example.com", template: "sample",
-                                         subject: "Sample \"subject\" & more", body: "Line one\nLine two \\ ü",
-                                         html: "<p>\"Sample\"</p>", language: "en", data: ["code": "123456", "link": "https://example.com/?a=1&b=2"])
+            // Every sample value holds a quote, so a {{value}} outside a JSON string's quotes cannot
+            // render to JSON whatever it is: a real code with a leading zero (012345) would
+            // otherwise pass as a number here and fail at the provider.
+            let sample = OutgoingMessage(id: "sample\"id", channel: .email, to: "a\"b@example.com", template: "sample\"template",
+                                         subject: "Sample \"subject\" & more", body: "Line one\nLine two \\ ü \"",
+                                         html: "<p>\"Sample\"</p>", language: "en\"", data: ["code": "0123\"45", "link": "https://example.com/?a=1&b=\"2"])
             let rendered = body.render(values(of: sample, issuer: "Sample \"Issuer\""))
             guard (try? JSONSerialization.jsonObject(with: Data(rendered.utf8), options: [.fragmentsAllowed])) != nil else {
                 throw ConfigurationError(key: key, message: "The body template does not render to JSON: put each {{value}} inside a JSON string's quotes.")

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
@@ -9,10 +10,12 @@ import NIOHTTP1
 /// message's template. `Idempotency-Key` carries the message's id, so a provider that honours it
 /// drops a repeat after a lost answer.
 ///
-/// The answer decides what the courier does: a 2xx is delivered; a 429 or 5xx is transient and
-/// tried again, after the provider's `Retry-After` when it gave one; any other status is a final
-/// refusal, recorded with the status and the start of the provider's answer. A network error or
-/// a timeout is transient.
+/// The answer decides what the courier does: a 2xx is delivered; a 408, 425, 429 or 5xx is
+/// transient and tried again, after the provider's `Retry-After` when it gave one; any other
+/// status, a 3xx included (redirects are never followed: the target would receive the secret
+/// headers and the body), is a final refusal, recorded with the status and the start of the
+/// provider's answer with the message's values replaced. A network error or a request that does
+/// not end, its answer read, within `timeoutSeconds` is transient.
 public struct HTTPProviderChannel: MessageChannel {
     package let settings: HTTPChannelSettings
     /// The headers of every request, secrets read, `Authorization` included.
@@ -28,12 +31,16 @@ public struct HTTPProviderChannel: MessageChannel {
     package static let answerPrefixBytes = 200
 
     /// A channel for `settings` (read at `key`, `courier.sms.http`); `issuer` is the `{{issuer}}`
-    /// of the body templates.
+    /// of the body templates. A plain-http loopback URL is warned about on `logger`.
     /// - Throws: `ConfigurationError` naming the setting when the settings are invalid or a secret
     ///   (a header's, the basic authentication's password) cannot be read.
-    public init(settings: HTTPChannelSettings, key: String, issuer: String, client: HTTPClient = .shared,
-                environment: [String: String] = ProcessInfo.processInfo.environment, now: @escaping @Sendable () -> Date = Date.init) throws {
+    public init(settings: HTTPChannelSettings, key: String, issuer: String, client: HTTPClient = HTTPProviderChannel.sharedClient,
+                environment: [String: String] = ProcessInfo.processInfo.environment, now: @escaping @Sendable () -> Date = Date.init,
+                logger: Logger = Logger(label: "latchkey.courier")) throws {
         try settings.validate(key: key)
+        if settings.usesLoopbackHTTP {
+            logger.warning("\(key).url is plain http (\(settings.url)): tokens, codes and links cross it unencrypted. Use https unless a local relay encrypts them onward.")
+        }
         var headers = HTTPHeaders()
         for (index, header) in settings.headers.enumerated() {
             let value = try header.secret?.read(key: "\(key).headers[\(index)].secret", environment: environment) ?? header.value ?? ""
@@ -70,34 +77,40 @@ public struct HTTPProviderChannel: MessageChannel {
         request.headers.replaceOrAdd(name: "Idempotency-Key", value: message.id)
         let template = bodies[message.template] ?? body
         request.body = .bytes(ByteBuffer(string: template.render(Body.values(of: message, issuer: issuer))))
-        let response = try await client.execute(request, timeout: .seconds(Int64(settings.timeoutSeconds)))
-        let answer = (try? await response.body.collect(upTo: 64 * 1024)) ?? ByteBuffer()
-        if let failure = Self.failure(status: response.status, headers: response.headers, body: answer, now: now()) {
+        let (response, answer) = try await Self.exchange(request, client: client, timeoutSeconds: settings.timeoutSeconds)
+        if let failure = Self.failure(status: response.status, headers: response.headers, body: answer, now: now(),
+                                      redacting: Self.redactions(of: message)) {
             throw failure
         }
     }
 
-    /// What an answer means for the courier: nil for a 2xx, else the failure to record.
-    package static func failure(status: HTTPResponseStatus, headers: HTTPHeaders, body: ByteBuffer, now: Date) -> DeliveryFailure? {
+    /// What an answer means for the courier: nil for a 2xx, else the failure to record, its
+    /// excerpt of the body with every form of the `redacting` values replaced first.
+    package static func failure(status: HTTPResponseStatus, headers: HTTPHeaders, body: ByteBuffer, now: Date,
+                                redacting values: [String] = []) -> DeliveryFailure? {
         let code = Int(status.code)
         guard !(200..<300).contains(code) else { return nil }
-        let prefix = String(decoding: body.getBytes(at: body.readerIndex, length: min(body.readableBytes, answerPrefixBytes)) ?? [], as: UTF8.self)
-            .split(whereSeparator: \.isNewline).joined(separator: " ")
-        let answer = "HTTP \(code) \(status.reasonPhrase)" + (prefix.isEmpty ? "" : ": \(prefix)")
-        guard code == 429 || code >= 500 else { return DeliveryFailure(.permanent, answer: answer) }
+        let prefix = String(decoding: Array(redact(String(buffer: body), values).utf8.prefix(answerPrefixBytes)), as: UTF8.self)
+        let excerpt = prefix.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let answer = "HTTP \(code) \(status.reasonPhrase)" + (excerpt.isEmpty ? "" : ": \(excerpt)")
+        guard [408, 425, 429].contains(code) || code >= 500 else { return DeliveryFailure(.permanent, answer: answer) }
         return DeliveryFailure(.transient, answer: answer, retryAfter: headers.first(name: "Retry-After").flatMap { retryAfter($0, now: now) })
     }
 
+    /// The longest wait a `Retry-After` asks for that is believed.
+    package static let longestRetryAfter: TimeInterval = 86_400
+
     /// Seconds to wait from `now` by a `Retry-After` value (RFC 9110 §10.2.3): a number of
-    /// seconds or an HTTP-date; nil when it is neither. A date in the past is no wait.
+    /// seconds or an HTTP-date, at most `longestRetryAfter`; nil when it is neither. A date in
+    /// the past is no wait.
     package static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
         let value = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = UInt(value) { return TimeInterval(min(seconds, 86_400)) }
+        if let seconds = UInt(value) { return TimeInterval(min(seconds, UInt(longestRetryAfter))) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         guard let date = formatter.date(from: value) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        return min(longestRetryAfter, max(0, date.timeIntervalSince(now)))
     }
 }

@@ -38,7 +38,8 @@ public actor FileChannel: MessageChannel {
     }
 }
 
-/// POSTs each message as JSON to an issuer's endpoint; any non-2xx answer is retried. The
+/// POSTs each message as JSON to an issuer's endpoint; any non-2xx answer, and one not read
+/// whole within 10 seconds, is retried. The
 /// `Idempotency-Key` header (the message id) lets the receiver drop repeats.
 public struct WebhookChannel: MessageChannel {
     package let url: String
@@ -60,8 +61,7 @@ public struct WebhookChannel: MessageChannel {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Idempotency-Key", value: message.id)
         request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(message)))
-        let response = try await client.execute(request, timeout: .seconds(10))
-        _ = try? await response.body.collect(upTo: 64 * 1024)
+        let (response, _) = try await HTTPProviderChannel.exchange(request, client: client, timeoutSeconds: 10)
         guard (200..<300).contains(response.status.code) else { throw DeliveryError(status: response.status.code) }
     }
 }
