@@ -112,3 +112,75 @@ import Testing
         #expect(relay.messages.count == 1)
     }
 }
+
+/// What the relay says unasked: replies slipped in before TLS by someone in between, or arriving on
+/// an idle connection, never answer a later command; the connection is discarded instead.
+extension SMTPChannelTests {
+    @Test func startTLSUpgradesThePlainConnectionBeforeTheMessage() async throws {
+        let relay = try await SMTPTestRelay.start(startTLS: "")
+        defer { Task { await relay.stop() } }
+        let channel = try Self.channel(relay, relay.settings(idleSeconds: 0))
+        try await channel.deliver(Self.message())
+        #expect(Array(relay.transcript[0].prefix(4)) == ["EHLO wallet.example", "STARTTLS", "EHLO wallet.example", "MAIL FROM:<no-reply@wallet.example>"])
+        #expect(relay.messages.count == 1)
+    }
+
+    @Test func repliesInjectedBeforeTLSNeverAnswerTheCommandsAfterIt() async throws {
+        // A man in the middle of the plaintext leg answers, ahead of time, every command the client
+        // will send once TLS is up, so that a message the relay refuses would look delivered.
+        let relay = try await SMTPTestRelay.start(
+            startTLS: "250-relay.test\r\n250 AUTH PLAIN\r\n250 2.1.0 ok\r\n250 2.1.5 ok\r\n354 go ahead\r\n250 2.0.0 queued")
+        defer { Task { await relay.stop() } }
+        relay.queue("RCPT", "550 5.1.1 Recipient address rejected")
+        relay.queue("RCPT", "550 5.1.1 Recipient address rejected")
+        let channel = try Self.channel(relay, relay.settings())
+        for _ in 1...2 {
+            await #expect(throws: (any Error).self, "the message is not reported delivered") {
+                try await channel.deliver(Self.message())
+            }
+        }
+        await channel.close()
+        #expect(relay.transcript.count == 2, "the connection is never reused")
+        #expect(relay.transcript.allSatisfy { !$0.contains("MAIL FROM:<no-reply@wallet.example>") })
+        #expect(relay.messages.isEmpty)
+    }
+
+    @Test func aReplyOnAnIdleConnectionDiscardsIt() async throws {
+        let relay = try await SMTPTestRelay.start()
+        defer { Task { await relay.stop() } }
+        let channel = try Self.channel(relay, relay.settings())
+        try await channel.deliver(Self.message())
+        await relay.announce("250 2.0.0 ok")
+        try await Task.sleep(for: .milliseconds(200))
+        try await channel.deliver(Self.message())
+        await channel.close()
+        #expect(relay.transcript.count == 2, "the connection that spoke unasked was replaced")
+        #expect(relay.transcript[0].last == "DATA" && relay.transcript[1].first == "EHLO wallet.example")
+        #expect(relay.messages.count == 2)
+    }
+
+    @Test func aRefusedSenderIsTransientWhileARefusedRecipientOrDataIsPermanent() async throws {
+        let relay = try await SMTPTestRelay.start()
+        defer { Task { await relay.stop() } }
+        let channel = try Self.channel(relay, relay.settings())
+        // 530/550/553/554 to MAIL FROM are about the sender settings (auth required, relay denied):
+        // the message waits for the operator, as with a refused login.
+        for refusal in ["530 5.7.0 Authentication required", "553 5.7.1 Sender address rejected: not owned by user"] {
+            relay.queue("MAIL", refusal)
+            await #expect(throws: DeliveryFailure(.transient, answer: "MAIL FROM: \(refusal)")) {
+                try await channel.deliver(Self.message())
+            }
+        }
+        relay.queue("DATA", "554 5.5.1 No valid recipients")
+        await #expect(throws: DeliveryFailure(.permanent, answer: "554 5.5.1 No valid recipients")) {
+            try await channel.deliver(Self.message())
+        }
+        relay.queue("END", "554 5.7.1 Message rejected as spam")
+        await #expect(throws: DeliveryFailure(.permanent, answer: "554 5.7.1 Message rejected as spam")) {
+            try await channel.deliver(Self.message())
+        }
+        try await channel.deliver(Self.message())
+        await channel.close()
+        #expect(relay.transcript.count == 1)
+    }
+}

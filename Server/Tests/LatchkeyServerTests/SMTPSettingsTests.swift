@@ -42,6 +42,12 @@ import Testing
          "courier.email.smtp.insecureSkipVerification"),
         ("{ host: smtp.example.com, from: { address: a@b.example }, idleSeconds: -1 }", "courier.email.smtp.idleSeconds"),
         ("{ host: smtp.example.com, from: { address: a@b.example }, commandTimeoutSeconds: 0 }", "courier.email.smtp.commandTimeoutSeconds"),
+        // A huge timeout would overflow the nanoseconds a TimeAmount holds: each is bounded.
+        ("{ host: smtp.example.com, from: { address: a@b.example }, connectTimeoutSeconds: 9223372036854775807 }",
+         "courier.email.smtp.connectTimeoutSeconds"),
+        ("{ host: smtp.example.com, from: { address: a@b.example }, commandTimeoutSeconds: 601 }", "courier.email.smtp.commandTimeoutSeconds"),
+        ("{ host: smtp.example.com, from: { address: a@b.example }, dataTimeoutSeconds: 100000000000 }", "courier.email.smtp.dataTimeoutSeconds"),
+        ("{ host: smtp.example.com, from: { address: a@b.example }, idleSeconds: 3601 }", "courier.email.smtp.idleSeconds"),
         ("{ host: smtp.example.com, from: { address: a@b.example }, heloName: \"my host\" }", "courier.email.smtp.heloName"),
         ("{ host: smtp.example.com, from: { address: a@b.example }, pasword: { env: P } }", "courier.email.smtp.pasword"),
         ("null", "courier.email.smtp"),

@@ -7,7 +7,8 @@ import NIOSSL
 import X509
 
 /// A scripted mail relay for the smtp channel's tests: TLS from the first byte on a self-signed
-/// certificate, EHLO offering AUTH PLAIN and LOGIN, 250 to everything else unless a reply is
+/// certificate (or, started with `startTLS`, plaintext until STARTTLS, whose 220 can carry injected
+/// bytes as a man in the middle would send them before TLS begins), EHLO offering AUTH PLAIN and LOGIN, 250 to everything else unless a reply is
 /// queued for a command (`queue("RCPT", "550 …")`; `END` is the end of a message's data). It keeps
 /// every line it receives per connection and each message's data as DATA delivers it (dot-stuffing
 /// undone), and can drop its connections.
@@ -18,6 +19,8 @@ final class SMTPTestRelay: @unchecked Sendable {
     private var channels: [any Channel] = []
     private var received: [String] = []
     private var server: (any Channel)?
+    private var tls: NIOSSLContext?
+    private var injected: String?
 
     var port: Int { server?.localAddress?.port ?? 0 }
     /// Each connection's lines, in the order the connections were opened.
@@ -25,8 +28,11 @@ final class SMTPTestRelay: @unchecked Sendable {
     /// Each message's data as the relay stored it.
     var messages: [String] { lock.withLock { received } }
 
-    static func start() async throws -> SMTPTestRelay {
+    /// - Parameter startTLS: plaintext until STARTTLS; the 220 to it is followed, in the same
+    ///   write, by `startTLS`'s text (nothing when it is empty).
+    static func start(startTLS: String? = nil) async throws -> SMTPTestRelay {
         let relay = SMTPTestRelay()
+        relay.injected = startTLS
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName { CommonName("localhost") }
         let certificate = try Certificate(
@@ -36,11 +42,12 @@ final class SMTPTestRelay: @unchecked Sendable {
         let tls = try NIOSSLContext(configuration: .makeServerConfiguration(
             certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(try certificate.serializeAsPEM().pemString.utf8), format: .pem))],
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem))))
+        relay.tls = tls
         relay.server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let index = relay.opened(channel)
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+                    if startTLS == nil { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.addHandler(Session(relay: relay, connection: index))
                 }
             }
@@ -53,7 +60,7 @@ final class SMTPTestRelay: @unchecked Sendable {
         var settings = SMTPSettings()
         settings.host = "localhost"
         settings.port = port
-        settings.security = .tls
+        settings.security = injected == nil ? .tls : .starttls
         settings.insecureSkipVerification = true
         settings.from = .init(address: "no-reply@wallet.example", name: "Wallet")
         settings.idleSeconds = idleSeconds
@@ -67,6 +74,11 @@ final class SMTPTestRelay: @unchecked Sendable {
     /// Closes every connection, as a relay ending idle sessions does.
     func dropConnections() async {
         for channel in lock.withLock({ channels }) { try? await channel.close().get() }
+    }
+
+    /// Writes `text` (and CRLF) on every connection unasked, as a relay (or someone in between) might.
+    func announce(_ text: String) async {
+        for channel in lock.withLock({ channels }) { try? await channel.writeAndFlush(ByteBuffer(string: text + "\r\n")).get() }
     }
 
     func stop() async { try? await server?.close().get() }
@@ -93,6 +105,7 @@ final class SMTPTestRelay: @unchecked Sendable {
         let connection: Int
         var pending = ""
         var data: [String]?
+        var secured = false
 
         init(relay: SMTPTestRelay, connection: Int) {
             self.relay = relay
@@ -128,6 +141,13 @@ final class SMTPTestRelay: @unchecked Sendable {
             relay.record(line, connection: connection)
             let command = line.prefix { $0 != " " && $0 != ":" }.uppercased()
             switch command {
+            case "EHLO" where relay.injected != nil && !secured:
+                send("250-relay.test\r\n250 STARTTLS", context)
+            case "STARTTLS":
+                // The 220 and whatever a man in the middle adds go out in the clear, then TLS begins.
+                send("220 2.0.0 ready to start TLS" + (relay.injected.map { $0.isEmpty ? "" : "\r\n" + $0 } ?? ""), context)
+                secured = true
+                if let tls = relay.tls { try? context.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls), position: .first) }
             case "EHLO": send("250-relay.test\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME", context)
             case "AUTH": send(relay.reply(to: "AUTH", otherwise: "235 2.7.0 accepted"), context)
             case "QUIT":

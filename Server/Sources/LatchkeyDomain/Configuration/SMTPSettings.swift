@@ -55,11 +55,13 @@ public struct SMTPSettings: Codable, Sendable, Equatable {
     /// How long an idle connection is kept for the next message (RSET between messages); 0 closes
     /// the connection after each message.
     public var idleSeconds = 30
-    /// Connecting, TLS handshake included.
+    /// The TCP connection.
     public var connectTimeoutSeconds = 10
-    /// The greeting and each command's reply.
+    /// The greeting, and each command: its line written and the relay's reply, each on its own.
+    /// A TLS handshake is part of the step it precedes: the greeting's with `tls`, the second
+    /// EHLO's (its line goes out once TLS is up) after STARTTLS.
     public var commandTimeoutSeconds = 30
-    /// Sending the message's data and the relay's reply to its end.
+    /// The message's data written and the relay's reply to its end, together.
     public var dataTimeoutSeconds = 120
 
     public init() {}
@@ -120,11 +122,15 @@ public struct SMTPSettings: Codable, Sendable, Equatable {
                     "username and password go together.")
         try require(auth == .auto || username != nil, "username", "auth: \(auth.rawValue) needs a username and a password.")
         try require(!(username ?? "").contains(where: \.isNewline), "username", "Must be one line.")
-        try require(idleSeconds >= 0, "idleSeconds", "Must be 0 (no reuse) or more.")
-        try require(connectTimeoutSeconds >= 1, "connectTimeoutSeconds", "Must be at least 1.")
-        try require(commandTimeoutSeconds >= 1, "commandTimeoutSeconds", "Must be at least 1.")
-        try require(dataTimeoutSeconds >= 1, "dataTimeoutSeconds", "Must be at least 1.")
+        try require((0...3600).contains(idleSeconds), "idleSeconds", "Must be 0 (no reuse) to 3600.")
+        try require(Self.timeoutRange.contains(connectTimeoutSeconds), "connectTimeoutSeconds", "Must be 1 to 600.")
+        try require(Self.timeoutRange.contains(commandTimeoutSeconds), "commandTimeoutSeconds", "Must be 1 to 600.")
+        try require(Self.timeoutRange.contains(dataTimeoutSeconds), "dataTimeoutSeconds", "Must be 1 to 600.")
     }
+
+    /// The seconds a timeout may be: at least one, and short enough that a step that hangs is
+    /// noticed (and far below what a `TimeAmount` holds).
+    static let timeoutRange = 1...600
 
     /// Whether `text` is an address the client sends as is: `local@domain`, printable ASCII
     /// without spaces, angle brackets or line breaks (the client does not speak SMTPUTF8).

@@ -70,11 +70,13 @@ public enum MIMEEncoding {
     }
 
     /// The message as the DATA command carries it: a line that starts with `.` gets another
-    /// (the relay removes it), and the end-of-data line (`.`) follows.
+    /// (the relay removes it), and the end-of-data line (`.`) follows. The line break that ends
+    /// the message's last line is the one before the `.`, so a message that already ends in one
+    /// gains no empty line.
     public static func dotStuffed(_ message: String) -> String {
-        var stuffed = lines(of: message).map { $0.hasPrefix(".") ? "." + $0 : $0 }.joined(separator: "\r\n")
-        stuffed += "\r\n.\r\n"
-        return stuffed
+        var lines = lines(of: message)
+        if lines.count > 1, lines.last == "" { lines.removeLast() }
+        return lines.map { $0.hasPrefix(".") ? "." + $0 : $0 }.joined(separator: "\r\n") + "\r\n.\r\n"
     }
 
     /// The lines of `text`, split at CRLF, LF or CR.

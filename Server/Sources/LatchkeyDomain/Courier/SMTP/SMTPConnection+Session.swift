@@ -24,7 +24,8 @@ struct SMTPSessionSettings: Sendable {
 /// A refusal while the session opens (greeting, EHLO, STARTTLS, AUTH) says nothing about the
 /// message, so it is transient even when the relay answers 5xx: the message waits for the
 /// operator to fix the relay's settings (as Postfix's `smtp_sasl_auth_soft_bounce` does). A
-/// refusal of the message itself (MAIL, RCPT, DATA) is permanent on 5xx and transient on 4xx.
+/// refusal of the sender (MAIL FROM) is too: it is about the settings, not the message. A refusal
+/// of the message itself (RCPT, DATA, its end) is permanent on 5xx and transient on 4xx.
 extension SMTPConnection {
     /// Connects and opens a session ready for `MAIL`.
     /// - Throws: `DeliveryFailure(.transient)` with the relay's refusal, `SMTPError`, or the
@@ -89,11 +90,16 @@ extension SMTPConnection {
     /// - Throws: `DeliveryFailure`, permanent for the relay's 5xx and transient for its 4xx; or
     ///   why the connection failed.
     func transmit(from sender: String, to recipient: String, data: String) async throws {
-        try Self.message(await command("MAIL FROM:<\(sender)>"), 250)
+        // A refused sender (auth required, relay denied, sender not allowed) is about the relay's
+        // settings, not this message: transient, like a refused login.
+        try Self.setup(await command("MAIL FROM:<\(sender)>"), 250, "MAIL FROM")
         try Self.message(await command("RCPT TO:<\(recipient)>"), 250, 251)
         try Self.message(await command("DATA"), 354)
-        try await write(data)
-        try Self.message(await reply(step: "the end of the data", timeout: endpoint.dataTimeout), 250)
+        // The data's write and the relay's answer to its end share one dataTimeout.
+        let deadline = NIODeadline.now() + endpoint.dataTimeout
+        try await send(data, step: "the message's data", timeout: endpoint.dataTimeout)
+        let left = max(deadline - .now(), .milliseconds(1))
+        try Self.message(await reply(step: "the end of the data", timeout: left), 250)
     }
 
     /// Clears the envelope for the next message on this connection.
@@ -104,8 +110,7 @@ extension SMTPConnection {
     /// Says goodbye (not waiting long for the answer) and closes.
     func quit() async {
         if isActive {
-            try? await write("QUIT\r\n")
-            _ = try? await reply(step: "QUIT", timeout: .seconds(2))
+            _ = try? await command("QUIT", timeout: .seconds(2))
         }
         await close()
     }

@@ -20,7 +20,9 @@ struct SMTPConnection: Sendable {
 
     let endpoint: Endpoint
 
-    /// Connects to the relay, with TLS from the first byte when `tls` is given.
+    /// Connects to the relay, with TLS from the first byte when `tls` is given. The TCP connection
+    /// takes at most `endpoint.connectTimeout`; the TLS handshake is part of the greeting's wait
+    /// (the greeting comes through TLS), so `commandTimeout` bounds it.
     /// - Throws: the connection's error (refused, unreachable, timed out).
     static func connect(to endpoint: Endpoint, tls: NIOSSLContext?,
                         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> SMTPConnection {
@@ -68,27 +70,45 @@ struct SMTPConnection: Sendable {
 
     /// Sends one command line and answers the relay's reply. `step` names the command in errors,
     /// so a credential sent in a line is never quoted.
-    func command(_ line: String, step: String? = nil) async throws -> SMTPReply {
-        try await write(line + "\r\n")
-        return try await reply(step: step ?? String(line.prefix(while: { $0 != " " && $0 != ":" })))
+    func command(_ line: String, step: String? = nil, timeout: TimeAmount? = nil) async throws -> SMTPReply {
+        let step = step ?? String(line.prefix(while: { $0 != " " && $0 != ":" }))
+        try await send(line + "\r\n", step: step, timeout: timeout ?? endpoint.commandTimeout)
+        return try await reply(step: step, timeout: timeout)
     }
 
-    /// Writes text as it is (the message's data is already CRLF and dot-stuffed).
-    /// - Throws: why the connection ended when it has (a TLS handshake that failed says more than
-    ///   the write's "closed channel"), else the write's error.
-    func write(_ text: String) async throws {
+    /// Writes text as it is (the message's data is already CRLF and dot-stuffed), announcing the
+    /// one reply it asks for; a write that has not gone out within `timeout` (a relay that stopped
+    /// reading) closes the connection.
+    /// - Throws: `SMTPError.timeout(step)`, why the connection ended when it has (a TLS handshake
+    ///   that failed says more than the write's "closed channel"), else the write's error.
+    func send(_ text: String, step: String, timeout: TimeAmount) async throws {
         var buffer = channel.allocator.buffer(capacity: text.utf8.count)
         buffer.writeString(text)
-        do { try await channel.writeAndFlush(buffer).get() } catch {
-            let handler = self.handler
+        let handler = self.handler, channel = self.channel
+        do {
+            try await channel.eventLoop.flatSubmit {
+                handler.value.expectReply()
+                let written = channel.writeAndFlush(buffer)
+                let timer = channel.eventLoop.scheduleTask(in: timeout) { handler.value.abort(SMTPError.timeout(step)) }
+                written.whenComplete { _ in timer.cancel() }
+                return written
+            }.get()
+        } catch {
             throw try await channel.eventLoop.submit { handler.value.failureReason }.get() ?? error
         }
     }
 
-    /// Puts TLS under the conversation, after the relay's 220 to STARTTLS.
+    /// Puts TLS under the conversation, after the relay's 220 to STARTTLS. The handshake is part
+    /// of the next command's time: EHLO's line is written once it is done (`commandTimeout`).
+    /// - Throws: `SMTPError.protocolViolation` when the relay sent anything after its 220 in the
+    ///   clear (someone in between may have written it); the handshake's error.
     func startTLS(_ context: NIOSSLContext) async throws {
-        let channel = self.channel, serverName = Self.serverHostname(endpoint.host)
+        let channel = self.channel, handler = self.handler, serverName = Self.serverHostname(endpoint.host)
         try await channel.eventLoop.submit {
+            // Checked and added in one event-loop turn: every byte after this goes through TLS.
+            guard handler.value.isDrained else {
+                throw SMTPError.protocolViolation("the relay sent more after its 220 to STARTTLS, before TLS began")
+            }
             try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: serverName),
                                                            position: .first)
         }.get()

@@ -2,9 +2,12 @@ import NIOCore
 
 /// The last handler of a relay connection's pipeline: splits what the relay sends into lines,
 /// assembles replies, and hands each to the one waiting for it (the client sends one command at a
-/// time, so at most one waits). A reply nobody waits for yet is kept for the next wait. Any error,
-/// the connection's end or a wait's timeout fails the waiting reply and every later one.
-/// Lives on the channel's event loop.
+/// time, so at most one waits). Only the replies asked for are taken: the greeting, and one for
+/// each command announced with `expectReply()` before it is written (a reply that arrives before
+/// its wait starts is kept for it). A reply nobody asked for (one slipped in by someone in between,
+/// or spoken on an idle connection) breaks the protocol and ends the connection, so it can never
+/// answer a later command. Any error, the connection's end or a wait's timeout fails the waiting
+/// reply and every later one. Lives on the channel's event loop.
 final class SMTPReplyHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
@@ -14,6 +17,8 @@ final class SMTPReplyHandler: ChannelInboundHandler {
     private var buffer = ByteBuffer()
     private var parser = SMTPReplyParser()
     private var received: [SMTPReply] = []
+    /// Replies asked for and not yet received: the greeting at first.
+    private var expected = 1
     private var waiting: (promise: EventLoopPromise<SMTPReply>, timeout: Scheduled<Void>)?
     private var failure: (any Error)?
     private var context: ChannelHandlerContext?
@@ -59,22 +64,33 @@ final class SMTPReplyHandler: ChannelInboundHandler {
         if let failure { return eventLoop.makeFailedFuture(failure) }
         let promise = eventLoop.makePromise(of: SMTPReply.self)
         let bound = NIOLoopBound(self, eventLoop: eventLoop)
-        let timer = eventLoop.scheduleTask(in: timeout) {
-            bound.value.fail(SMTPError.timeout(step))
-            bound.value.context?.close(promise: nil)
-        }
+        let timer = eventLoop.scheduleTask(in: timeout) { bound.value.abort(SMTPError.timeout(step)) }
         waiting = (promise, timer)
         return promise.futureResult
+    }
+
+    /// Announces one more reply the client asks for (called before its command is written).
+    func expectReply() { expected += 1 }
+
+    /// Whether nothing the relay sent is pending: no reply kept, no partial line, none expected.
+    /// Checked before TLS starts, so nothing said in the clear is read as said under TLS.
+    var isDrained: Bool { failure == nil && received.isEmpty && buffer.readableBytes == 0 && expected == 0 }
+
+    /// Fails what waits with `error` and closes the connection.
+    func abort(_ error: any Error) {
+        fail(error)
+        context?.close(promise: nil)
     }
 
     /// Why the connection failed, if it did (a TLS handshake's error, the relay closing).
     var failureReason: (any Error)? { failure }
 
-    /// Hands `reply` to the one waiting, or keeps it for the next wait; a relay that keeps
-    /// talking unasked (more than a few replies ahead) breaks the protocol.
+    /// Hands `reply` to the one waiting, or keeps it for the wait about to start; a reply nobody
+    /// asked for breaks the protocol.
     private func deliver(_ reply: SMTPReply) throws {
+        guard expected > 0 else { throw SMTPError.protocolViolation("the relay sent a reply nobody asked for") }
+        expected -= 1
         guard let waiting else {
-            guard received.count < 8 else { throw SMTPError.protocolViolation("the relay sent replies nobody asked for") }
             received.append(reply)
             return
         }
@@ -85,6 +101,7 @@ final class SMTPReplyHandler: ChannelInboundHandler {
 
     private func fail(_ error: any Error) {
         if failure == nil { failure = error }
+
         guard let waiting else { return }
         self.waiting = nil
         waiting.timeout.cancel()
