@@ -146,9 +146,14 @@ public struct LocalizedTexts: Sendable {
     let base: [TextCatalog.Part: [String: String]]
 
     /// An API text in this language, its values filled in; a text no catalog holds is its English.
-    public func api(_ text: LocalizableText) -> String {
-        guard let template = own[.api]?[text.key] ?? base[.api]?[text.key] else { return text.english }
-        return text.render(template)
+    public func api(_ text: LocalizableText) -> String { said(text).text }
+
+    /// An API text in this language with the language it is actually in: English (`en`) when
+    /// this language's catalog lacks the key, for `Content-Language`.
+    public func said(_ text: LocalizableText) -> (text: String, language: String) {
+        if let template = own[.api]?[text.key] { return (text.render(template), language) }
+        guard let template = base[.api]?[text.key] else { return (text.english, TextCatalog.base) }
+        return (text.render(template), TextCatalog.base)
     }
 
     /// A page's text by key, its `{name}` placeholders filled from `values` (the values are data: a

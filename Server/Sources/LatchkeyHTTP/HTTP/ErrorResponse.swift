@@ -27,7 +27,8 @@ public enum ErrorDialect: Sendable {
     /// their language and `Content-Language` names it; the id, code, status and field never change.
     package func response(_ error: DomainError, headers: HTTPFields = [:], texts: LocalizedTexts? = nil) -> Response {
         let status = HTTPResponse.Status(code: error.kind.httpStatus)
-        let message = texts?.api(error.text) ?? error.message
+        let said = texts?.said(error.text)
+        let message = said?.text ?? error.message
         let body: Data
         switch self {
         case .wallet:
@@ -43,7 +44,7 @@ public enum ErrorDialect: Sendable {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         if let retry = error.retryAfter { fields[.retryAfter] = String(retry) }
-        if let texts { fields[.contentLanguage] = texts.language }
+        if let said { fields[.contentLanguage] = said.language }
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(data: body)))
     }
 
