@@ -7,10 +7,12 @@ part and the expected headers; a relay answering 451 then 250 delivers exactly o
 550 fails the message once, never retried, with the relay's answer in the admin API's courier view;
 a relay whose certificate comes from another CA, one without STARTTLS and one that never answers get
 nothing; with insecureSkipVerification mail goes out with a warning at start and on each connection.
-A second message reuses the connection. The password never shows in the server's log or database. Exits non-zero at the first broken step.
+A relay whose certificate the right CA issued for another host is refused too.
+A second message reuses the connection. The password (plain or base64 as AUTH sends it) never shows in the server's log or database. Exits non-zero at the first broken step.
 
 Usage: smtp_test.py LATCHKEY_BINARY WORKDIR [BASE_PORT]
 """
+import base64
 import datetime
 import email
 import email.policy
@@ -65,15 +67,16 @@ def certificate_authority(name):
     return key, certificate
 
 
-def relay_certificate(ca_key, ca, prefix):
-    """A server certificate for localhost and 127.0.0.1 signed by `ca`; answers its TLS context."""
+def relay_certificate(ca_key, ca, prefix, host=None):
+    """A server certificate for localhost and 127.0.0.1 (or for `host` alone) signed by `ca`;
+    answers its TLS context."""
     key = ec.generate_private_key(ec.SECP256R1())
     now = datetime.datetime.now(datetime.timezone.utc)
-    certificate = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")]))
+    names = [x509.DNSName(host)] if host else [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+    certificate = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host or "localhost")]))
                    .issuer_name(ca.subject).public_key(key.public_key()).serial_number(x509.random_serial_number())
                    .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
-                   .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                               x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+                   .add_extension(x509.SubjectAlternativeName(names), critical=False)
                    .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
                    .sign(ca_key, hashes.SHA256()))
     cert_path, key_path = os.path.join(WORK, f"{prefix}-relay.pem"), os.path.join(WORK, f"{prefix}-relay-key.pem")
@@ -102,12 +105,14 @@ class Relay:
         self.delivered = []          # (recipient, raw bytes, authenticated mechanism)
         self.rcpt = {}               # recipient -> RCPT commands seen
         self.deferred = set()
-        self.sessions = {}           # recipient -> the connection (aiosmtpd session) its message came over
+        self.sessions = {}           # recipient -> the connection its message came over (the client's address and port)
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         with self.lock:
             self.rcpt[address] = self.rcpt.get(address, 0) + 1
-            self.sessions[address] = id(session)
+            # The client's port names the connection: unlike id(session), it is not reused while
+            # the connection lives, and a new connection gets another.
+            self.sessions[address] = session.peer
         if address.startswith("reject-"):
             return "550 5.1.1 <%s>: Recipient address rejected: no such mailbox" % address
         envelope.rcpt_tos.append(address)
@@ -215,8 +220,11 @@ class Server:
         with open(os.path.join(self.dir, "server.log")) as file:
             log = file.read()
         database = open(self.database[len("sqlite:"):], "rb").read()
-        check(PASSWORD not in log and PASSWORD.encode() not in database
-              and PASSWORD.encode().hex() not in log, "the relay's password is in neither the server's log nor its database")
+        # As written, in hex, and as AUTH sends it: PLAIN's base64 of "\0user\0password", LOGIN's of the password.
+        forms = [PASSWORD, PASSWORD.encode().hex(), base64.b64encode(f"\0mailer\0{PASSWORD}".encode()).decode(),
+                 base64.b64encode(PASSWORD.encode()).decode()]
+        check(all(form not in log and form.encode() not in database for form in forms),
+              "the relay's password, plain or base64 as AUTH sends it, is in neither the server's log nor its database")
         return log
 
 
@@ -256,6 +264,11 @@ def main():
                           # aiosmtpd counts only STARTTLS as TLS; this listener is TLS from the first byte.
                           auth_require_tls=False)
     implicit.start()
+    # A certificate from the right CA for another host: the name check must refuse it.
+    misnamed_port = BASE_PORT + 4
+    misnamed = Controller(relay, hostname="127.0.0.1", port=misnamed_port, require_starttls=True,
+                          tls_context=relay_certificate(ca_key, ca, "misnamed", host="mail.other.example"))
+    misnamed.start()
     plain_port, silent_port = BASE_PORT + 2, BASE_PORT + 3
     plain = Controller(relay, hostname="127.0.0.1", port=plain_port)
     plain.start()
@@ -328,6 +341,17 @@ def main():
               f"a relay whose certificate another CA signed gets nothing: {pending and pending.get('lastError')}")
         server.stop()
 
+        # A relay whose certificate the right CA signed for another host: refused by the name check.
+        server = Server("other-host", BASE_PORT + 80, {**base, "host": "localhost", "port": misnamed_port})
+        kim = "kim@example.com"
+        server.register(kim)
+        pending = wait_until(lambda: (server.courier(kim) or {}).get("lastError") and server.courier(kim))
+        time.sleep(1)
+        check(pending and pending["state"] == "pending" and "failedToValidateHostname" in pending["lastError"]
+              and not relay.received(kim) and relay.rcpt.get(kim) is None,
+              f"a relay whose certificate names another host gets nothing: {pending and pending.get('lastError')}")
+        server.stop()
+
         # insecureSkipVerification: delivered whatever the certificate, with a warning at start and on each connection.
         unchecked = {key: value for key, value in base.items() if key != "caFile"}
         server = Server("insecure", BASE_PORT + 70, {**unchecked, "host": "localhost", "port": starttls_port,
@@ -364,6 +388,7 @@ def main():
         starttls.stop()
         implicit.stop()
         plain.stop()
+        misnamed.stop()
         silent.close()
     import steps
     print(f"smtp: {steps.passed} checks passed")
