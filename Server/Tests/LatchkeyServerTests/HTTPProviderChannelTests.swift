@@ -257,8 +257,8 @@ actor ProviderReceiver {
     }
 
     /// A refusal that echoes the message (as Twilio echoes `To` and some providers the body) is
-    /// recorded with the message's values replaced, in every encoding the echo may use: the code
-    /// and link never reach the outbox row or the admin API.
+    /// recorded with the message's values replaced, in every encoding the echo may use: the code,
+    /// the link and the link's token alone never reach the outbox row or the admin API.
     @Test func aRefusalEchoingTheMessageIsRecordedWithoutIt() async throws {
         try await ProviderReceiver.with { url, receiver in
             let email = try Self.emailExample(url: url, token: "t")
@@ -273,7 +273,7 @@ actor ProviderReceiver {
                 let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
                 let encoded = try #require(link.addingPercentEncoding(withAllowedCharacters: unreserved))
                 await receiver.queue(.init(status: .badRequest, body: #"{"link":""# + link + #"","escaped":""# + escaped
-                                           + #"","encoded":""# + encoded + #"","to":""# + message.to + "\"}"))
+                                           + #"","encoded":""# + encoded + #"","token":""# + token + #"","to":""# + message.to + "\"}"))
                 #expect(try await app.courier.deliverDue() == 1)
                 let row = try #require(try await app.store.outboxMessages().first)
                 #expect(row.failedAt != nil, "\(row.lastError ?? "")")

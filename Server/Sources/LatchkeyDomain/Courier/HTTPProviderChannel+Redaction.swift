@@ -9,7 +9,15 @@ extension HTTPProviderChannel {
     /// Values shorter than four characters are left, so that a flag such as `1` does not blank
     /// the answer; a code is at least four.
     package static func redactions(of message: OutgoingMessage) -> [String] {
-        (Array(message.data.values) + [message.body, message.html ?? "", message.subject, message.to]).filter { $0.count >= 4 }
+        (Array(message.data.values) + linkTokens(message) + [message.body, message.html ?? "", message.subject, message.to])
+            .filter { $0.count >= 4 }
+    }
+
+    /// The query values of the message's link (its single-use token), so an answer that echoes
+    /// only the token, or a link cut short, does not keep it either.
+    private static func linkTokens(_ message: OutgoingMessage) -> [String] {
+        guard let link = message.data["link"], let items = URLComponents(string: link)?.queryItems else { return [] }
+        return items.compactMap(\.value)
     }
 
     /// `text` with every occurrence of each value replaced by `redactionMark`, the longest value
