@@ -166,6 +166,6 @@ package func makeChannel(_ settings: ChannelRoute, key: String, issuer: String =
     case .smtp:
         try SMTPChannel(settings: settings.smtp ?? SMTPSettings(), password: settings.smtp?.password?.read(key: "\(key).smtp.password"),
                         key: "\(key).smtp", logger: logger)
-    case .http: try HTTPProviderChannel(settings: settings.http ?? HTTPChannelSettings(), key: "\(key).http", issuer: issuer)
+    case .http: try HTTPProviderChannel(settings: settings.http ?? HTTPChannelSettings(), key: "\(key).http", issuer: issuer, logger: logger)
     }
 }
