@@ -64,10 +64,10 @@ final class LatchkeyProcess: @unchecked Sendable {
             DispatchQueue.global().async {
                 let errors = self.errors.fileHandleForReading.readDataToEndOfFile()
                 let output = self.output.fileHandleForReading.readDataToEndOfFile()
+                self.process.waitUntilExit()
                 continuation.resume(returning: (String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self)))
             }
         }
-        process.waitUntilExit()
         return (process.terminationStatus, output, errors)
     }
 

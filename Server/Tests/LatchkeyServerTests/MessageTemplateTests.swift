@@ -208,8 +208,16 @@ import Testing
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        // Read and wait off the concurrency pool: blocking one of its few threads for the whole
+        // run of the process would hold back every server and client of the suites running beside.
+        nonisolated(unsafe) let (running, pipe) = (process, output)
+        let data = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                running.waitUntilExit()
+                continuation.resume(returning: data)
+            }
+        }
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }
