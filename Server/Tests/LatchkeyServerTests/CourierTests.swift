@@ -125,6 +125,31 @@ actor Receiver {
         try await app.store.close()
     }
 
+    /// A refusal that names the recipient or echoes the link (a relay's `550 <ada@example.com>`)
+    /// is recorded, and logged, without them, whatever the channel.
+    @Test func aRefusalEchoingTheRecipientOrLinkIsRecordedWithoutThem() async throws {
+        struct Echoing: MessageChannel {
+            func deliver(_ message: OutgoingMessage) async throws {
+                throw DeliveryFailure(.permanent, answer: "550 5.1.1 <\(message.to)>: rejected, about \(message.data["link"] ?? "")")
+            }
+        }
+        var configuration = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase("sqlite"))
+        configuration.courier.maxAttempts = 3
+        let app = try await buildApplication(configuration, options: BuildOptions(
+            logger: TestEnvironment.logger, pepper: TestEnvironment.pepper, channel: Echoing(), runCourier: false))
+        try await app.application.test(.router) { client in
+            let created = try await client.call(.post, "/v1/enrollment/users", body: registrationBody())
+            #expect(created.status == .created)
+        }
+        let pending = try #require(try await app.store.outboxMessages().first)
+        let link = try #require(app.cipher.open(pending)?.data["link"])
+        #expect(try await app.courier.deliverDue() == 1)
+        let recorded = try #require(try await app.store.outboxMessages().first?.lastError)
+        #expect(recorded.hasPrefix("permanent: 550 5.1.1 <[redacted]>: rejected"), "\(recorded)")
+        #expect(!recorded.contains(pending.recipient) && !recorded.contains(link), "\(recorded)")
+        try await app.store.close()
+    }
+
     @Test func runningWorkerDeliversToTheFileChannel() async throws {
         let configuration = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase("sqlite"))
         let app = try await TestEnvironment.application(configuration, runCourier: true)

@@ -76,10 +76,13 @@ public struct CourierWorker: Service {
                 let failure = error as? DeliveryFailure
                 let giveUp = failure?.isPermanent == true || attempts >= settings.maxAttempts
                 let delay = min(3600, failure?.retryAfter ?? pow(2, Double(attempts - 1)))
+                // A receiver's answer may echo the recipient, the code or the link (a relay's
+                // `550 <bob@example.com>`): none of them reaches the outbox row or the log.
+                let said = message.redacting("\(error)")
                 try await store.markFailed(id: row.id, attempts: attempts, nextAttemptAt: now().addingTimeInterval(delay),
-                                           error: "\(error)", giveUp: giveUp, now: now())
+                                           error: said, giveUp: giveUp, now: now())
                 logger.warning("Delivery failed", metadata: ["message_id": "\(row.id)", "attempt": "\(attempts)",
-                                                             "gave_up": "\(giveUp)", "error": "\(error)"])
+                                                             "gave_up": "\(giveUp)", "error": "\(said)"])
             }
         }
         return attempted

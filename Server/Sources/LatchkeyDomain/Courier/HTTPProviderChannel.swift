@@ -78,19 +78,21 @@ public struct HTTPProviderChannel: MessageChannel {
         let template = bodies[message.template] ?? body
         request.body = .bytes(ByteBuffer(string: template.render(Body.values(of: message, issuer: issuer))))
         let (response, answer) = try await Self.exchange(request, client: client, timeoutSeconds: settings.timeoutSeconds)
+        // Redacted before the excerpt is cut, so a value the cut would split is still found.
         if let failure = Self.failure(status: response.status, headers: response.headers, body: answer, now: now(),
-                                      redacting: Self.redactions(of: message)) {
+                                      redacting: message) {
             throw failure
         }
     }
 
     /// What an answer means for the courier: nil for a 2xx, else the failure to record, its
-    /// excerpt of the body with every form of the `redacting` values replaced first.
+    /// excerpt of the body with every form of the `redacting` message's values replaced first.
     package static func failure(status: HTTPResponseStatus, headers: HTTPHeaders, body: ByteBuffer, now: Date,
-                                redacting values: [String] = []) -> DeliveryFailure? {
+                                redacting message: OutgoingMessage? = nil) -> DeliveryFailure? {
         let code = Int(status.code)
         guard !(200..<300).contains(code) else { return nil }
-        let prefix = String(decoding: Array(redact(String(buffer: body), values).utf8.prefix(answerPrefixBytes)), as: UTF8.self)
+        let text = String(buffer: body)
+        let prefix = String(decoding: Array((message?.redacting(text) ?? text).utf8.prefix(answerPrefixBytes)), as: UTF8.self)
         let excerpt = prefix.split(whereSeparator: \.isNewline).joined(separator: " ")
         let answer = "HTTP \(code) \(status.reasonPhrase)" + (excerpt.isEmpty ? "" : ": \(excerpt)")
         guard [408, 425, 429].contains(code) || code >= 500 else { return DeliveryFailure(.permanent, answer: answer) }
