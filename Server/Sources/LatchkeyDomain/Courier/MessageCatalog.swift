@@ -90,6 +90,17 @@ extension MessageCatalog {
     ///   part of its template, a template that does not parse or uses a name its message does not
     ///   provide, or a new language's email template without a subject or a text.
     public static func load(overrides: String?, defaultLanguage: String = "en") throws -> MessageCatalog {
+        // Without an issuer's directory the catalog is the built-in one, read and compiled once
+        // per process however many servers it builds (the tests build hundreds).
+        guard let overrides else { return MessageCatalog(templates: try builtInTemplates.get(), defaultLanguage: defaultLanguage) }
+        return MessageCatalog(templates: try compiled(overrides: overrides), defaultLanguage: defaultLanguage)
+    }
+
+    /// The built-in templates, compiled.
+    private static let builtInTemplates = Result { try compiled(overrides: nil) }
+
+    /// The built-in templates with `overrides` laid over them, compiled and checked complete in English.
+    private static func compiled(overrides: String?) throws -> [String: [String: Compiled]] {
         var sources = try read(builtInDirectory, root: nil)
         if let overrides {
             for (language, byTemplate) in try read(URL(fileURLWithPath: overrides, isDirectory: true), root: overrides) {
@@ -106,7 +117,7 @@ extension MessageCatalog {
         for template in MessageTemplate.all where templates[fallbackLanguage]?[template.name] == nil {
             throw ConfigurationError(key: "courier.templates", message: "The English template \(template.name) is missing.")
         }
-        return MessageCatalog(templates: templates, defaultLanguage: defaultLanguage)
+        return templates
     }
 
     /// A file's text and path.

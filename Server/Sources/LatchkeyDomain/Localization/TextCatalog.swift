@@ -32,7 +32,8 @@ public struct TextCatalog: Sendable {
     ///   cannot be read (a catalog that is not a flat mapping of strings) and `languages.default`
     ///   for a default language no catalog holds.
     public static func load(_ settings: LanguageSettings) throws -> TextCatalog {
-        var tables = try read(directory: builtInDirectory, key: "languages")
+        // The built-in catalogs are read once per process; the issuer's directory at each load.
+        var tables = try builtInTables.get()
         if let directory = settings.directory {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -50,6 +51,9 @@ public struct TextCatalog: Sendable {
         }
         return TextCatalog(tables: tables, defaultLanguage: settings.default)
     }
+
+    /// The built-in catalogs.
+    private static let builtInTables = Result { try read(directory: builtInDirectory, key: "languages") }
 
     /// The texts in the first of the customer's languages the catalogs hold, else the default language.
     public func texts(for preference: LanguagePreference) -> LocalizedTexts {
