@@ -24,11 +24,16 @@ BASE = f"http://127.0.0.1:{PORT}"
 APP = {"X-Application-Signature": "3F2504E0-4F89-11D3-9A0C-0305E82C3301", "X-Device-ID": "durability-device",
        "Content-Type": "application/json"}
 OUTBOX = os.path.join(WORK, "outbox.jsonl")
+# The courier leases what it claims for 2 × courier.attemptTimeoutSeconds + 30 s (CourierSettings.leaseSeconds);
+# a short attempt bound keeps the lease a message claimed by the killed server waits out short.
+ATTEMPT_TIMEOUT_SECONDS = 5
+COURIER_LEASE_SECONDS = 2 * ATTEMPT_TIMEOUT_SECONDS + 30
 config = os.path.join(WORK, "durability.yaml")
 with open(config, "w") as file:
     json.dump({"hashing": {"logN": 10, "r": 8, "p": 1}, "rateLimits": {"enabled": False},
                "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem", "sealKeyFile": f"{WORK}/seal-key.pem"},
-               "courier": {"channel": "file", "path": OUTBOX, "pollIntervalMilliseconds": 100},
+               "courier": {"channel": "file", "path": OUTBOX, "pollIntervalMilliseconds": 100,
+                           "attemptTimeoutSeconds": ATTEMPT_TIMEOUT_SECONDS},
                "issuer": {"deviceBinding": "optional"}}, file)
 subprocess.run([BINARY, "secrets", "generate", "--database", DATABASE, "--config", config], check=True, capture_output=True)
 
@@ -90,8 +95,6 @@ for thread in threads:
     thread.join()
 check(len(acknowledged) >= 5, f"{len(acknowledged)} registrations acknowledged before kill -9")
 
-COURIER_LEASE_SECONDS = 60  # CourierWorker: claimMessages(lease: 60)
-
 server = start()
 try:
     # (Registering an address again would replace a registration still awaiting its link.)
@@ -100,7 +103,7 @@ try:
           f"after the restart every acknowledged registration is there (its login: 418): {sorted(set(present))}")
     check(login_code("never-registered@example.com") == 401, "an address never registered answers 401")
     # A message the killed server had claimed (leased) but not yet handed over is claimed again
-    # when its lease ends (the courier's 60 s), so the wait covers the lease.
+    # when its lease ends, so the wait covers the lease.
     deadline = time.time() + 30 + COURIER_LEASE_SECONDS
     missing = set(acknowledged)
     while missing and time.time() < deadline:
