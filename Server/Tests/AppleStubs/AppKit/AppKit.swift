@@ -1,0 +1,7 @@
+// Apple's AppKit, as far as the SDK uses it. See ../README.md for how these stubs are written and used.
+import Foundation
+
+extension NSNotification.Name {
+    /// `static let NSApplicationProtectedDataDidBecomeAvailable: NSNotification.Name` (macOS 12)
+    public static let NSApplicationProtectedDataDidBecomeAvailable = NSNotification.Name("NSApplicationProtectedDataDidBecomeAvailableNotification")
+}
