@@ -71,6 +71,12 @@ extension ErrorID {
     public static let wrongCurrentCredential: ErrorID = "wrong_current_credential"
     public static let accountLocked: ErrorID = "account_locked"
     public static let unknownEmail: ErrorID = "unknown_email"
+    // Second factors (passkeys, authenticator app, recovery codes)
+    public static let factorNotOffered: ErrorID = "factor_not_offered"
+    public static let factorNotEnrolled: ErrorID = "factor_not_enrolled"
+    public static let factorAlreadyEnrolled: ErrorID = "factor_already_enrolled"
+    public static let lastFactor: ErrorID = "last_factor"
+    public static let passkeyRejected: ErrorID = "passkey_rejected"
     // SSO
     public static let invalidAuthorizationCode: ErrorID = "invalid_authorization_code"
     public static let invalidNonce: ErrorID = "invalid_nonce"

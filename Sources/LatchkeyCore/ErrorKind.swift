@@ -21,6 +21,8 @@ public enum ErrorKind: String, CaseIterable, Sendable {
     // Registration, profile and credentials
     case emailInUse, wrongCurrentCredential, confirmationMismatch, passwordReused, passwordNotExpired, accountLocked
     case passwordRules, passcodeRules, unknownEmail
+    // Second factors
+    case factorNotOffered, factorNotEnrolled, factorAlreadyEnrolled, lastFactor, passkeyRejected
     // SSO
     case invalidAuthorizationCode, invalidNonce, invalidIDToken, noLinkedWallet
     case ssoPasscodeRules, mfaAnswersRequired, providerUnavailable, providerTimeout
@@ -150,6 +152,18 @@ public enum ErrorKind: String, CaseIterable, Sendable {
             Entry(id: .providerUnavailable, code: 500, httpStatus: 502, message: "The identity provider cannot be reached right now. Try again later.")
         case .providerTimeout:
             Entry(id: .providerTimeout, code: 500, httpStatus: 504, message: "The identity provider did not answer in time. Try again later.")
+
+        case .factorNotOffered:
+            Entry(id: .factorNotOffered, code: 404, httpStatus: 404, message: "The issuer does not offer this factor.")
+        case .factorNotEnrolled:
+            Entry(id: .factorNotEnrolled, code: 404, httpStatus: 404, message: "The wallet has no such factor.")
+        case .factorAlreadyEnrolled:
+            Entry(id: .factorAlreadyEnrolled, code: 409, httpStatus: 409, message: "The wallet already has this factor.")
+        case .lastFactor:
+            Entry(id: .lastFactor, code: 409, httpStatus: 409,
+                  message: "This is the wallet's last factor that can link a new phone, and the issuer requires one: enrol another first.")
+        case .passkeyRejected:
+            Entry(id: .passkeyRejected, code: 400, httpStatus: 400, message: "The passkey's response could not be verified.")
 
         case .flowNotFound: Entry(id: .selfServiceFlowNotFound, code: 404, httpStatus: 404, message: "The flow does not exist. Start a new one.")
         case .flowExpired: Entry(id: .selfServiceFlowExpired, code: 410, httpStatus: 410, message: "The flow expired. Start a new one.")

@@ -280,6 +280,31 @@ package enum Migrations {
         // The languages a customer reads (`Accept-Language` at registration and login), which
         // the messages about the wallet are written in.
         (21, ["ALTER TABLE users ADD COLUMN languages TEXT"]),
+        // Second factors beside the questions: passkeys (the COSE public key and the credential id
+        // base64url, unique across wallets), the authenticator app (its secret sealed like the
+        // operators' TOTP secrets, the last step accepted so each is accepted once) and recovery
+        // codes (hashed like passwords, each used once).
+        (22, [
+            """
+            CREATE TABLE passkeys (
+                id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                credential_id TEXT NOT NULL UNIQUE, public_key TEXT NOT NULL, algorithm BIGINT NOT NULL,
+                sign_count BIGINT NOT NULL DEFAULT 0, backup_eligible BIGINT NOT NULL DEFAULT 0,
+                backup_state BIGINT NOT NULL DEFAULT 0, aaguid TEXT, transports TEXT, attestation_format TEXT,
+                name TEXT NOT NULL, created_at BIGINT NOT NULL, last_used_at BIGINT)
+            """,
+            "CREATE INDEX passkeys_user ON passkeys (user_id, created_at)",
+            """
+            CREATE TABLE totp_factors (
+                user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, sealed_secret TEXT NOT NULL,
+                confirmed_at BIGINT, last_step BIGINT, created_at BIGINT NOT NULL, last_used_at BIGINT)
+            """,
+            """
+            CREATE TABLE recovery_codes (
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, position BIGINT NOT NULL,
+                code_hash TEXT NOT NULL, used_at BIGINT, created_at BIGINT NOT NULL, PRIMARY KEY (user_id, position))
+            """,
+        ]),
     ]
 
     /// Statements of a version in one engine's own dialect, run after the common ones.

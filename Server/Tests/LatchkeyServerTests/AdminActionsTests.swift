@@ -348,8 +348,9 @@ import Testing
     static func linkedSession(_ client: any TestClientProtocol, _ login: LatchkeyAPI.Components.Schemas.LoginResponse, device: String) async throws -> String {
         if let session = login.sessionToken { return session }
         let token = try #require(login.mfaToken)
+        let question = try #require(token.mfaSecretQuestion)
         let linked = try await client.call(.post, "/v1/auth/mfa", headers: appHeaders(device: device), body: [
-            "challengeToken": token.challengeToken, "mfaSecretAnswer": try #require(AuthFixture.answers[token.mfaSecretQuestion])])
+            "challengeToken": token.challengeToken, "mfaSecretAnswer": try #require(AuthFixture.answers[question])])
         return try #require(linked.login?.sessionToken)
     }
 }

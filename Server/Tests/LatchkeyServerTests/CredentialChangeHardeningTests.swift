@@ -103,7 +103,7 @@ import Testing
             for attempt in 0..<12 {
                 let prompt = try await AuthFixture.passwordLogin(client, device: "stranger-\(attempt)")
                 let token = try #require(prompt.login?.mfaToken, "\(prompt.json)")
-                asked.insert(token.mfaSecretQuestion)
+                asked.insert(try #require(token.mfaSecretQuestion))
                 challenge = token.challengeToken
             }
             #expect(asked.count == 1, "asked: \(asked)")

@@ -123,7 +123,7 @@ import Testing
             let prompt = try await client.dpopCall(tablet, .post, "/v1/auth/login/password", device: "tablet",
                                                    body: ["username": "ada@example.com", "password": AuthFixture.password])
             let challenge = try #require((prompt.login?.mfaToken))
-            let question = challenge.mfaSecretQuestion
+            let question = try #require(challenge.mfaSecretQuestion)
             let answers = ["What was the name of your first pet?": "Rex", "In what city were you born?": "London",
                            "What is your mother's maiden name?": "Byron"]
             let linked = try await client.dpopCall(tablet, .post, "/v1/auth/mfa", device: "tablet",

@@ -98,7 +98,7 @@ import Testing
                 // A new device: the password, then an MFA answer, both checked against the imported hashes.
                 let prompt = try await AuthFixture.passwordLogin(client, email: email, device: device)
                 let token = try #require(prompt.login?.mfaToken, "\(format): \(prompt.json)")
-                let question = token.mfaSecretQuestion
+                let question = try #require(token.mfaSecretQuestion)
                 let linked = try await client.call(.post, "/v1/auth/mfa", headers: appHeaders(device: device), body: [
                     "challengeToken": token.challengeToken,
                     "mfaSecretAnswer": try #require(AuthFixture.answers[question])])

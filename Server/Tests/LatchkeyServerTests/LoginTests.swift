@@ -109,7 +109,7 @@ import Testing
             #expect(prompt.login?.code == 412)
             #expect(prompt.login?.sessionToken == nil)
             let token = try #require(prompt.login?.mfaToken)
-            let question = token.mfaSecretQuestion
+            let question = try #require(token.mfaSecretQuestion)
             let answers = ["What was the name of your first pet?": "REX", "In what city were you born?": " london ",
                            "What is your mother's maiden name?": "byron"]
             let right = try #require(answers[question])
@@ -139,7 +139,7 @@ import Testing
     static func prompt(_ client: any TestClientProtocol, device: String) async throws -> (question: String, challenge: String) {
         let answer = try await AuthFixture.passwordLogin(client, device: device)
         let token = try #require(answer.login?.mfaToken)
-        return (token.mfaSecretQuestion, token.challengeToken)
+        return (try #require(token.mfaSecretQuestion), token.challengeToken)
     }
 
     @Test func verificationCodes418And511And508() async throws {

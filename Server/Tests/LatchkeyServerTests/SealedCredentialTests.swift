@@ -87,7 +87,7 @@ import Testing
             let challenge = try #require(prompt.login?.mfaToken, "\(prompt.json)")
             let answered = try await client.sealedCall(other, .post, "/v1/auth/mfa", device: "device-2") { jti in
                 try Self.sealed(["challengeToken": challenge.challengeToken,
-                                 "mfaSecretAnswer": AuthFixture.answer(for: challenge.mfaSecretQuestion)],
+                                 "mfaSecretAnswer": AuthFixture.answer(for: try #require(challenge.mfaSecretQuestion))],
                                 "registerWithMFA", to: current, jti: jti, device: other)
             }
             #expect(answered.status == .ok && answered.login?.sessionToken != nil, "\(answered.json)")

@@ -1160,27 +1160,47 @@ extension Components {
                 case nonce
             }
         }
+        /// The prompt's challenge and exactly one answer among the factors the prompt offered: the question's answer, an authenticator app's code, a recovery code, or a passkey's assertion (to the prompt's `passkeyOptions`).
+        ///
         /// - Remark: Generated from `#/components/schemas/MFAAnswerRequest`.
         public struct MFAAnswerRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/MFAAnswerRequest/challengeToken`.
             public var challengeToken: Swift.String
             /// - Remark: Generated from `#/components/schemas/MFAAnswerRequest/mfaSecretAnswer`.
-            public var mfaSecretAnswer: Swift.String
+            public var mfaSecretAnswer: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/MFAAnswerRequest/totpCode`.
+            public var totpCode: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/MFAAnswerRequest/recoveryCode`.
+            public var recoveryCode: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/MFAAnswerRequest/passkey`.
+            public var passkey: Components.Schemas.AuthenticationResponseJSON?
             /// Creates a new `MFAAnswerRequest`.
             ///
             /// - Parameters:
             ///   - challengeToken:
             ///   - mfaSecretAnswer:
+            ///   - totpCode:
+            ///   - recoveryCode:
+            ///   - passkey:
             public init(
                 challengeToken: Swift.String,
-                mfaSecretAnswer: Swift.String
+                mfaSecretAnswer: Swift.String? = nil,
+                totpCode: Swift.String? = nil,
+                recoveryCode: Swift.String? = nil,
+                passkey: Components.Schemas.AuthenticationResponseJSON? = nil
             ) {
                 self.challengeToken = challengeToken
                 self.mfaSecretAnswer = mfaSecretAnswer
+                self.totpCode = totpCode
+                self.recoveryCode = recoveryCode
+                self.passkey = passkey
             }
             public enum CodingKeys: String, CodingKey {
                 case challengeToken
                 case mfaSecretAnswer
+                case totpCode
+                case recoveryCode
+                case passkey
             }
         }
         /// - Remark: Generated from `#/components/schemas/DeviceTokenRequest`.
@@ -1221,27 +1241,41 @@ extension Components {
                 case expiresAt
             }
         }
+        /// The MFA prompt: `factors` are the wallet's enrolled factors that the issuer accepts here (passkey, totp, question, recoveryCode in that order); `mfaSecretQuestion` is there when `question` is among them, `passkeyOptions` when `passkey` is.
+        ///
         /// - Remark: Generated from `#/components/schemas/MFAToken`.
         public struct MFAToken: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/MFAToken/mfaSecretQuestion`.
-            public var mfaSecretQuestion: Swift.String
+            public var mfaSecretQuestion: Swift.String?
             /// - Remark: Generated from `#/components/schemas/MFAToken/challengeToken`.
             public var challengeToken: Swift.String
+            /// - Remark: Generated from `#/components/schemas/MFAToken/factors`.
+            public var factors: [Components.Schemas.FactorKind]
+            /// - Remark: Generated from `#/components/schemas/MFAToken/passkeyOptions`.
+            public var passkeyOptions: Components.Schemas.PublicKeyCredentialRequestOptionsJSON?
             /// Creates a new `MFAToken`.
             ///
             /// - Parameters:
             ///   - mfaSecretQuestion:
             ///   - challengeToken:
+            ///   - factors:
+            ///   - passkeyOptions:
             public init(
-                mfaSecretQuestion: Swift.String,
-                challengeToken: Swift.String
+                mfaSecretQuestion: Swift.String? = nil,
+                challengeToken: Swift.String,
+                factors: [Components.Schemas.FactorKind],
+                passkeyOptions: Components.Schemas.PublicKeyCredentialRequestOptionsJSON? = nil
             ) {
                 self.mfaSecretQuestion = mfaSecretQuestion
                 self.challengeToken = challengeToken
+                self.factors = factors
+                self.passkeyOptions = passkeyOptions
             }
             public enum CodingKeys: String, CodingKey {
                 case mfaSecretQuestion
                 case challengeToken
+                case factors
+                case passkeyOptions
             }
         }
         /// - Remark: Generated from `#/components/schemas/LoginResponse`.
@@ -1318,6 +1352,845 @@ extension Components {
                 case additionalAttributes
                 case code
                 case mfaToken
+            }
+        }
+        /// A second factor: the spec's MFA questions, a passkey (WebAuthn), an authenticator app (RFC 6238), recovery codes.
+        ///
+        /// - Remark: Generated from `#/components/schemas/FactorKind`.
+        @frozen public enum FactorKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case question = "question"
+            case passkey = "passkey"
+            case totp = "totp"
+            case recoveryCode = "recoveryCode"
+        }
+        /// - Remark: Generated from `#/components/schemas/StepUpFactor`.
+        @frozen public enum StepUpFactor: String, Codable, Hashable, Sendable, CaseIterable {
+            case password = "password"
+            case pin = "pin"
+            case question = "question"
+            case passkey = "passkey"
+            case totp = "totp"
+            case recoveryCode = "recoveryCode"
+        }
+        /// The issuer's factor rules (`issuer.factors`): what a wallet may enrol, what answers the MFA prompt of a device not linked to the wallet, what a login must have checked for its session to be privileged for credential changes, and whether a wallet must keep one factor that answers the prompt.
+        ///
+        /// - Remark: Generated from `#/components/schemas/FactorPolicy`.
+        public struct FactorPolicy: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FactorPolicy/enrollable`.
+            public var enrollable: [Components.Schemas.FactorKind]
+            /// - Remark: Generated from `#/components/schemas/FactorPolicy/unknownDevice`.
+            public var unknownDevice: [Components.Schemas.FactorKind]
+            /// - Remark: Generated from `#/components/schemas/FactorPolicy/stepUp`.
+            public var stepUp: [Components.Schemas.StepUpFactor]
+            /// - Remark: Generated from `#/components/schemas/FactorPolicy/required`.
+            public var required: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/FactorPolicy/passkeys`.
+            public var passkeys: Components.Schemas.RelyingPartyInfo?
+            /// Creates a new `FactorPolicy`.
+            ///
+            /// - Parameters:
+            ///   - enrollable:
+            ///   - unknownDevice:
+            ///   - stepUp:
+            ///   - required:
+            ///   - passkeys:
+            public init(
+                enrollable: [Components.Schemas.FactorKind],
+                unknownDevice: [Components.Schemas.FactorKind],
+                stepUp: [Components.Schemas.StepUpFactor],
+                required: Swift.Bool,
+                passkeys: Components.Schemas.RelyingPartyInfo? = nil
+            ) {
+                self.enrollable = enrollable
+                self.unknownDevice = unknownDevice
+                self.stepUp = stepUp
+                self.required = required
+                self.passkeys = passkeys
+            }
+            public enum CodingKeys: String, CodingKey {
+                case enrollable
+                case unknownDevice
+                case stepUp
+                case required
+                case passkeys
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/RelyingPartyInfo`.
+        public struct RelyingPartyInfo: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RelyingPartyInfo/rpId`.
+            public var rpId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/RelyingPartyInfo/rpName`.
+            public var rpName: Swift.String
+            /// Creates a new `RelyingPartyInfo`.
+            ///
+            /// - Parameters:
+            ///   - rpId:
+            ///   - rpName:
+            public init(
+                rpId: Swift.String,
+                rpName: Swift.String
+            ) {
+                self.rpId = rpId
+                self.rpName = rpName
+            }
+            public enum CodingKeys: String, CodingKey {
+                case rpId
+                case rpName
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Factor`.
+        public struct Factor: Codable, Hashable, Sendable {
+            /// `questions`, `totp`, `recovery-codes`, or a passkey's id.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Factor/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Factor/kind`.
+            public var kind: Components.Schemas.FactorKind
+            /// A passkey's name.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Factor/name`.
+            public var name: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Factor/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/Factor/lastUsedAt`.
+            public var lastUsedAt: Foundation.Date?
+            /// Recovery codes not used yet.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Factor/remaining`.
+            public var remaining: Swift.Int?
+            /// Whether a passkey is backed up (synced) by its provider.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Factor/backedUp`.
+            public var backedUp: Swift.Bool?
+            /// Creates a new `Factor`.
+            ///
+            /// - Parameters:
+            ///   - id: `questions`, `totp`, `recovery-codes`, or a passkey's id.
+            ///   - kind:
+            ///   - name: A passkey's name.
+            ///   - createdAt:
+            ///   - lastUsedAt:
+            ///   - remaining: Recovery codes not used yet.
+            ///   - backedUp: Whether a passkey is backed up (synced) by its provider.
+            public init(
+                id: Swift.String,
+                kind: Components.Schemas.FactorKind,
+                name: Swift.String? = nil,
+                createdAt: Foundation.Date,
+                lastUsedAt: Foundation.Date? = nil,
+                remaining: Swift.Int? = nil,
+                backedUp: Swift.Bool? = nil
+            ) {
+                self.id = id
+                self.kind = kind
+                self.name = name
+                self.createdAt = createdAt
+                self.lastUsedAt = lastUsedAt
+                self.remaining = remaining
+                self.backedUp = backedUp
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case kind
+                case name
+                case createdAt
+                case lastUsedAt
+                case remaining
+                case backedUp
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FactorList`.
+        public struct FactorList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FactorList/factors`.
+            public var factors: [Components.Schemas.Factor]
+            /// - Remark: Generated from `#/components/schemas/FactorList/policy`.
+            public var policy: Components.Schemas.FactorPolicy
+            /// Creates a new `FactorList`.
+            ///
+            /// - Parameters:
+            ///   - factors:
+            ///   - policy:
+            public init(
+                factors: [Components.Schemas.Factor],
+                policy: Components.Schemas.FactorPolicy
+            ) {
+                self.factors = factors
+                self.policy = policy
+            }
+            public enum CodingKeys: String, CodingKey {
+                case factors
+                case policy
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Passkey`.
+        public struct Passkey: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Passkey/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Passkey/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Passkey/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/Passkey/lastUsedAt`.
+            public var lastUsedAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/Passkey/backupEligible`.
+            public var backupEligible: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/Passkey/backedUp`.
+            public var backedUp: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/Passkey/transports`.
+            public var transports: [Swift.String]?
+            /// - Remark: Generated from `#/components/schemas/Passkey/aaguid`.
+            public var aaguid: Swift.String?
+            /// Creates a new `Passkey`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - name:
+            ///   - createdAt:
+            ///   - lastUsedAt:
+            ///   - backupEligible:
+            ///   - backedUp:
+            ///   - transports:
+            ///   - aaguid:
+            public init(
+                id: Swift.String,
+                name: Swift.String,
+                createdAt: Foundation.Date,
+                lastUsedAt: Foundation.Date? = nil,
+                backupEligible: Swift.Bool,
+                backedUp: Swift.Bool,
+                transports: [Swift.String]? = nil,
+                aaguid: Swift.String? = nil
+            ) {
+                self.id = id
+                self.name = name
+                self.createdAt = createdAt
+                self.lastUsedAt = lastUsedAt
+                self.backupEligible = backupEligible
+                self.backedUp = backedUp
+                self.transports = transports
+                self.aaguid = aaguid
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case name
+                case createdAt
+                case lastUsedAt
+                case backupEligible
+                case backedUp
+                case transports
+                case aaguid
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PasskeyList`.
+        public struct PasskeyList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PasskeyList/passkeys`.
+            public var passkeys: [Components.Schemas.Passkey]
+            /// Creates a new `PasskeyList`.
+            ///
+            /// - Parameters:
+            ///   - passkeys:
+            public init(passkeys: [Components.Schemas.Passkey]) {
+                self.passkeys = passkeys
+            }
+            public enum CodingKeys: String, CodingKey {
+                case passkeys
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PasskeyRenameRequest`.
+        public struct PasskeyRenameRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PasskeyRenameRequest/name`.
+            public var name: Swift.String
+            /// Creates a new `PasskeyRenameRequest`.
+            ///
+            /// - Parameters:
+            ///   - name:
+            public init(name: Swift.String) {
+                self.name = name
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PasskeyRegistrationRequest`.
+        public struct PasskeyRegistrationRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PasskeyRegistrationRequest/credential`.
+            public var credential: Components.Schemas.RegistrationResponseJSON
+            /// - Remark: Generated from `#/components/schemas/PasskeyRegistrationRequest/name`.
+            public var name: Swift.String?
+            /// Creates a new `PasskeyRegistrationRequest`.
+            ///
+            /// - Parameters:
+            ///   - credential:
+            ///   - name:
+            public init(
+                credential: Components.Schemas.RegistrationResponseJSON,
+                name: Swift.String? = nil
+            ) {
+                self.credential = credential
+                self.name = name
+            }
+            public enum CodingKeys: String, CodingKey {
+                case credential
+                case name
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PasskeyLoginRequest`.
+        public struct PasskeyLoginRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PasskeyLoginRequest/credential`.
+            public var credential: Components.Schemas.AuthenticationResponseJSON
+            /// Creates a new `PasskeyLoginRequest`.
+            ///
+            /// - Parameters:
+            ///   - credential:
+            public init(credential: Components.Schemas.AuthenticationResponseJSON) {
+                self.credential = credential
+            }
+            public enum CodingKeys: String, CodingKey {
+                case credential
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PasskeyCreationOptions`.
+        public struct PasskeyCreationOptions: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PasskeyCreationOptions/publicKey`.
+            public var publicKey: Components.Schemas.PublicKeyCredentialCreationOptionsJSON
+            /// Creates a new `PasskeyCreationOptions`.
+            ///
+            /// - Parameters:
+            ///   - publicKey:
+            public init(publicKey: Components.Schemas.PublicKeyCredentialCreationOptionsJSON) {
+                self.publicKey = publicKey
+            }
+            public enum CodingKeys: String, CodingKey {
+                case publicKey
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PasskeyRequestOptions`.
+        public struct PasskeyRequestOptions: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PasskeyRequestOptions/publicKey`.
+            public var publicKey: Components.Schemas.PublicKeyCredentialRequestOptionsJSON
+            /// Creates a new `PasskeyRequestOptions`.
+            ///
+            /// - Parameters:
+            ///   - publicKey:
+            public init(publicKey: Components.Schemas.PublicKeyCredentialRequestOptionsJSON) {
+                self.publicKey = publicKey
+            }
+            public enum CodingKeys: String, CodingKey {
+                case publicKey
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRpEntity`.
+        public struct PublicKeyCredentialRpEntity: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRpEntity/id`.
+            public var id: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRpEntity/name`.
+            public var name: Swift.String
+            /// Creates a new `PublicKeyCredentialRpEntity`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - name:
+            public init(
+                id: Swift.String? = nil,
+                name: Swift.String
+            ) {
+                self.id = id
+                self.name = name
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case name
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialUserEntityJSON`.
+        public struct PublicKeyCredentialUserEntityJSON: Codable, Hashable, Sendable {
+            /// The user handle, base64url.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialUserEntityJSON/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialUserEntityJSON/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialUserEntityJSON/displayName`.
+            public var displayName: Swift.String
+            /// Creates a new `PublicKeyCredentialUserEntityJSON`.
+            ///
+            /// - Parameters:
+            ///   - id: The user handle, base64url.
+            ///   - name:
+            ///   - displayName:
+            public init(
+                id: Swift.String,
+                name: Swift.String,
+                displayName: Swift.String
+            ) {
+                self.id = id
+                self.name = name
+                self.displayName = displayName
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case name
+                case displayName
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialParameters`.
+        public struct PublicKeyCredentialParameters: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialParameters/type`.
+            @frozen public enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case publicKey = "public-key"
+            }
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialParameters/type`.
+            public var _type: Components.Schemas.PublicKeyCredentialParameters._TypePayload
+            /// COSE algorithm: -7 (ES256), -8 (EdDSA).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialParameters/alg`.
+            public var alg: Swift.Int
+            /// Creates a new `PublicKeyCredentialParameters`.
+            ///
+            /// - Parameters:
+            ///   - _type:
+            ///   - alg: COSE algorithm: -7 (ES256), -8 (EdDSA).
+            public init(
+                _type: Components.Schemas.PublicKeyCredentialParameters._TypePayload,
+                alg: Swift.Int
+            ) {
+                self._type = _type
+                self.alg = alg
+            }
+            public enum CodingKeys: String, CodingKey {
+                case _type = "type"
+                case alg
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialDescriptorJSON`.
+        public struct PublicKeyCredentialDescriptorJSON: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialDescriptorJSON/type`.
+            @frozen public enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case publicKey = "public-key"
+            }
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialDescriptorJSON/type`.
+            public var _type: Components.Schemas.PublicKeyCredentialDescriptorJSON._TypePayload
+            /// The credential id, base64url.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialDescriptorJSON/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialDescriptorJSON/transports`.
+            public var transports: [Swift.String]?
+            /// Creates a new `PublicKeyCredentialDescriptorJSON`.
+            ///
+            /// - Parameters:
+            ///   - _type:
+            ///   - id: The credential id, base64url.
+            ///   - transports:
+            public init(
+                _type: Components.Schemas.PublicKeyCredentialDescriptorJSON._TypePayload,
+                id: Swift.String,
+                transports: [Swift.String]? = nil
+            ) {
+                self._type = _type
+                self.id = id
+                self.transports = transports
+            }
+            public enum CodingKeys: String, CodingKey {
+                case _type = "type"
+                case id
+                case transports
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AuthenticatorSelectionCriteria`.
+        public struct AuthenticatorSelectionCriteria: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AuthenticatorSelectionCriteria/authenticatorAttachment`.
+            public var authenticatorAttachment: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/AuthenticatorSelectionCriteria/residentKey`.
+            public var residentKey: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/AuthenticatorSelectionCriteria/requireResidentKey`.
+            public var requireResidentKey: Swift.Bool?
+            /// - Remark: Generated from `#/components/schemas/AuthenticatorSelectionCriteria/userVerification`.
+            public var userVerification: Swift.String?
+            /// Creates a new `AuthenticatorSelectionCriteria`.
+            ///
+            /// - Parameters:
+            ///   - authenticatorAttachment:
+            ///   - residentKey:
+            ///   - requireResidentKey:
+            ///   - userVerification:
+            public init(
+                authenticatorAttachment: Swift.String? = nil,
+                residentKey: Swift.String? = nil,
+                requireResidentKey: Swift.Bool? = nil,
+                userVerification: Swift.String? = nil
+            ) {
+                self.authenticatorAttachment = authenticatorAttachment
+                self.residentKey = residentKey
+                self.requireResidentKey = requireResidentKey
+                self.userVerification = userVerification
+            }
+            public enum CodingKeys: String, CodingKey {
+                case authenticatorAttachment
+                case residentKey
+                case requireResidentKey
+                case userVerification
+            }
+        }
+        /// WebAuthn Level 3 §5.4 in its JSON form (binary values base64url without padding).
+        ///
+        /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON`.
+        public struct PublicKeyCredentialCreationOptionsJSON: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/rp`.
+            public var rp: Components.Schemas.PublicKeyCredentialRpEntity
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/user`.
+            public var user: Components.Schemas.PublicKeyCredentialUserEntityJSON
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/challenge`.
+            public var challenge: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/pubKeyCredParams`.
+            public var pubKeyCredParams: [Components.Schemas.PublicKeyCredentialParameters]
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/timeout`.
+            public var timeout: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/excludeCredentials`.
+            public var excludeCredentials: [Components.Schemas.PublicKeyCredentialDescriptorJSON]?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/authenticatorSelection`.
+            public var authenticatorSelection: Components.Schemas.AuthenticatorSelectionCriteria?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/hints`.
+            public var hints: [Swift.String]?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/attestation`.
+            public var attestation: Swift.String?
+            /// Creates a new `PublicKeyCredentialCreationOptionsJSON`.
+            ///
+            /// - Parameters:
+            ///   - rp:
+            ///   - user:
+            ///   - challenge:
+            ///   - pubKeyCredParams:
+            ///   - timeout:
+            ///   - excludeCredentials:
+            ///   - authenticatorSelection:
+            ///   - hints:
+            ///   - attestation:
+            public init(
+                rp: Components.Schemas.PublicKeyCredentialRpEntity,
+                user: Components.Schemas.PublicKeyCredentialUserEntityJSON,
+                challenge: Swift.String,
+                pubKeyCredParams: [Components.Schemas.PublicKeyCredentialParameters],
+                timeout: Swift.Int? = nil,
+                excludeCredentials: [Components.Schemas.PublicKeyCredentialDescriptorJSON]? = nil,
+                authenticatorSelection: Components.Schemas.AuthenticatorSelectionCriteria? = nil,
+                hints: [Swift.String]? = nil,
+                attestation: Swift.String? = nil
+            ) {
+                self.rp = rp
+                self.user = user
+                self.challenge = challenge
+                self.pubKeyCredParams = pubKeyCredParams
+                self.timeout = timeout
+                self.excludeCredentials = excludeCredentials
+                self.authenticatorSelection = authenticatorSelection
+                self.hints = hints
+                self.attestation = attestation
+            }
+            public enum CodingKeys: String, CodingKey {
+                case rp
+                case user
+                case challenge
+                case pubKeyCredParams
+                case timeout
+                case excludeCredentials
+                case authenticatorSelection
+                case hints
+                case attestation
+            }
+        }
+        /// WebAuthn Level 3 §5.5 in its JSON form (binary values base64url without padding).
+        ///
+        /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON`.
+        public struct PublicKeyCredentialRequestOptionsJSON: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/challenge`.
+            public var challenge: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/timeout`.
+            public var timeout: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/rpId`.
+            public var rpId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/allowCredentials`.
+            public var allowCredentials: [Components.Schemas.PublicKeyCredentialDescriptorJSON]?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/userVerification`.
+            public var userVerification: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/hints`.
+            public var hints: [Swift.String]?
+            /// Creates a new `PublicKeyCredentialRequestOptionsJSON`.
+            ///
+            /// - Parameters:
+            ///   - challenge:
+            ///   - timeout:
+            ///   - rpId:
+            ///   - allowCredentials:
+            ///   - userVerification:
+            ///   - hints:
+            public init(
+                challenge: Swift.String,
+                timeout: Swift.Int? = nil,
+                rpId: Swift.String? = nil,
+                allowCredentials: [Components.Schemas.PublicKeyCredentialDescriptorJSON]? = nil,
+                userVerification: Swift.String? = nil,
+                hints: [Swift.String]? = nil
+            ) {
+                self.challenge = challenge
+                self.timeout = timeout
+                self.rpId = rpId
+                self.allowCredentials = allowCredentials
+                self.userVerification = userVerification
+                self.hints = hints
+            }
+            public enum CodingKeys: String, CodingKey {
+                case challenge
+                case timeout
+                case rpId
+                case allowCredentials
+                case userVerification
+                case hints
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AuthenticatorAttestationResponseJSON`.
+        public struct AuthenticatorAttestationResponseJSON: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AuthenticatorAttestationResponseJSON/clientDataJSON`.
+            public var clientDataJSON: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AuthenticatorAttestationResponseJSON/attestationObject`.
+            public var attestationObject: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AuthenticatorAttestationResponseJSON/authenticatorData`.
+            public var authenticatorData: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/AuthenticatorAttestationResponseJSON/transports`.
+            public var transports: [Swift.String]?
+            /// - Remark: Generated from `#/components/schemas/AuthenticatorAttestationResponseJSON/publicKeyAlgorithm`.
+            public var publicKeyAlgorithm: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/AuthenticatorAttestationResponseJSON/publicKey`.
+            public var publicKey: Swift.String?
+            /// Creates a new `AuthenticatorAttestationResponseJSON`.
+            ///
+            /// - Parameters:
+            ///   - clientDataJSON:
+            ///   - attestationObject:
+            ///   - authenticatorData:
+            ///   - transports:
+            ///   - publicKeyAlgorithm:
+            ///   - publicKey:
+            public init(
+                clientDataJSON: Swift.String,
+                attestationObject: Swift.String,
+                authenticatorData: Swift.String? = nil,
+                transports: [Swift.String]? = nil,
+                publicKeyAlgorithm: Swift.Int? = nil,
+                publicKey: Swift.String? = nil
+            ) {
+                self.clientDataJSON = clientDataJSON
+                self.attestationObject = attestationObject
+                self.authenticatorData = authenticatorData
+                self.transports = transports
+                self.publicKeyAlgorithm = publicKeyAlgorithm
+                self.publicKey = publicKey
+            }
+            public enum CodingKeys: String, CodingKey {
+                case clientDataJSON
+                case attestationObject
+                case authenticatorData
+                case transports
+                case publicKeyAlgorithm
+                case publicKey
+            }
+        }
+        /// WebAuthn Level 3 §5.1's `RegistrationResponseJSON` (binary values base64url without padding).
+        ///
+        /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON`.
+        public struct RegistrationResponseJSON: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/rawId`.
+            public var rawId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/response`.
+            public var response: Components.Schemas.AuthenticatorAttestationResponseJSON
+            /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/authenticatorAttachment`.
+            public var authenticatorAttachment: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/clientExtensionResults`.
+            public var clientExtensionResults: OpenAPIRuntime.OpenAPIObjectContainer?
+            /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/type`.
+            @frozen public enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case publicKey = "public-key"
+            }
+            /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/type`.
+            public var _type: Components.Schemas.RegistrationResponseJSON._TypePayload
+            /// Creates a new `RegistrationResponseJSON`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - rawId:
+            ///   - response:
+            ///   - authenticatorAttachment:
+            ///   - clientExtensionResults:
+            ///   - _type:
+            public init(
+                id: Swift.String,
+                rawId: Swift.String,
+                response: Components.Schemas.AuthenticatorAttestationResponseJSON,
+                authenticatorAttachment: Swift.String? = nil,
+                clientExtensionResults: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
+                _type: Components.Schemas.RegistrationResponseJSON._TypePayload
+            ) {
+                self.id = id
+                self.rawId = rawId
+                self.response = response
+                self.authenticatorAttachment = authenticatorAttachment
+                self.clientExtensionResults = clientExtensionResults
+                self._type = _type
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case rawId
+                case response
+                case authenticatorAttachment
+                case clientExtensionResults
+                case _type = "type"
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AuthenticatorAssertionResponseJSON`.
+        public struct AuthenticatorAssertionResponseJSON: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AuthenticatorAssertionResponseJSON/clientDataJSON`.
+            public var clientDataJSON: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AuthenticatorAssertionResponseJSON/authenticatorData`.
+            public var authenticatorData: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AuthenticatorAssertionResponseJSON/signature`.
+            public var signature: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AuthenticatorAssertionResponseJSON/userHandle`.
+            public var userHandle: Swift.String?
+            /// Creates a new `AuthenticatorAssertionResponseJSON`.
+            ///
+            /// - Parameters:
+            ///   - clientDataJSON:
+            ///   - authenticatorData:
+            ///   - signature:
+            ///   - userHandle:
+            public init(
+                clientDataJSON: Swift.String,
+                authenticatorData: Swift.String,
+                signature: Swift.String,
+                userHandle: Swift.String? = nil
+            ) {
+                self.clientDataJSON = clientDataJSON
+                self.authenticatorData = authenticatorData
+                self.signature = signature
+                self.userHandle = userHandle
+            }
+            public enum CodingKeys: String, CodingKey {
+                case clientDataJSON
+                case authenticatorData
+                case signature
+                case userHandle
+            }
+        }
+        /// WebAuthn Level 3 §5.1's `AuthenticationResponseJSON` (binary values base64url without padding).
+        ///
+        /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON`.
+        public struct AuthenticationResponseJSON: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/rawId`.
+            public var rawId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/response`.
+            public var response: Components.Schemas.AuthenticatorAssertionResponseJSON
+            /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/authenticatorAttachment`.
+            public var authenticatorAttachment: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/clientExtensionResults`.
+            public var clientExtensionResults: OpenAPIRuntime.OpenAPIObjectContainer?
+            /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/type`.
+            @frozen public enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case publicKey = "public-key"
+            }
+            /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/type`.
+            public var _type: Components.Schemas.AuthenticationResponseJSON._TypePayload
+            /// Creates a new `AuthenticationResponseJSON`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - rawId:
+            ///   - response:
+            ///   - authenticatorAttachment:
+            ///   - clientExtensionResults:
+            ///   - _type:
+            public init(
+                id: Swift.String,
+                rawId: Swift.String,
+                response: Components.Schemas.AuthenticatorAssertionResponseJSON,
+                authenticatorAttachment: Swift.String? = nil,
+                clientExtensionResults: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
+                _type: Components.Schemas.AuthenticationResponseJSON._TypePayload
+            ) {
+                self.id = id
+                self.rawId = rawId
+                self.response = response
+                self.authenticatorAttachment = authenticatorAttachment
+                self.clientExtensionResults = clientExtensionResults
+                self._type = _type
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case rawId
+                case response
+                case authenticatorAttachment
+                case clientExtensionResults
+                case _type = "type"
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TOTPEnrollment`.
+        public struct TOTPEnrollment: Codable, Hashable, Sendable {
+            /// The `otpauth://totp/…` URI an authenticator app reads (draw it as a QR code).
+            ///
+            /// - Remark: Generated from `#/components/schemas/TOTPEnrollment/uri`.
+            public var uri: Swift.String
+            /// The secret in base32, in groups of four, for typing in by hand.
+            ///
+            /// - Remark: Generated from `#/components/schemas/TOTPEnrollment/secret`.
+            public var secret: Swift.String
+            /// Creates a new `TOTPEnrollment`.
+            ///
+            /// - Parameters:
+            ///   - uri: The `otpauth://totp/…` URI an authenticator app reads (draw it as a QR code).
+            ///   - secret: The secret in base32, in groups of four, for typing in by hand.
+            public init(
+                uri: Swift.String,
+                secret: Swift.String
+            ) {
+                self.uri = uri
+                self.secret = secret
+            }
+            public enum CodingKeys: String, CodingKey {
+                case uri
+                case secret
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TOTPCodeRequest`.
+        public struct TOTPCodeRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TOTPCodeRequest/code`.
+            public var code: Swift.String
+            /// Creates a new `TOTPCodeRequest`.
+            ///
+            /// - Parameters:
+            ///   - code:
+            public init(code: Swift.String) {
+                self.code = code
+            }
+            public enum CodingKeys: String, CodingKey {
+                case code
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/RecoveryCodes`.
+        public struct RecoveryCodes: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RecoveryCodes/codes`.
+            public var codes: [Swift.String]
+            /// Creates a new `RecoveryCodes`.
+            ///
+            /// - Parameters:
+            ///   - codes:
+            public init(codes: [Swift.String]) {
+                self.codes = codes
+            }
+            public enum CodingKeys: String, CodingKey {
+                case codes
             }
         }
         /// - Remark: Generated from `#/components/schemas/LinkedDevice`.

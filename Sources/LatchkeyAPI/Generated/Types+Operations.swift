@@ -1518,7 +1518,7 @@ public enum Operations {
                 }
             }
             /// A session (`sessionToken`, `customerUri`, `additionalAttributes`), or — from a device not
-            /// linked to the user — the MFA prompt `{"code": 412, "mfaToken": {"mfaSecretQuestion", "challengeToken"}}`.
+            /// linked to the user — the MFA prompt `{"code": 412, "mfaToken": {"challengeToken", "factors", "mfaSecretQuestion"?, "passkeyOptions"?}}`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/auth/login/password/post(loginByUsernamePassword)/responses/200`.
@@ -1777,7 +1777,7 @@ public enum Operations {
                 }
             }
             /// A session (`sessionToken`, `customerUri`, `additionalAttributes`), or — from a device not
-            /// linked to the user — the MFA prompt `{"code": 412, "mfaToken": {"mfaSecretQuestion", "challengeToken"}}`.
+            /// linked to the user — the MFA prompt `{"code": 412, "mfaToken": {"challengeToken", "factors", "mfaSecretQuestion"?, "passkeyOptions"?}}`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/auth/login/pin/post(loginByPIN)/responses/200`.
@@ -2070,7 +2070,7 @@ public enum Operations {
                 }
             }
             /// A session (`sessionToken`, `customerUri`, `additionalAttributes`), or — from a device not
-            /// linked to the user — the MFA prompt `{"code": 412, "mfaToken": {"mfaSecretQuestion", "challengeToken"}}`.
+            /// linked to the user — the MFA prompt `{"code": 412, "mfaToken": {"challengeToken", "factors", "mfaSecretQuestion"?, "passkeyOptions"?}}`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/auth/login/nonce/post(loginByNonce)/responses/200`.
@@ -2363,7 +2363,7 @@ public enum Operations {
                 }
             }
             /// A session (`sessionToken`, `customerUri`, `additionalAttributes`), or — from a device not
-            /// linked to the user — the MFA prompt `{"code": 412, "mfaToken": {"mfaSecretQuestion", "challengeToken"}}`.
+            /// linked to the user — the MFA prompt `{"code": 412, "mfaToken": {"challengeToken", "factors", "mfaSecretQuestion"?, "passkeyOptions"?}}`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/auth/mfa/post(registerWithMFA)/responses/200`.
@@ -3074,7 +3074,7 @@ public enum Operations {
                 }
             }
             /// A session (`sessionToken`, `customerUri`, `additionalAttributes`), or — from a device not
-            /// linked to the user — the MFA prompt `{"code": 412, "mfaToken": {"mfaSecretQuestion", "challengeToken"}}`.
+            /// linked to the user — the MFA prompt `{"code": 412, "mfaToken": {"challengeToken", "factors", "mfaSecretQuestion"?, "passkeyOptions"?}}`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/auth/login/device-token/post(loginWithDeviceAuthenticationToken)/responses/200`.
@@ -4343,7 +4343,7 @@ public enum Operations {
                 }
             }
             /// A session (`sessionToken`, `customerUri`, `additionalAttributes`), or — from a device not
-            /// linked to the user — the MFA prompt `{"code": 412, "mfaToken": {"mfaSecretQuestion", "challengeToken"}}`.
+            /// linked to the user — the MFA prompt `{"code": 412, "mfaToken": {"challengeToken", "factors", "mfaSecretQuestion"?, "passkeyOptions"?}}`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/auth/login/federated/post(loginByFederatedIdentity)/responses/200`.
@@ -7698,6 +7698,3732 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// The issuer's factor rules, what an app may offer to enrol and to answer with.
+    ///
+    /// - Remark: HTTP `GET /v1/enrollment/factors`.
+    /// - Remark: Generated from `#/paths//v1/enrollment/factors/get(retrieveFactorPolicy)`.
+    public enum RetrieveFactorPolicy {
+        public static let id: Swift.String = "retrieveFactorPolicy"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/enrollment/factors/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RetrieveFactorPolicy.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RetrieveFactorPolicy.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.RetrieveFactorPolicy.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.RetrieveFactorPolicy.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/enrollment/factors/get(retrieveFactorPolicy)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/enrollment/factors/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/enrollment/factors/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.FactorPolicy)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.FactorPolicy {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.RetrieveFactorPolicy.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.RetrieveFactorPolicy.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The issuer's factor rules (`issuer.factors`) and, when passkeys may be enrolled, its relying party.
+            ///
+            /// - Remark: Generated from `#/paths//v1/enrollment/factors/get(retrieveFactorPolicy)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.RetrieveFactorPolicy.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.RetrieveFactorPolicy.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// The wallet's enrolled factors and the issuer's factor rules.
+    ///
+    /// - Remark: HTTP `GET /v1/factors`.
+    /// - Remark: Generated from `#/paths//v1/factors/get(listFactors)`.
+    public enum ListFactors {
+        public static let id: Swift.String = "listFactors"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/factors/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListFactors.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListFactors.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ListFactors.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.ListFactors.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/get(listFactors)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/factors/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/factors/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.FactorList)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.FactorList {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ListFactors.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ListFactors.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The factors, questions first, then passkeys oldest first, the authenticator app, recovery codes.
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/get(listFactors)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListFactors.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ListFactors.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/get(listFactors)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/get(listFactors)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Starts a passkey registration; the options for `navigator.credentials.create` / ASAuthorization.
+    ///
+    /// - Remark: HTTP `POST /v1/passkeys/registration-options`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/registration-options/post(startPasskeyRegistration)`.
+    public enum StartPasskeyRegistration {
+        public static let id: Swift.String = "startPasskeyRegistration"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/passkeys/registration-options/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.StartPasskeyRegistration.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.StartPasskeyRegistration.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.StartPasskeyRegistration.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.StartPasskeyRegistration.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/registration-options/post(startPasskeyRegistration)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/passkeys/registration-options/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/passkeys/registration-options/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.PasskeyCreationOptions)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.PasskeyCreationOptions {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.StartPasskeyRegistration.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.StartPasskeyRegistration.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The creation options (WebAuthn Level 3 JSON form) with a single-use challenge bound to the wallet.
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/registration-options/post(startPasskeyRegistration)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.StartPasskeyRegistration.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.StartPasskeyRegistration.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/registration-options/post(startPasskeyRegistration)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/registration-options/post(startPasskeyRegistration)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/registration-options/post(startPasskeyRegistration)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/registration-options/post(startPasskeyRegistration)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// The wallet's passkeys, oldest first.
+    ///
+    /// - Remark: HTTP `GET /v1/passkeys`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/get(listPasskeys)`.
+    public enum ListPasskeys {
+        public static let id: Swift.String = "listPasskeys"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/passkeys/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListPasskeys.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListPasskeys.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ListPasskeys.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.ListPasskeys.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/get(listPasskeys)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/passkeys/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/passkeys/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.PasskeyList)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.PasskeyList {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ListPasskeys.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ListPasskeys.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The passkeys.
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/get(listPasskeys)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListPasskeys.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ListPasskeys.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/get(listPasskeys)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/get(listPasskeys)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Finishes a passkey registration with the authenticator's response.
+    ///
+    /// - Remark: HTTP `POST /v1/passkeys`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/post(registerPasskey)`.
+    public enum RegisterPasskey {
+        public static let id: Swift.String = "registerPasskey"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/passkeys/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RegisterPasskey.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RegisterPasskey.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.RegisterPasskey.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/passkeys/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/passkeys/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.PasskeyRegistrationRequest)
+            }
+            public var body: Operations.RegisterPasskey.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.RegisterPasskey.Input.Headers = .init(),
+                body: Operations.RegisterPasskey.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/post(registerPasskey)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/passkeys/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/passkeys/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.Passkey)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Passkey {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.RegisterPasskey.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.RegisterPasskey.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// The passkey is registered.
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/post(registerPasskey)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.RegisterPasskey.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.RegisterPasskey.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/post(registerPasskey)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/post(registerPasskey)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/post(registerPasskey)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/post(registerPasskey)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/post(registerPasskey)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Renames a passkey of the wallet.
+    ///
+    /// - Remark: HTTP `PATCH /v1/passkeys/{passkeyId}`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/patch(renamePasskey)`.
+    public enum RenamePasskey {
+        public static let id: Swift.String = "renamePasskey"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/passkeys/{passkeyId}/PATCH/path`.
+            public struct Path: Sendable, Hashable {
+                /// The passkey's `id` (`pk_` and a UUID).
+                ///
+                /// - Remark: Generated from `#/paths/v1/passkeys/{passkeyId}/PATCH/path/passkeyId`.
+                public var passkeyId: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - passkeyId: The passkey's `id` (`pk_` and a UUID).
+                public init(passkeyId: Swift.String) {
+                    self.passkeyId = passkeyId
+                }
+            }
+            public var path: Operations.RenamePasskey.Input.Path
+            /// - Remark: Generated from `#/paths/v1/passkeys/{passkeyId}/PATCH/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RenamePasskey.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RenamePasskey.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.RenamePasskey.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/passkeys/{passkeyId}/PATCH/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/passkeys/{passkeyId}/PATCH/requestBody/content/application\/json`.
+                case json(Components.Schemas.PasskeyRenameRequest)
+            }
+            public var body: Operations.RenamePasskey.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.RenamePasskey.Input.Path,
+                headers: Operations.RenamePasskey.Input.Headers = .init(),
+                body: Operations.RenamePasskey.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/patch(renamePasskey)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/passkeys/{passkeyId}/PATCH/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/passkeys/{passkeyId}/PATCH/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Passkey)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Passkey {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.RenamePasskey.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.RenamePasskey.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The renamed passkey.
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/patch(renamePasskey)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.RenamePasskey.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.RenamePasskey.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/patch(renamePasskey)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/patch(renamePasskey)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/patch(renamePasskey)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Removes a passkey of the wallet (not the last factor the issuer requires).
+    ///
+    /// - Remark: HTTP `DELETE /v1/passkeys/{passkeyId}`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/delete(removePasskey)`.
+    public enum RemovePasskey {
+        public static let id: Swift.String = "removePasskey"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/passkeys/{passkeyId}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// The passkey's `id` (`pk_` and a UUID).
+                ///
+                /// - Remark: Generated from `#/paths/v1/passkeys/{passkeyId}/DELETE/path/passkeyId`.
+                public var passkeyId: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - passkeyId: The passkey's `id` (`pk_` and a UUID).
+                public init(passkeyId: Swift.String) {
+                    self.passkeyId = passkeyId
+                }
+            }
+            public var path: Operations.RemovePasskey.Input.Path
+            /// - Remark: Generated from `#/paths/v1/passkeys/{passkeyId}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RemovePasskey.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RemovePasskey.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.RemovePasskey.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.RemovePasskey.Input.Path,
+                headers: Operations.RemovePasskey.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/delete(removePasskey)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Removed.
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/delete(removePasskey)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.RemovePasskey.Output.NoContent)
+            /// Removed.
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/delete(removePasskey)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.RemovePasskey.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/delete(removePasskey)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/delete(removePasskey)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/delete(removePasskey)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/delete(removePasskey)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/delete(removePasskey)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Starts a discoverable (usernameless) passkey login; the options for `navigator.credentials.get`.
+    ///
+    /// - Remark: HTTP `POST /v1/auth/login/passkey/options`.
+    /// - Remark: Generated from `#/paths//v1/auth/login/passkey/options/post(startPasskeyLogin)`.
+    public enum StartPasskeyLogin {
+        public static let id: Swift.String = "startPasskeyLogin"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/auth/login/passkey/options/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.StartPasskeyLogin.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.StartPasskeyLogin.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.StartPasskeyLogin.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.StartPasskeyLogin.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/passkey/options/post(startPasskeyLogin)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/auth/login/passkey/options/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/auth/login/passkey/options/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.PasskeyRequestOptions)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.PasskeyRequestOptions {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.StartPasskeyLogin.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.StartPasskeyLogin.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The request options (WebAuthn Level 3 JSON form), no `allowCredentials`, a single-use challenge bound to `X-Device-ID`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/passkey/options/post(startPasskeyLogin)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.StartPasskeyLogin.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.StartPasskeyLogin.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/passkey/options/post(startPasskeyLogin)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/passkey/options/post(startPasskeyLogin)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/passkey/options/post(startPasskeyLogin)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Logs in with a passkey; an unlinked phone is linked by it (no MFA prompt).
+    ///
+    /// - Remark: HTTP `POST /v1/auth/login/passkey`.
+    /// - Remark: Generated from `#/paths//v1/auth/login/passkey/post(loginWithPasskey)`.
+    public enum LoginWithPasskey {
+        public static let id: Swift.String = "loginWithPasskey"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/auth/login/passkey/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.LoginWithPasskey.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.LoginWithPasskey.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.LoginWithPasskey.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/auth/login/passkey/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/auth/login/passkey/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.PasskeyLoginRequest)
+            }
+            public var body: Operations.LoginWithPasskey.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.LoginWithPasskey.Input.Headers = .init(),
+                body: Operations.LoginWithPasskey.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/passkey/post(loginWithPasskey)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A session (`sessionToken`, `customerUri`, `additionalAttributes`), or — from a device not
+            /// linked to the user — the MFA prompt `{"code": 412, "mfaToken": {"challengeToken", "factors", "mfaSecretQuestion"?, "passkeyOptions"?}}`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/passkey/post(loginWithPasskey)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.Login)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Components.Responses.Login {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/passkey/post(loginWithPasskey)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/passkey/post(loginWithPasskey)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/passkey/post(loginWithPasskey)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/passkey/post(loginWithPasskey)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/passkey/post(loginWithPasskey)/responses/423`.
+            ///
+            /// HTTP response code: `423 code423`.
+            case code423(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.code423`.
+            ///
+            /// - Throws: An error if `self` is not `.code423`.
+            /// - SeeAlso: `.code423`.
+            public var code423: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .code423(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "code423",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Starts enrolling an authenticator app; it counts once a first code confirms it.
+    ///
+    /// - Remark: HTTP `POST /v1/factors/totp`.
+    /// - Remark: Generated from `#/paths//v1/factors/totp/post(enrollTOTP)`.
+    public enum EnrollTOTP {
+        public static let id: Swift.String = "enrollTOTP"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/factors/totp/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.EnrollTOTP.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.EnrollTOTP.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.EnrollTOTP.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.EnrollTOTP.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/post(enrollTOTP)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/factors/totp/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/factors/totp/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.TOTPEnrollment)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.TOTPEnrollment {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.EnrollTOTP.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.EnrollTOTP.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// The `otpauth://` URI for the app's QR code and the secret for typing in by hand.
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/post(enrollTOTP)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.EnrollTOTP.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.EnrollTOTP.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/post(enrollTOTP)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/post(enrollTOTP)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/post(enrollTOTP)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/post(enrollTOTP)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/post(enrollTOTP)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Removes the authenticator app (not the last factor the issuer requires).
+    ///
+    /// - Remark: HTTP `DELETE /v1/factors/totp`.
+    /// - Remark: Generated from `#/paths//v1/factors/totp/delete(removeTOTP)`.
+    public enum RemoveTOTP {
+        public static let id: Swift.String = "removeTOTP"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/factors/totp/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RemoveTOTP.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RemoveTOTP.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.RemoveTOTP.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.RemoveTOTP.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/delete(removeTOTP)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Removed.
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/delete(removeTOTP)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.RemoveTOTP.Output.NoContent)
+            /// Removed.
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/delete(removeTOTP)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.RemoveTOTP.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/delete(removeTOTP)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/delete(removeTOTP)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/delete(removeTOTP)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/delete(removeTOTP)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/delete(removeTOTP)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Confirms a pending authenticator app with its first code.
+    ///
+    /// - Remark: HTTP `POST /v1/factors/totp/confirmation`.
+    /// - Remark: Generated from `#/paths//v1/factors/totp/confirmation/post(confirmTOTP)`.
+    public enum ConfirmTOTP {
+        public static let id: Swift.String = "confirmTOTP"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/factors/totp/confirmation/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConfirmTOTP.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConfirmTOTP.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConfirmTOTP.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/factors/totp/confirmation/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/factors/totp/confirmation/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.TOTPCodeRequest)
+            }
+            public var body: Operations.ConfirmTOTP.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.ConfirmTOTP.Input.Headers = .init(),
+                body: Operations.ConfirmTOTP.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/confirmation/post(confirmTOTP)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Confirmed; the app now answers the MFA prompt.
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/confirmation/post(confirmTOTP)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.ConfirmTOTP.Output.NoContent)
+            /// Confirmed; the app now answers the MFA prompt.
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/confirmation/post(confirmTOTP)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.ConfirmTOTP.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/confirmation/post(confirmTOTP)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/confirmation/post(confirmTOTP)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/confirmation/post(confirmTOTP)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/confirmation/post(confirmTOTP)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/confirmation/post(confirmTOTP)/responses/423`.
+            ///
+            /// HTTP response code: `423 code423`.
+            case code423(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.code423`.
+            ///
+            /// - Throws: An error if `self` is not `.code423`.
+            /// - SeeAlso: `.code423`.
+            public var code423: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .code423(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "code423",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Makes ten new single-use recovery codes, replacing any earlier ones; shown once.
+    ///
+    /// - Remark: HTTP `POST /v1/factors/recovery-codes`.
+    /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/post(generateRecoveryCodes)`.
+    public enum GenerateRecoveryCodes {
+        public static let id: Swift.String = "generateRecoveryCodes"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/factors/recovery-codes/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GenerateRecoveryCodes.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GenerateRecoveryCodes.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GenerateRecoveryCodes.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.GenerateRecoveryCodes.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/post(generateRecoveryCodes)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/factors/recovery-codes/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/factors/recovery-codes/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.RecoveryCodes)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.RecoveryCodes {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GenerateRecoveryCodes.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.GenerateRecoveryCodes.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// The codes, shown this once.
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/post(generateRecoveryCodes)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.GenerateRecoveryCodes.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.GenerateRecoveryCodes.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/post(generateRecoveryCodes)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/post(generateRecoveryCodes)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/post(generateRecoveryCodes)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/post(generateRecoveryCodes)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Removes the recovery codes (not the last factor the issuer requires).
+    ///
+    /// - Remark: HTTP `DELETE /v1/factors/recovery-codes`.
+    /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/delete(removeRecoveryCodes)`.
+    public enum RemoveRecoveryCodes {
+        public static let id: Swift.String = "removeRecoveryCodes"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/factors/recovery-codes/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RemoveRecoveryCodes.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RemoveRecoveryCodes.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.RemoveRecoveryCodes.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.RemoveRecoveryCodes.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The call cannot be served now; repeat it after `Retry-After` seconds. Nothing was checked
+            /// or counted. `error.id` says why: `overloaded` — the hashes a call that checks or sets a
+            /// credential needs would finish later than `hashing.maxQueueMilliseconds`; `not_ready` — the
+            /// database did not answer within `databaseTimeoutMilliseconds` (any call that reads or writes
+            /// it, which includes the per-client rate limit counted in a PostgreSQL database).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/delete(removeRecoveryCodes)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Unavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.Unavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Removed.
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/delete(removeRecoveryCodes)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.RemoveRecoveryCodes.Output.NoContent)
+            /// Removed.
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/delete(removeRecoveryCodes)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.RemoveRecoveryCodes.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/delete(removeRecoveryCodes)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/delete(removeRecoveryCodes)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/delete(removeRecoveryCodes)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/delete(removeRecoveryCodes)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/delete(removeRecoveryCodes)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
                             response: self
                         )
                     }

@@ -214,6 +214,76 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PUT /v1/profile/mfa-answers`.
     /// - Remark: Generated from `#/paths//v1/profile/mfa-answers/put(updateMFAAnswers)`.
     func updateMFAAnswers(_ input: Operations.UpdateMFAAnswers.Input) async throws -> Operations.UpdateMFAAnswers.Output
+    /// The issuer's factor rules, what an app may offer to enrol and to answer with.
+    ///
+    /// - Remark: HTTP `GET /v1/enrollment/factors`.
+    /// - Remark: Generated from `#/paths//v1/enrollment/factors/get(retrieveFactorPolicy)`.
+    func retrieveFactorPolicy(_ input: Operations.RetrieveFactorPolicy.Input) async throws -> Operations.RetrieveFactorPolicy.Output
+    /// The wallet's enrolled factors and the issuer's factor rules.
+    ///
+    /// - Remark: HTTP `GET /v1/factors`.
+    /// - Remark: Generated from `#/paths//v1/factors/get(listFactors)`.
+    func listFactors(_ input: Operations.ListFactors.Input) async throws -> Operations.ListFactors.Output
+    /// Starts a passkey registration; the options for `navigator.credentials.create` / ASAuthorization.
+    ///
+    /// - Remark: HTTP `POST /v1/passkeys/registration-options`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/registration-options/post(startPasskeyRegistration)`.
+    func startPasskeyRegistration(_ input: Operations.StartPasskeyRegistration.Input) async throws -> Operations.StartPasskeyRegistration.Output
+    /// The wallet's passkeys, oldest first.
+    ///
+    /// - Remark: HTTP `GET /v1/passkeys`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/get(listPasskeys)`.
+    func listPasskeys(_ input: Operations.ListPasskeys.Input) async throws -> Operations.ListPasskeys.Output
+    /// Finishes a passkey registration with the authenticator's response.
+    ///
+    /// - Remark: HTTP `POST /v1/passkeys`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/post(registerPasskey)`.
+    func registerPasskey(_ input: Operations.RegisterPasskey.Input) async throws -> Operations.RegisterPasskey.Output
+    /// Renames a passkey of the wallet.
+    ///
+    /// - Remark: HTTP `PATCH /v1/passkeys/{passkeyId}`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/patch(renamePasskey)`.
+    func renamePasskey(_ input: Operations.RenamePasskey.Input) async throws -> Operations.RenamePasskey.Output
+    /// Removes a passkey of the wallet (not the last factor the issuer requires).
+    ///
+    /// - Remark: HTTP `DELETE /v1/passkeys/{passkeyId}`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/delete(removePasskey)`.
+    func removePasskey(_ input: Operations.RemovePasskey.Input) async throws -> Operations.RemovePasskey.Output
+    /// Starts a discoverable (usernameless) passkey login; the options for `navigator.credentials.get`.
+    ///
+    /// - Remark: HTTP `POST /v1/auth/login/passkey/options`.
+    /// - Remark: Generated from `#/paths//v1/auth/login/passkey/options/post(startPasskeyLogin)`.
+    func startPasskeyLogin(_ input: Operations.StartPasskeyLogin.Input) async throws -> Operations.StartPasskeyLogin.Output
+    /// Logs in with a passkey; an unlinked phone is linked by it (no MFA prompt).
+    ///
+    /// - Remark: HTTP `POST /v1/auth/login/passkey`.
+    /// - Remark: Generated from `#/paths//v1/auth/login/passkey/post(loginWithPasskey)`.
+    func loginWithPasskey(_ input: Operations.LoginWithPasskey.Input) async throws -> Operations.LoginWithPasskey.Output
+    /// Starts enrolling an authenticator app; it counts once a first code confirms it.
+    ///
+    /// - Remark: HTTP `POST /v1/factors/totp`.
+    /// - Remark: Generated from `#/paths//v1/factors/totp/post(enrollTOTP)`.
+    func enrollTOTP(_ input: Operations.EnrollTOTP.Input) async throws -> Operations.EnrollTOTP.Output
+    /// Removes the authenticator app (not the last factor the issuer requires).
+    ///
+    /// - Remark: HTTP `DELETE /v1/factors/totp`.
+    /// - Remark: Generated from `#/paths//v1/factors/totp/delete(removeTOTP)`.
+    func removeTOTP(_ input: Operations.RemoveTOTP.Input) async throws -> Operations.RemoveTOTP.Output
+    /// Confirms a pending authenticator app with its first code.
+    ///
+    /// - Remark: HTTP `POST /v1/factors/totp/confirmation`.
+    /// - Remark: Generated from `#/paths//v1/factors/totp/confirmation/post(confirmTOTP)`.
+    func confirmTOTP(_ input: Operations.ConfirmTOTP.Input) async throws -> Operations.ConfirmTOTP.Output
+    /// Makes ten new single-use recovery codes, replacing any earlier ones; shown once.
+    ///
+    /// - Remark: HTTP `POST /v1/factors/recovery-codes`.
+    /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/post(generateRecoveryCodes)`.
+    func generateRecoveryCodes(_ input: Operations.GenerateRecoveryCodes.Input) async throws -> Operations.GenerateRecoveryCodes.Output
+    /// Removes the recovery codes (not the last factor the issuer requires).
+    ///
+    /// - Remark: HTTP `DELETE /v1/factors/recovery-codes`.
+    /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/delete(removeRecoveryCodes)`.
+    func removeRecoveryCodes(_ input: Operations.RemoveRecoveryCodes.Input) async throws -> Operations.RemoveRecoveryCodes.Output
     /// A native (API) registration flow in the shape of Ory Kratos's.
     ///
     /// - Remark: HTTP `GET /a/self-service/registration/api`.
@@ -670,6 +740,136 @@ extension APIProtocol {
             headers: headers,
             body: body
         ))
+    }
+    /// The issuer's factor rules, what an app may offer to enrol and to answer with.
+    ///
+    /// - Remark: HTTP `GET /v1/enrollment/factors`.
+    /// - Remark: Generated from `#/paths//v1/enrollment/factors/get(retrieveFactorPolicy)`.
+    public func retrieveFactorPolicy(headers: Operations.RetrieveFactorPolicy.Input.Headers = .init()) async throws -> Operations.RetrieveFactorPolicy.Output {
+        try await retrieveFactorPolicy(Operations.RetrieveFactorPolicy.Input(headers: headers))
+    }
+    /// The wallet's enrolled factors and the issuer's factor rules.
+    ///
+    /// - Remark: HTTP `GET /v1/factors`.
+    /// - Remark: Generated from `#/paths//v1/factors/get(listFactors)`.
+    public func listFactors(headers: Operations.ListFactors.Input.Headers = .init()) async throws -> Operations.ListFactors.Output {
+        try await listFactors(Operations.ListFactors.Input(headers: headers))
+    }
+    /// Starts a passkey registration; the options for `navigator.credentials.create` / ASAuthorization.
+    ///
+    /// - Remark: HTTP `POST /v1/passkeys/registration-options`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/registration-options/post(startPasskeyRegistration)`.
+    public func startPasskeyRegistration(headers: Operations.StartPasskeyRegistration.Input.Headers = .init()) async throws -> Operations.StartPasskeyRegistration.Output {
+        try await startPasskeyRegistration(Operations.StartPasskeyRegistration.Input(headers: headers))
+    }
+    /// The wallet's passkeys, oldest first.
+    ///
+    /// - Remark: HTTP `GET /v1/passkeys`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/get(listPasskeys)`.
+    public func listPasskeys(headers: Operations.ListPasskeys.Input.Headers = .init()) async throws -> Operations.ListPasskeys.Output {
+        try await listPasskeys(Operations.ListPasskeys.Input(headers: headers))
+    }
+    /// Finishes a passkey registration with the authenticator's response.
+    ///
+    /// - Remark: HTTP `POST /v1/passkeys`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/post(registerPasskey)`.
+    public func registerPasskey(
+        headers: Operations.RegisterPasskey.Input.Headers = .init(),
+        body: Operations.RegisterPasskey.Input.Body
+    ) async throws -> Operations.RegisterPasskey.Output {
+        try await registerPasskey(Operations.RegisterPasskey.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Renames a passkey of the wallet.
+    ///
+    /// - Remark: HTTP `PATCH /v1/passkeys/{passkeyId}`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/patch(renamePasskey)`.
+    public func renamePasskey(
+        path: Operations.RenamePasskey.Input.Path,
+        headers: Operations.RenamePasskey.Input.Headers = .init(),
+        body: Operations.RenamePasskey.Input.Body
+    ) async throws -> Operations.RenamePasskey.Output {
+        try await renamePasskey(Operations.RenamePasskey.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Removes a passkey of the wallet (not the last factor the issuer requires).
+    ///
+    /// - Remark: HTTP `DELETE /v1/passkeys/{passkeyId}`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/{passkeyId}/delete(removePasskey)`.
+    public func removePasskey(
+        path: Operations.RemovePasskey.Input.Path,
+        headers: Operations.RemovePasskey.Input.Headers = .init()
+    ) async throws -> Operations.RemovePasskey.Output {
+        try await removePasskey(Operations.RemovePasskey.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Starts a discoverable (usernameless) passkey login; the options for `navigator.credentials.get`.
+    ///
+    /// - Remark: HTTP `POST /v1/auth/login/passkey/options`.
+    /// - Remark: Generated from `#/paths//v1/auth/login/passkey/options/post(startPasskeyLogin)`.
+    public func startPasskeyLogin(headers: Operations.StartPasskeyLogin.Input.Headers = .init()) async throws -> Operations.StartPasskeyLogin.Output {
+        try await startPasskeyLogin(Operations.StartPasskeyLogin.Input(headers: headers))
+    }
+    /// Logs in with a passkey; an unlinked phone is linked by it (no MFA prompt).
+    ///
+    /// - Remark: HTTP `POST /v1/auth/login/passkey`.
+    /// - Remark: Generated from `#/paths//v1/auth/login/passkey/post(loginWithPasskey)`.
+    public func loginWithPasskey(
+        headers: Operations.LoginWithPasskey.Input.Headers = .init(),
+        body: Operations.LoginWithPasskey.Input.Body
+    ) async throws -> Operations.LoginWithPasskey.Output {
+        try await loginWithPasskey(Operations.LoginWithPasskey.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Starts enrolling an authenticator app; it counts once a first code confirms it.
+    ///
+    /// - Remark: HTTP `POST /v1/factors/totp`.
+    /// - Remark: Generated from `#/paths//v1/factors/totp/post(enrollTOTP)`.
+    public func enrollTOTP(headers: Operations.EnrollTOTP.Input.Headers = .init()) async throws -> Operations.EnrollTOTP.Output {
+        try await enrollTOTP(Operations.EnrollTOTP.Input(headers: headers))
+    }
+    /// Removes the authenticator app (not the last factor the issuer requires).
+    ///
+    /// - Remark: HTTP `DELETE /v1/factors/totp`.
+    /// - Remark: Generated from `#/paths//v1/factors/totp/delete(removeTOTP)`.
+    public func removeTOTP(headers: Operations.RemoveTOTP.Input.Headers = .init()) async throws -> Operations.RemoveTOTP.Output {
+        try await removeTOTP(Operations.RemoveTOTP.Input(headers: headers))
+    }
+    /// Confirms a pending authenticator app with its first code.
+    ///
+    /// - Remark: HTTP `POST /v1/factors/totp/confirmation`.
+    /// - Remark: Generated from `#/paths//v1/factors/totp/confirmation/post(confirmTOTP)`.
+    public func confirmTOTP(
+        headers: Operations.ConfirmTOTP.Input.Headers = .init(),
+        body: Operations.ConfirmTOTP.Input.Body
+    ) async throws -> Operations.ConfirmTOTP.Output {
+        try await confirmTOTP(Operations.ConfirmTOTP.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Makes ten new single-use recovery codes, replacing any earlier ones; shown once.
+    ///
+    /// - Remark: HTTP `POST /v1/factors/recovery-codes`.
+    /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/post(generateRecoveryCodes)`.
+    public func generateRecoveryCodes(headers: Operations.GenerateRecoveryCodes.Input.Headers = .init()) async throws -> Operations.GenerateRecoveryCodes.Output {
+        try await generateRecoveryCodes(Operations.GenerateRecoveryCodes.Input(headers: headers))
+    }
+    /// Removes the recovery codes (not the last factor the issuer requires).
+    ///
+    /// - Remark: HTTP `DELETE /v1/factors/recovery-codes`.
+    /// - Remark: Generated from `#/paths//v1/factors/recovery-codes/delete(removeRecoveryCodes)`.
+    public func removeRecoveryCodes(headers: Operations.RemoveRecoveryCodes.Input.Headers = .init()) async throws -> Operations.RemoveRecoveryCodes.Output {
+        try await removeRecoveryCodes(Operations.RemoveRecoveryCodes.Input(headers: headers))
     }
     /// A native (API) registration flow in the shape of Ory Kratos's.
     ///

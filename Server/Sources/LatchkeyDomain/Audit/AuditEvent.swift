@@ -67,6 +67,12 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     case passwordChanged = "password.changed"
     case passcodeChanged = "passcode.changed"
     case mfaAnswersChanged = "mfa_answers.changed"
+    /// A factor enrolled (`kind` detail: passkey, totp, recovery_codes; a passkey's `id`).
+    case factorEnrolled = "factor.enrolled"
+    /// A factor removed by the customer or an operator (`kind`, `id` details).
+    case factorRemoved = "factor.removed"
+    /// A factor used: an MFA prompt answered or a passkey login (`kind`; a recovery code's remaining count).
+    case factorUsed = "factor.used"
     case emailChangeRequested = "email.change_requested"
     case emailChanged = "email.changed"
     case emailReverted = "email.reverted"

@@ -21,6 +21,14 @@ public struct AuditReason: Sendable, Equatable {
     public static let wrongPassword = AuditReason("wrong_password")
     public static let wrongPIN = AuditReason("wrong_pin")
     public static let wrongMFAAnswer = AuditReason("wrong_mfa_answer")
+    public static let wrongTOTPCode = AuditReason("wrong_totp_code")
+    public static let replayedTOTPCode = AuditReason("replayed_totp_code")
+    public static let wrongRecoveryCode = AuditReason("wrong_recovery_code")
+    /// A passkey assertion or registration that did not verify (the detail names the check).
+    public static let passkeyRejected = AuditReason("passkey_rejected")
+    public static let unknownPasskey = AuditReason("unknown_passkey")
+    /// An operator removed a factor of the wallet.
+    public static let removedByOperator = AuditReason("removed_by_operator")
     // Changes.
     public static let logout = AuditReason("logout")
     public static let passwordExpired = AuditReason("expired")
@@ -40,6 +48,9 @@ public enum CredentialFactor: String, Sendable, Equatable {
     case password
     case pin
     case mfaAnswer = "mfa_answer"
+    case totp
+    case recoveryCode = "recovery_code"
+    case passkey
 
     /// The reason a wrong value of this factor is refused with.
     public var wrong: AuditReason {
@@ -47,6 +58,9 @@ public enum CredentialFactor: String, Sendable, Equatable {
         case .password: .wrongPassword
         case .pin: .wrongPIN
         case .mfaAnswer: .wrongMFAAnswer
+        case .totp: .wrongTOTPCode
+        case .recoveryCode: .wrongRecoveryCode
+        case .passkey: .passkeyRejected
         }
     }
 }

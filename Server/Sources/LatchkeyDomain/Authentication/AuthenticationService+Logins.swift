@@ -10,7 +10,7 @@ extension AuthenticationService {
         guard caller.device.deviceID != nil else { throw DomainError.deviceIDRequired }
         switch try await logins.passwordLogin(.email(username), password: password, caller: caller, unlinked: .prompt) {
         case .session(let opened): return sessions.outcome(opened)
-        case .mfaRequired(let question, let token): return .mfaRequired(question: question, challengeToken: token)
+        case .mfaRequired(let prompt): return .mfaRequired(prompt)
         }
     }
 
@@ -55,32 +55,58 @@ extension AuthenticationService {
                                 method: .nonce, caller: caller)
     }
 
-    /// `registerWithMFA`: the answer to the prompted question links the device and logs in. The
-    /// challenge is single use; wrong answers count toward the smart lockout of unlinked devices.
-    public func answerMFA(challengeToken: String, answer: String, caller: Caller) async throws -> LoginOutcome {
+    /// `registerWithMFA`: a proof of one of the prompt's factors links the device and logs in: the
+    /// prompted question's answer, an authenticator app's code, a recovery code or a passkey
+    /// assertion. The challenge is single use (consumed before the proof is checked); a proof of a
+    /// factor the prompt did not offer is refused like a wrong one; wrong proofs count toward the
+    /// smart lockout of unlinked devices.
+    public func answerMFA(challengeToken: String, proof: MFAProof, caller: Caller) async throws -> LoginOutcome {
         let store = self.store.recording(into: caller.audit)
         let device = caller.device
         return try await admitted(1, for: caller) { hasher in
             if challengeToken.isEmpty { throw DomainError.invalidField("challengeToken", "challengeToken is required.") }
-            if answer.isEmpty { throw DomainError.invalidField("mfaSecretAnswer", "mfaSecretAnswer is required.") }
+            if case .answer(let answer) = proof, answer.isEmpty {
+                throw DomainError.invalidField("mfaSecretAnswer", "mfaSecretAnswer is required.")
+            }
             guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
+            let factor = proof.credentialFactor
             guard let challenge = try await store.consumeToken(digest: SecureRandom.digest(challengeToken), purpose: .mfaChallenge,
                                                                now: now()),
                   challenge.deviceID == deviceID, let user = try await store.user(id: challenge.userID)
             else {
                 audit(.loginFailed, user: nil, outcome: .failure, reason: .invalidChallenge, deviceID: deviceID,
-                      details: ["factor": CredentialFactor.mfaAnswer.rawValue], for: caller)
+                      details: ["factor": factor.rawValue], for: caller)
                 throw DomainError.wrongCredentials
             }
-            let question = challenge.data ?? ""
-            let hash = try await store.mfaAnswers(userID: user.id).first { $0.question == question }?.answerHash
-            try await verifier.check(issuer.mfa.normalize(answer), against: hash, user: user, deviceID: nil, factor: .mfaAnswer,
-                                     credential: .answer(question: question), hasher: hasher, caller: caller)
-            audit(.mfaAnswered, user: user.id, deviceID: deviceID, details: ["question": question], for: caller)
-            try await store.clearPendingMFAQuestion(userID: user.id)
-            // The password and an answer were proven: earlier failures from unlinked devices were not an attack.
+            guard try await logins.promptFactors(for: user).contains(proof.kind) else {
+                audit(.loginFailed, user: user.id, outcome: .failure, reason: .invalidChallenge, deviceID: deviceID,
+                      details: ["factor": factor.rawValue], for: caller)
+                throw DomainError.wrongCredentials
+            }
+            let method: LoginMethod
+            switch proof {
+            case .answer(let answer):
+                let question = challenge.data ?? ""
+                let hash = try await store.mfaAnswers(userID: user.id).first { $0.question == question }?.answerHash
+                try await verifier.check(issuer.mfa.normalize(answer), against: hash, user: user, deviceID: nil, factor: .mfaAnswer,
+                                         credential: .answer(question: question), hasher: hasher, caller: caller)
+                audit(.mfaAnswered, user: user.id, deviceID: deviceID, details: ["question": question], for: caller)
+                try await store.clearPendingMFAQuestion(userID: user.id)
+                method = .mfa
+            case .totp(let code):
+                try await logins.checkTOTPAtPrompt(code, user: user, deviceID: deviceID, hasher: hasher, caller: caller)
+                method = .totp
+            case .recoveryCode(let code):
+                try await logins.checkRecoveryCodeAtPrompt(code, user: user, deviceID: deviceID, hasher: hasher, caller: caller)
+                method = .recoveryCode
+            case .passkey(let assertion):
+                try await logins.checkPasskeyAtPrompt(assertion, user: user, challengeToken: challengeToken, deviceID: deviceID,
+                                                      caller: caller)
+                method = .passkey
+            }
+            // The password and a second factor were proven: earlier failures from unlinked devices were not an attack.
             try await store.clearUnlinkedAttempts(userID: user.id)
-            return try await logins.finish(user, device: device, linkDevice: true, method: .mfa, caller: caller)
+            return try await logins.finish(user, device: device, linkDevice: true, method: method, caller: caller)
         }
     }
 }

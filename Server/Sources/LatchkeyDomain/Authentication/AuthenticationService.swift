@@ -5,7 +5,7 @@ import LatchkeyCore
 /// Knows no HTTP; every refusal is a `DomainError` with the spec's code.
 public struct AuthenticationService: Sendable {
     /// What logins read and write: users, lockout counters, devices, sessions, device tokens.
-    public typealias Store = UserStore & AttemptStore & DeviceStore & SessionStore & CredentialStore
+    public typealias Store = UserStore & AttemptStore & DeviceStore & SessionStore & CredentialStore & PasskeyStore & OneTimeFactorStore
     package let store: any Store
     package let issuer: IssuerSettings
     /// Builds the security notices of device tokens and unlinked devices.

@@ -32,7 +32,7 @@ public struct OpenedSession: Sendable, Equatable {
 /// What a password login ends in; each API renders it in its own shape.
 public enum PasswordLoginResult: Sendable, Equatable {
     case session(OpenedSession)
-    case mfaRequired(question: String, challengeToken: String)
+    case mfaRequired(MFAPrompt)
 }
 
 /// A password login the Kratos-compatible API refuses with a form message.
@@ -85,8 +85,7 @@ extension LoginFlow {
                     // to prompt with: its first device is linked by the password, as a registration
                     // links the registering device by its nonce. Later devices need answers.
                     if try await store.mfaAnswers(userID: user.id).isEmpty, try await store.devices(userID: user.id).isEmpty { break }
-                    let challenge = try await prompt(user, deviceID: deviceID, caller: caller)
-                    return .mfaRequired(question: challenge.question, challengeToken: challenge.token)
+                    return .mfaRequired(try await prompt(user, deviceID: deviceID, caller: caller))
                 case .linkUnlessQuestions:
                     if !(try await store.mfaAnswers(userID: user.id)).isEmpty { throw PasswordLoginRefusal.deviceNotLinked }
                 }

@@ -7,7 +7,7 @@ import LatchkeyCore
 /// answer — and the session. Knows no HTTP.
 public struct LoginFlow: Sendable {
     /// What a login reads and writes: users, lockout counters, devices, sessions, challenges.
-    public typealias Store = UserStore & AttemptStore & DeviceStore & SessionStore & CredentialStore
+    public typealias Store = UserStore & AttemptStore & DeviceStore & SessionStore & CredentialStore & PasskeyStore & OneTimeFactorStore
     package let store: any Store
     package let issuer: IssuerSettings
     /// Checks credentials under the rate limits and the lockout rules.
@@ -41,24 +41,35 @@ public struct LoginFlow: Sendable {
         } else if linkDevice {
             try await link(user, deviceID: deviceID, device: device, caller: caller)
         } else {
-            let challenge = try await prompt(user, deviceID: deviceID, caller: caller)
-            return .mfaRequired(question: challenge.question, challengeToken: challenge.token)
+            return .mfaRequired(try await prompt(user, deviceID: deviceID, caller: caller))
         }
         return try await sessions.start(user, device: device, method: method, caller: caller)
     }
 
-    /// Creates the MFA challenge for the user's pending question (`CredentialVerifier.pendingQuestion`).
-    package func prompt(_ user: UserRecord, deviceID: String, caller: Caller) async throws -> (question: String, token: String) {
+    /// Creates the MFA challenge of an unlinked device: the factors the wallet may answer with
+    /// (`promptFactors`), the pending question when questions are among them
+    /// (`CredentialVerifier.pendingQuestion`), a passkey's request options when passkeys are. The
+    /// challenge token (bound to the device, single use) carries the question in its `data`.
+    /// Throws `wrongCredentials` when the wallet has no factor the issuer accepts here.
+    package func prompt(_ user: UserRecord, deviceID: String, caller: Caller) async throws -> MFAPrompt {
         let store = self.store.recording(into: caller.audit)
-        guard let question = try await verifier.pendingQuestion(for: user) else {
-            throw DomainError.wrongCredentials
+        var factors = try await promptFactors(for: user)
+        var question: String?
+        if factors.contains(.question) {
+            question = try await verifier.pendingQuestion(for: user)
+            if question == nil { factors.removeAll { $0 == .question } }
         }
+        guard !factors.isEmpty else { throw DomainError.wrongCredentials }
         let token = SecureRandom.token()
         let time = now()
-        audit(.mfaPrompted, user: user.id, deviceID: deviceID, details: ["question": question], for: caller)
+        var details = ["factors": factors.map(\.rawValue).joined(separator: ",")]
+        if let question { details["question"] = question }
+        audit(.mfaPrompted, user: user.id, deviceID: deviceID, details: details, for: caller)
         try await store.createToken(TokenRecord(digest: SecureRandom.digest(token), purpose: .mfaChallenge, userID: user.id,
                                                 deviceID: deviceID, createdAt: time,
                                                 expiresAt: time.addingTimeInterval(Self.challengeLifetime), data: question))
-        return (question, token)
+        let passkeyOptions = factors.contains(.passkey)
+            ? try await passkeyPromptOptions(for: user, challengeToken: token, deviceID: deviceID, caller: caller) : nil
+        return MFAPrompt(challengeToken: token, factors: factors, question: question, passkeyOptions: passkeyOptions)
     }
 }

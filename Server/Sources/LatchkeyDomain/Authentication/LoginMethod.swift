@@ -9,6 +9,12 @@ public enum LoginMethod: String, Sendable {
     case nonce
     /// An MFA answer (after a password login from an unlinked device).
     case mfa
+    /// An authenticator app's code answering the MFA prompt.
+    case totp
+    /// A recovery code answering the MFA prompt.
+    case recoveryCode = "recovery_code"
+    /// A passkey: a discoverable login, or the answer to the MFA prompt.
+    case passkey
     /// The long-lived device token: possession of the phone and its token.
     case deviceToken = "device_token"
     /// A federated (OpenID Connect) login: the provider authenticated the user.
@@ -20,7 +26,7 @@ public enum LoginMethod: String, Sendable {
     /// one, so a stolen phone with its token, or a provider session, cannot take the account over.
     public var checksKnowledgeFactor: Bool {
         switch self {
-        case .password, .passwordPhone, .pin, .mfa: true
+        case .password, .passwordPhone, .pin, .mfa, .totp, .recoveryCode, .passkey: true
         case .nonce, .deviceToken, .sso: false
         }
     }

@@ -38,7 +38,7 @@ public struct DeviceSoftware: Sendable, Equatable {
 /// The result of a login: a session, or the MFA prompt of an unlinked device (the spec's 412).
 public enum LoginOutcome: Sendable, Equatable {
     case authenticated(sessionToken: String, customerUri: String, additionalAttributes: [String: String])
-    case mfaRequired(question: String, challengeToken: String)
+    case mfaRequired(MFAPrompt)
 }
 
 /// A live session as `GET /v1/auth/session` describes it.

@@ -149,6 +149,10 @@ public struct IssuerSettings: Codable, Sendable, Equatable {
     public var password = PasswordConfigurations.default
     public var passcode = PasscodeConfigurations.default
     public var mfa = MFASettings()
+    /// The second factors beside the questions: what may be enrolled and what each prompt accepts.
+    public var factors = FactorSettings()
+    /// The relying party of passkeys and the app-association documents.
+    public var passkeys = PasskeySettings()
     public var emailVerificationRequired = true
     public var appInstanceVerificationSeconds = 600
     public var passwordExpiryDays = 0

@@ -15,8 +15,11 @@ extension APIHandler {
         case .authenticated(let token, let customerUri, let attributes):
             .init(sessionToken: token, tokenType: caller.provenKey == nil ? .bearer : .dPoP, customerUri: customerUri,
                   additionalAttributes: .init(additionalProperties: attributes))
-        case .mfaRequired(let question, let challenge):
-            .init(code: StatusCode.mfaRequired.rawValue, mfaToken: .init(mfaSecretQuestion: question, challengeToken: challenge))
+        case .mfaRequired(let prompt):
+            .init(code: StatusCode.mfaRequired.rawValue,
+                  mfaToken: .init(mfaSecretQuestion: prompt.question, challengeToken: prompt.challengeToken,
+                                  factors: prompt.factors.map { Components.Schemas.FactorKind(rawValue: $0.rawValue)! },
+                                  passkeyOptions: prompt.passkeyOptions.map(wire)))
         }
     }
 
@@ -39,7 +42,7 @@ extension APIHandler {
 
     package func registerWithMFA(_ input: Operations.RegisterWithMFA.Input) async throws -> Operations.RegisterWithMFA.Output {
         let body = input.body.json
-        let outcome = try await authentication.answerMFA(challengeToken: body.challengeToken, answer: body.mfaSecretAnswer,
+        let outcome = try await authentication.answerMFA(challengeToken: body.challengeToken, proof: try proof(of: body),
                                                          caller: caller)
         return .ok(.init(body: .json(wire(outcome))))
     }

@@ -102,6 +102,26 @@ extension Operations.UpdateMFAAnswers.Input.Body {
     public var json: Components.Schemas.MFAAnswersRequest { switch self { case .json(let payload): payload } }
 }
 
+extension Operations.RegisterPasskey.Input.Body {
+    /// The JSON payload, the one content type the operation accepts.
+    public var json: Components.Schemas.PasskeyRegistrationRequest { switch self { case .json(let payload): payload } }
+}
+
+extension Operations.RenamePasskey.Input.Body {
+    /// The JSON payload, the one content type the operation accepts.
+    public var json: Components.Schemas.PasskeyRenameRequest { switch self { case .json(let payload): payload } }
+}
+
+extension Operations.LoginWithPasskey.Input.Body {
+    /// The JSON payload, the one content type the operation accepts.
+    public var json: Components.Schemas.PasskeyLoginRequest { switch self { case .json(let payload): payload } }
+}
+
+extension Operations.ConfirmTOTP.Input.Body {
+    /// The JSON payload, the one content type the operation accepts.
+    public var json: Components.Schemas.TOTPCodeRequest { switch self { case .json(let payload): payload } }
+}
+
 extension Operations.UpdateRegistrationFlow.Input.Body {
     /// The JSON payload, the one content type the operation accepts.
     public var json: Components.Schemas.UpdateRegistrationFlowBody { switch self { case .json(let payload): payload } }

@@ -1,0 +1,5 @@
+import Foundation
+import LatchkeyDomain
+
+/// `OneTimeFactorStore` on both engines.
+extension SQLStore {}

@@ -1,0 +1,5 @@
+import Foundation
+import LatchkeyDomain
+
+/// `PasskeyStore` on both engines.
+extension SQLStore {}
