@@ -44,8 +44,9 @@ extension MessageTemplate {
                                                                    values: ["issuer", "firstName", "fields", "link", "hours"],
                                                                    optional: ["firstName"])
     /// The notice that something guarding the wallet changed: one flag names what, `byImport`
-    /// tells an import of the issuer's accounts from someone signed in to the wallet.
-    package static let securityNotice = MessageTemplate("security_notice", values: ["issuer"],
+    /// tells an import of the issuer's accounts from someone signed in to the wallet;
+    /// `remaining` is the count of recovery codes left after one was used.
+    package static let securityNotice = MessageTemplate("security_notice", values: ["issuer", "remaining"], optional: ["remaining"],
                                                         flags: SecurityChange.allCases.map(\.rawValue) + ["byImport"])
     /// The link to the secure portal that resets a forgotten password or PIN.
     package static func reset(_ kind: CredentialKind) -> MessageTemplate {
@@ -67,7 +68,7 @@ extension MessageTemplate {
     static let samples: [String: String] = [
         "issuer": "Example Wallet", "firstName": "Alex", "link": "https://wallet.example.com/verify-email?token=SAMPLE",
         "hours": "24", "days": "7", "minutes": "15", "newEmail": "new@example.com", "fields": "first name, last name",
-        "code": "123456",
+        "code": "123456", "remaining": "9",
     ]
 }
 
@@ -75,6 +76,10 @@ extension MessageTemplate {
 /// language.
 package enum SecurityChange: String, Sendable, CaseIterable {
     case password, passcode, securityQuestions, deviceToken, linkedDevices
+    /// An authenticator app was added or removed; the recovery codes were made anew or removed.
+    case authenticatorApp, recoveryCodes
+    /// A recovery code was used to link a new phone (the notice worded on its own, with `remaining`).
+    case recoveryCodeUsed
 
     /// The change as the message's `data` names it to a channel (the webhook's payload), which
     /// stays the same in every language.
@@ -85,6 +90,9 @@ package enum SecurityChange: String, Sendable, CaseIterable {
         case .securityQuestions: "security questions"
         case .deviceToken: "device sign-in token"
         case .linkedDevices: "list of linked devices"
+        case .authenticatorApp: "authenticator app"
+        case .recoveryCodes: "recovery codes"
+        case .recoveryCodeUsed: "recovery code used"
         }
     }
 }

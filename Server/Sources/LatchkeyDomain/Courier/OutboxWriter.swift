@@ -76,17 +76,20 @@ public struct OutboxWriter: Sendable {
     }
 
     /// The security notice of a change to `user`'s wallet, or none for a wallet without an email.
-    package func securityNotice(_ change: SecurityChange, to user: UserRecord, languages: LanguagePreference,
+    /// `remaining`: the recovery codes left (`recoveryCodeUsed`).
+    package func securityNotice(_ change: SecurityChange, to user: UserRecord, languages: LanguagePreference, remaining: Int? = nil,
                                 at time: Date) throws -> [OutboxMessage] {
         guard !user.email.isEmpty else { return [] }
-        return [try cipher.seal(templates.securityNotice(change, to: user.email, languages: languages, issuer: issuer), now: time)]
+        return [try cipher.seal(templates.securityNotice(change, to: user.email, languages: languages, issuer: issuer, remaining: remaining),
+                                now: time)]
     }
 
     /// The security notice of a change the customer made in the app (`caller`'s request): in the
     /// request's languages, else the wallet's recorded ones.
-    package func securityNotice(_ change: SecurityChange, to user: UserRecord, answering caller: Caller,
+    package func securityNotice(_ change: SecurityChange, to user: UserRecord, answering caller: Caller, remaining: Int? = nil,
                                 at time: Date) throws -> [OutboxMessage] {
-        try securityNotice(change, to: user, languages: user.languagePreference(preferring: caller.client.languages), at: time)
+        try securityNotice(change, to: user, languages: user.languagePreference(preferring: caller.client.languages), remaining: remaining,
+                           at: time)
     }
 
     /// The link to the secure portal for a forgotten credential; the token carries the question.
@@ -136,8 +139,8 @@ extension MessageCatalog {
     /// The security notice that `change` happened to the wallet of `email`; `byImport`: the
     /// change was an import of the issuer's accounts, not someone signed in to the wallet.
     package func securityNotice(_ change: SecurityChange, to email: String, languages: LanguagePreference, issuer: IssuerSettings,
-                                byImport: Bool = false) -> OutgoingMessage {
-        message(.securityNotice, to: email, languages: languages, issuer: issuer, values: [:],
+                                byImport: Bool = false, remaining: Int? = nil) -> OutgoingMessage {
+        message(.securityNotice, to: email, languages: languages, issuer: issuer, values: ["remaining": remaining.map(String.init)],
                 flags: byImport ? [change.rawValue, "byImport"] : [change.rawValue], data: ["change": change.dataName])
     }
 }
