@@ -17,7 +17,8 @@ public enum UnlinkedDevicePolicy: Sendable, Equatable {
     /// The wallet API: the MFA prompt, which links the device once answered.
     case prompt
     /// The Kratos-compatible API, which has no prompt: the device is linked when the wallet has no
-    /// MFA answers, and the login is refused (`PasswordLoginRefusal.deviceNotLinked`) when it has.
+    /// factor that answers the MFA prompt, and the login is refused
+    /// (`PasswordLoginRefusal.deviceNotLinked`) when it has one.
     case linkUnlessQuestions
 }
 
@@ -37,7 +38,7 @@ public enum PasswordLoginResult: Sendable, Equatable {
 
 /// A password login the Kratos-compatible API refuses with a form message.
 public enum PasswordLoginRefusal: Error, Sendable, Equatable {
-    /// The device is not linked and the wallet has MFA questions the API cannot ask.
+    /// The device is not linked and the wallet has a prompt factor the API cannot ask for.
     case deviceNotLinked
 }
 
@@ -81,13 +82,15 @@ extension LoginFlow {
                 switch unlinked {
                 case .prompt:
                     guard let deviceID = device.deviceID else { throw DomainError.deviceIDRequired }
-                    // A wallet with neither MFA answers nor a device (an imported user) has nothing
-                    // to prompt with: its first device is linked by the password, as a registration
-                    // links the registering device by its nonce. Later devices need answers.
-                    if try await store.mfaAnswers(userID: user.id).isEmpty, try await store.devices(userID: user.id).isEmpty { break }
+                    // A wallet with no second factor at all and no device (an imported user) has
+                    // nothing to prompt with: its first device is linked by the password, as a
+                    // registration links the registering device by its nonce. Later devices need a
+                    // factor; a wallet with devices but no prompt factor is refused (`prompt`).
+                    if try await store.factorInventory(userID: user.id).factors.isEmpty,
+                       try await store.devices(userID: user.id).isEmpty { break }
                     return .mfaRequired(try await prompt(user, deviceID: deviceID, caller: caller))
                 case .linkUnlessQuestions:
-                    if !(try await store.mfaAnswers(userID: user.id)).isEmpty { throw PasswordLoginRefusal.deviceNotLinked }
+                    if !(try await promptFactors(for: user)).isEmpty { throw PasswordLoginRefusal.deviceNotLinked }
                 }
             }
             try await beforeSession()

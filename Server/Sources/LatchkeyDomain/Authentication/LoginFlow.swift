@@ -7,7 +7,7 @@ import LatchkeyCore
 /// answer — and the session. Knows no HTTP.
 public struct LoginFlow: Sendable {
     /// What a login reads and writes: users, lockout counters, devices, sessions, challenges.
-    public typealias Store = UserStore & AttemptStore & DeviceStore & SessionStore & CredentialStore & PasskeyStore & OneTimeFactorStore
+    public typealias Store = UserStore & AttemptStore & DeviceStore & SessionStore & CredentialStore & PasskeyStore & OneTimeFactorStore & FactorInventoryStore
     package let store: any Store
     package let issuer: IssuerSettings
     /// Checks credentials under the rate limits and the lockout rules.
@@ -17,6 +17,10 @@ public struct LoginFlow: Sendable {
     package let audit: AuditRecorder
     package let admitted: HashAdmission
     package let now: @Sendable () -> Date
+    /// The relying party and challenges of the prompt's passkey answer.
+    package let passkeys: PasskeyCeremonies
+    /// Writes the security notice of a recovery code used at the prompt.
+    package let outbox: OutboxWriter
 
     /// How long an MFA challenge may be answered.
     package static let challengeLifetime: TimeInterval = 300

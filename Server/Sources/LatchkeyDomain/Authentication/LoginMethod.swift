@@ -20,14 +20,21 @@ public enum LoginMethod: String, Sendable {
     /// A federated (OpenID Connect) login: the provider authenticated the user.
     case sso
 
-    /// Whether the login checked something the user knows (password, PIN or MFA answer): only
-    /// such a login makes its session privileged for `issuer.sessions.privilegedSeconds`.
-    /// Possession (a device token, the registration nonce) and an outside provider's login are not
-    /// one, so a stolen phone with its token, or a provider session, cannot take the account over.
-    public var checksKnowledgeFactor: Bool {
+    /// The factor the login checked, for the issuer's step-up rule (`FactorRules.privileged`):
+    /// the password, the PIN, or the factor that answered the MFA prompt. A login after the prompt
+    /// counts only the prompt's factor: the step before the prompt may have been a password, the
+    /// registration nonce or an outside provider, and the challenge does not record which.
+    /// Possession (a device token, the registration nonce) and an outside provider's login check
+    /// none, so a stolen phone with its token, or a provider session, cannot take the account over.
+    public var checkedFactor: StepUpFactor? {
         switch self {
-        case .password, .passwordPhone, .pin, .mfa, .totp, .recoveryCode, .passkey: true
-        case .nonce, .deviceToken, .sso: false
+        case .password, .passwordPhone: .password
+        case .pin: .pin
+        case .mfa: .question
+        case .totp: .totp
+        case .recoveryCode: .recoveryCode
+        case .passkey: .passkey
+        case .nonce, .deviceToken, .sso: nil
         }
     }
 }

@@ -14,8 +14,8 @@ public struct SessionIssuer: Sendable {
     /// A new session token and its record (not stored yet), living the issuer's absolute timeout,
     /// bound to the device key the request proved (`provenKey`), if any. A `limited`
     /// session (a phone sign-up's) works on Kratos's routes only until its device key is registered.
-    /// `knowledgeFactor`: the login checked a password, PIN or MFA answer now, which makes the
-    /// session privileged for a while (`Principal.requirePrivileged`).
+    /// `knowledgeFactor`: the login checked a step-up factor now (`FactorRules.privileged`), which
+    /// makes the session privileged for a while (`Principal.requirePrivileged`).
     package func newSession(userID: String, deviceID: String?, provenKey: String?, at time: Date, limited: Bool = false,
                     knowledgeFactor: Bool = false) -> (token: String, session: SessionRecord) {
         let token = SecureRandom.token()
@@ -28,14 +28,14 @@ public struct SessionIssuer: Sendable {
 
     /// Completes a login: resets the failure counts, records the login time and the request's
     /// languages (when it names others than the wallet has), stores a new session
-    /// on the device (bound to the key it proved). `method` names the login in the audit trail and
-    /// says whether it checked a knowledge factor.
+    /// on the device (bound to the key it proved). `method` names the login in the audit trail and,
+    /// by the issuer's step-up factors, decides whether the session is privileged.
     package func open(_ user: UserRecord, device: DeviceContext, method: LoginMethod, caller: Caller) async throws -> (token: String, session: SessionRecord) {
         let store = self.store.recording(into: caller.audit)
         let time = now()
         let deviceID = device.deviceID
         let opened = newSession(userID: user.id, deviceID: deviceID, provenKey: device.provenKey, at: time,
-                                knowledgeFactor: method.checksKnowledgeFactor)
+                                knowledgeFactor: FactorRules(issuer.factors).privileged(method: method))
         audit(.loginSucceeded, user: user.id, deviceID: deviceID, details: ["method": method.rawValue], for: caller)
         // The customer's languages change with the app's settings: recorded when the request
         // names others than the wallet has, in the login's one write.

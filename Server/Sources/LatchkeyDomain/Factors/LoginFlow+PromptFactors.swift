@@ -4,8 +4,8 @@ import LatchkeyCore
 extension LoginFlow {
     /// The factors the MFA prompt offers this wallet: those it has enrolled that the issuer accepts
     /// from an unlinked device (`issuer.factors.unknownDevice`), in `FactorKind.promptOrder`.
+    /// Recovery codes count while one is unused; an authenticator app once confirmed.
     package func promptFactors(for user: UserRecord) async throws -> [FactorKind] {
-        // Placeholder until the factor rules land: the spec's question only.
-        [.question]
+        FactorRules(issuer.factors).promptFactors(enrolled: try await store.factorInventory(userID: user.id).kinds)
     }
 }

@@ -7,7 +7,7 @@ import Logging
 /// Services never see this whole protocol: each declares the narrow ones it uses
 /// (`StoreProtocols.swift`), so what a service can touch is in its type.
 public protocol LatchkeyStore: AuditStore, ImportStore, SecretFingerprintStore, UserStore, AttemptStore, DeviceStore, SessionStore, OutboxStore, CredentialStore, ResetStore, WindowCounterStore,
-    SignupStore, FederationStore, PasskeyStore, OneTimeFactorStore, ProofStore, StatisticsStore, OperatorKeyStore, AdminStore, AdminAuditStore, AdminActionStore, ConsoleStore, StoreAdministration {}
+    SignupStore, FederationStore, PasskeyStore, OneTimeFactorStore, FactorInventoryStore, ProofStore, StatisticsStore, OperatorKeyStore, AdminStore, AdminAuditStore, AdminActionStore, ConsoleStore, StoreAdministration {}
 
 /// The database itself: schema, health and the connection pool's lifetime. The application's
 /// lifecycle, `/ready` and the CLI's `migrate` use it; services never do.
