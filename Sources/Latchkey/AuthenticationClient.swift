@@ -51,12 +51,9 @@ public struct AuthenticationClient: Sendable {
         try await login(.loginWithNonce, method: .nonce) { try await api.loginByNonce(body: .json(.init(nonce: nonce))).ok.body.json }
     }
 
-    /// `registerWithMFA`: the answered prompt links this device and logs in.
+    /// `registerWithMFA`: the answered question links this device and logs in.
     public func registerWithMFA(_ token: MFAToken) async throws(LatchkeyError) -> LoginResult {
-        try await login(token.domain, method: .mfaAnswer) {
-            try await api.registerWithMFA(body: .json(.init(challengeToken: token.challengeToken,
-                                                            mfaSecretAnswer: token.mfaSecretAnswer))).ok.body.json
-        }
+        try await answerMFA(token, with: .answer(token.mfaSecretAnswer))
     }
 
     /// `logout`: signs out on this device at once, network or not, then revokes the session on the
@@ -121,13 +118,17 @@ public struct AuthenticationClient: Sendable {
         }
     }
 
-    private func login(_ domain: ErrorDomain, _ body: () async throws -> Components.Schemas.LoginResponse)
+    /// A login: the session kept, or the MFA prompt; not counted (see the one with `method`).
+    func login(_ domain: ErrorDomain, _ body: () async throws -> Components.Schemas.LoginResponse)
         async throws(LatchkeyError) -> LoginResult {
         await revoke(vault.pendingRevocation())
         let response: Components.Schemas.LoginResponse = try await context.call(domain, body)
         if let prompt = response.mfaToken {
-            return .mfaRequired(MFAToken(mfaSecretQuestion: prompt.mfaSecretQuestion, challengeToken: prompt.challengeToken,
-                                         domain: domain))
+            let passkeyOptions = try prompt.passkeyOptions.map { (options) throws(LatchkeyError) in
+                try PasskeyAssertionOptions(options, defaultRelyingPartyID: context.serverURL.host, domain: domain)
+            }
+            return .mfaRequired(MFAToken(mfaSecretQuestion: prompt.mfaSecretQuestion ?? "", factors: prompt.factors.map(FactorKind.init),
+                                         passkeyOptions: passkeyOptions, challengeToken: prompt.challengeToken, domain: domain))
         }
         guard let token = response.sessionToken, let customerUri = response.customerUri else {
             throw LatchkeyError(kind: .transport, code: .serverError, domain: domain, id: .unexpectedAnswer,

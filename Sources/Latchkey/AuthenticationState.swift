@@ -20,11 +20,21 @@ public protocol AuthenticationDelegate: AnyObject, Sendable {
     func authenticationStateDidChange(_ state: AuthenticationState)
 }
 
-/// The MFA prompt of a login from a device not linked to the user (the spec's `PDMFAToken`):
-/// show `mfaSecretQuestion`, set `mfaSecretAnswer`, pass it to `registerWithMFA`.
+/// The MFA prompt of a login from a device not linked to the user (the spec's `PDMFAToken`).
+///
+/// `factors` are what the wallet has enrolled that the issuer accepts here, in the order to
+/// offer them (passkey, authenticator app, question, recovery code). For the spec's question:
+/// show `mfaSecretQuestion`, set `mfaSecretAnswer`, pass the token to `registerWithMFA`. For the
+/// others: `AuthenticationClient.answerMFA(_:with:)` with the code, or with a passkey's answer to
+/// `passkeyOptions`.
 public struct MFAToken: Sendable, Equatable {
+    /// The question to answer; empty when `factors` does not offer `.question`.
     public let mfaSecretQuestion: String
     public var mfaSecretAnswer: String = ""
+    /// The factors that answer this prompt.
+    public let factors: [FactorKind]
+    /// What the authenticator signs when `factors` offers `.passkey` (the wallet's passkeys).
+    public let passkeyOptions: PasskeyAssertionOptions?
     let challengeToken: String
     let domain: ErrorDomain
 }
@@ -33,7 +43,8 @@ public struct MFAToken: Sendable, Equatable {
 public enum LoginResult: Sendable, Equatable {
     /// Logged in; the attributes are the server's (`lastLogin`, `lastPasswordUpdate`, `passwordExpiresAt`).
     case authenticated(additionalAttributes: [String: String])
-    /// The device is not linked: answer the question with `registerWithMFA`.
+    /// The device is not linked: answer the prompt with `registerWithMFA` (the question) or
+    /// `answerMFA(_:with:)` (any factor it offers).
     case mfaRequired(MFAToken)
 }
 

@@ -36,6 +36,10 @@ public struct ErrorDomain: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let session = ErrorDomain(rawValue: "kLatchkeySessionDomain")
     /// Listing and unlinking the wallet's devices (Latchkey's additions).
     public static let devices = ErrorDomain(rawValue: "kLatchkeyDevicesDomain")
+    /// The wallet's second factors: their rules, passkeys, the authenticator app, recovery codes (Latchkey's).
+    public static let factors = ErrorDomain(rawValue: "kLatchkeyFactorsDomain")
+    /// `loginWithPasskey` and its options (Latchkey's).
+    public static let loginWithPasskey = ErrorDomain(rawValue: "kLatchkeyLoginWithPasskeyDomain")
     /// Errors that belong to no call: configuration of the SDK itself.
     public static let configuration = ErrorDomain(rawValue: "kLatchkeyConfigurationDomain")
 }

@@ -24,6 +24,8 @@ public final class LatchkeyClient: Sendable {
     public let authentication: AuthenticationClient
     /// Phone sign-up (`spec/phone-signup-flow.txt`).
     public let signup: SignupClient
+    /// The wallet's second factors: passkeys, an authenticator app, recovery codes.
+    public let factors: FactorsClient
     let api: Client
     let signer: DPoPSigner
     let vault: SessionVault
@@ -85,6 +87,7 @@ public final class LatchkeyClient: Sendable {
         self.authentication = AuthenticationClient(context: context, api: api, vault: vault, signer: signer, now: now,
                                                    observer: observer)
         self.signup = SignupClient(context: context, api: api, vault: vault, signer: signer, storage: storage)
+        self.factors = FactorsClient(context: context, api: api)
     }
 
     deinit { protectedDataFollower.cancel() }

@@ -11,3 +11,9 @@ import Foundation
     /// `nonisolated class let didBecomeActiveNotification: NSNotification.Name`
     nonisolated public static let didBecomeActiveNotification = NSNotification.Name("UIApplicationDidBecomeActiveNotification")
 }
+
+/// `@MainActor class UIView : UIResponder`
+@MainActor open class UIView: UIResponder {}
+
+/// `@MainActor class UIWindow : UIView` (AuthenticationServices' `ASPresentationAnchor` on iOS)
+@MainActor open class UIWindow: UIView {}
