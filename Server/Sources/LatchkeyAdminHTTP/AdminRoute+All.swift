@@ -43,6 +43,13 @@ extension AdminRoute {
             "userId": .init(lengths: 1...64, pattern: #"^[^\x00-\x1f\x7f-\x9f/]+$"#),
             "deviceId": .init(lengths: 1...200, pattern: #"^[^\x00-\x1f\x7f-\x9f/]+$"#),
         ]),
+        .init(.listUserFactors, "GET", "/admin/v1/users/{userId}/factors", path: [
+            "userId": .init(lengths: 1...64, pattern: #"^[^\x00-\x1f\x7f-\x9f/]+$"#),
+        ], answersJSON: true),
+        .init(.removeUserFactor, "DELETE", "/admin/v1/users/{userId}/factors/{factorId}", path: [
+            "userId": .init(lengths: 1...64, pattern: #"^[^\x00-\x1f\x7f-\x9f/]+$"#),
+            "factorId": .init(lengths: 1...64, pattern: #"^[A-Za-z0-9_-]+$"#),
+        ]),
         .init(.endSession, "DELETE", "/admin/v1/users/{userId}/sessions/{sessionId}", path: [
             "userId": .init(lengths: 1...64, pattern: #"^[^\x00-\x1f\x7f-\x9f/]+$"#),
             "sessionId": .init(pattern: #"^[0-9a-f]{16}$"#),
@@ -84,7 +91,7 @@ extension AdminRoute {
         ]),
         .init(.listEvents, "GET", "/admin/v1/events", query: [
             "userId": .init(lengths: 1...64, pattern: #"^[^\x00-\x1f\x7f-\x9f]+$"#),
-            "type": .init(choices: ["user.registered", "registration.replaced", "registration.expired", "login.succeeded", "login.failed", "credential.check_failed", "mfa.prompted", "mfa.answered", "lockout.wallet", "lockout.device", "lockout.unlinked", "wallet.status", "device.status", "password.changed", "passcode.changed", "mfa_answers.changed", "email.change_requested", "email.changed", "email.reverted", "profile.change_requested", "profile.changed", "device.linked", "device.unlinked", "device_token.created", "certificate.issued", "certificate.revoked", "reset.requested", "reset.completed", "session.ended", "operator.command", "user.erased"]),
+            "type": .init(choices: ["user.registered", "registration.replaced", "registration.expired", "login.succeeded", "login.failed", "credential.check_failed", "mfa.prompted", "mfa.answered", "lockout.wallet", "lockout.device", "lockout.unlinked", "wallet.status", "device.status", "password.changed", "passcode.changed", "mfa_answers.changed", "email.change_requested", "email.changed", "email.reverted", "profile.change_requested", "profile.changed", "device.linked", "device.unlinked", "device_token.created", "certificate.issued", "certificate.revoked", "reset.requested", "reset.completed", "session.ended", "operator.command", "user.erased", "factor.enrolled", "factor.removed", "factor.used"]),
             "outcome": .init(choices: ["success", "failure"]),
             "clientIp": .init(pattern: #"^[0-9A-Fa-f:.]{2,45}$"#),
             "since": .init(dateTime: true),

@@ -461,6 +461,91 @@ extension Components {
                 case bound
             }
         }
+        /// One second factor of the user.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Factor`.
+        public struct Factor: Codable, Hashable, Sendable {
+            /// `questions`, `totp`, `recovery-codes`, or a passkey's id.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Factor/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Factor/kind`.
+            @frozen public enum KindPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case question = "question"
+                case passkey = "passkey"
+                case totp = "totp"
+                case recoveryCode = "recoveryCode"
+            }
+            /// - Remark: Generated from `#/components/schemas/Factor/kind`.
+            public var kind: Components.Schemas.Factor.KindPayload
+            /// A passkey's name.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Factor/name`.
+            public var name: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Factor/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/Factor/lastUsedAt`.
+            public var lastUsedAt: Foundation.Date?
+            /// Recovery codes not used yet.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Factor/remaining`.
+            public var remaining: Swift.Int?
+            /// Whether a passkey is backed up (synced) by its provider.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Factor/backedUp`.
+            public var backedUp: Swift.Bool?
+            /// Creates a new `Factor`.
+            ///
+            /// - Parameters:
+            ///   - id: `questions`, `totp`, `recovery-codes`, or a passkey's id.
+            ///   - kind:
+            ///   - name: A passkey's name.
+            ///   - createdAt:
+            ///   - lastUsedAt:
+            ///   - remaining: Recovery codes not used yet.
+            ///   - backedUp: Whether a passkey is backed up (synced) by its provider.
+            public init(
+                id: Swift.String,
+                kind: Components.Schemas.Factor.KindPayload,
+                name: Swift.String? = nil,
+                createdAt: Foundation.Date,
+                lastUsedAt: Foundation.Date? = nil,
+                remaining: Swift.Int? = nil,
+                backedUp: Swift.Bool? = nil
+            ) {
+                self.id = id
+                self.kind = kind
+                self.name = name
+                self.createdAt = createdAt
+                self.lastUsedAt = lastUsedAt
+                self.remaining = remaining
+                self.backedUp = backedUp
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case kind
+                case name
+                case createdAt
+                case lastUsedAt
+                case remaining
+                case backedUp
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FactorList`.
+        public struct FactorList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FactorList/factors`.
+            public var factors: [Components.Schemas.Factor]
+            /// Creates a new `FactorList`.
+            ///
+            /// - Parameters:
+            ///   - factors:
+            public init(factors: [Components.Schemas.Factor]) {
+                self.factors = factors
+            }
+            public enum CodingKeys: String, CodingKey {
+                case factors
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/UserDetail`.
         public struct UserDetail: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/UserDetail/user`.
@@ -561,6 +646,9 @@ extension Components {
             case session_ended = "session.ended"
             case operator_command = "operator.command"
             case user_erased = "user.erased"
+            case factor_enrolled = "factor.enrolled"
+            case factor_removed = "factor.removed"
+            case factor_used = "factor.used"
         }
         /// - Remark: Generated from `#/components/schemas/Event`.
         public struct Event: Codable, Hashable, Sendable {

@@ -89,6 +89,23 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /admin/v1/users/{userId}/devices/{deviceId}`.
     /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/devices/{deviceId}/delete(unlinkDevice)`.
     func unlinkDevice(_ input: Operations.UnlinkDevice.Input) async throws -> Operations.UnlinkDevice.Output
+    /// The user's second factors: questions, passkeys, the authenticator app, recovery codes (with the number unused).
+    ///
+    /// - Remark: HTTP `GET /admin/v1/users/{userId}/factors`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/factors/get(listUserFactors)`.
+    func listUserFactors(_ input: Operations.ListUserFactors.Input) async throws -> Operations.ListUserFactors.Output
+    /// Removes one second factor (a lost passkey or phone): audited, the customer notified.
+    ///
+    /// `factorId` is a passkey's id, `totp` or `recovery-codes` (the questions are changed by the
+    /// customer, or replaced by a reset). The issuer's last-factor rule (`issuer.factors.required`)
+    /// does not bind an operator: support removes a lost factor so the customer can enrol another.
+    /// The removal is a `factor.removed` event with the reason `removed_by_operator`, and the
+    /// customer gets a security notice.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /admin/v1/users/{userId}/factors/{factorId}`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/factors/{factorId}/delete(removeUserFactor)`.
+    func removeUserFactor(_ input: Operations.RemoveUserFactor.Input) async throws -> Operations.RemoveUserFactor.Output
     /// Ends one live session (its id as the user's detail shows it), on every replica within a second.
     ///
     /// - Remark: HTTP `DELETE /admin/v1/users/{userId}/sessions/{sessionId}`.
@@ -317,6 +334,39 @@ extension APIProtocol {
         headers: Operations.UnlinkDevice.Input.Headers = .init()
     ) async throws -> Operations.UnlinkDevice.Output {
         try await unlinkDevice(Operations.UnlinkDevice.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The user's second factors: questions, passkeys, the authenticator app, recovery codes (with the number unused).
+    ///
+    /// - Remark: HTTP `GET /admin/v1/users/{userId}/factors`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/factors/get(listUserFactors)`.
+    public func listUserFactors(
+        path: Operations.ListUserFactors.Input.Path,
+        headers: Operations.ListUserFactors.Input.Headers = .init()
+    ) async throws -> Operations.ListUserFactors.Output {
+        try await listUserFactors(Operations.ListUserFactors.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Removes one second factor (a lost passkey or phone): audited, the customer notified.
+    ///
+    /// `factorId` is a passkey's id, `totp` or `recovery-codes` (the questions are changed by the
+    /// customer, or replaced by a reset). The issuer's last-factor rule (`issuer.factors.required`)
+    /// does not bind an operator: support removes a lost factor so the customer can enrol another.
+    /// The removal is a `factor.removed` event with the reason `removed_by_operator`, and the
+    /// customer gets a security notice.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /admin/v1/users/{userId}/factors/{factorId}`.
+    /// - Remark: Generated from `#/paths//admin/v1/users/{userId}/factors/{factorId}/delete(removeUserFactor)`.
+    public func removeUserFactor(
+        path: Operations.RemoveUserFactor.Input.Path,
+        headers: Operations.RemoveUserFactor.Input.Headers = .init()
+    ) async throws -> Operations.RemoveUserFactor.Output {
+        try await removeUserFactor(Operations.RemoveUserFactor.Input(
             path: path,
             headers: headers
         ))

@@ -13,6 +13,8 @@ public enum AdminOperation: String, Sendable, CaseIterable, Identifiable {
     case suspendDevice
     case reactivateDevice
     case unlinkDevice
+    case listUserFactors
+    case removeUserFactor
     case endSession
     case resendVerification
     case sendResetLink
@@ -33,10 +35,10 @@ public enum AdminOperation: String, Sendable, CaseIterable, Identifiable {
     /// The least role the operation needs (`x-latchkey-role`).
     public var role: OperatorRole {
         switch self {
-        case .listUsers, .getUser, .listCourierMessages, .listEvents: .viewer
+        case .listUsers, .getUser, .listUserFactors, .listCourierMessages, .listEvents: .viewer
         case .deactivateUser, .reactivateUser, .deactivateDevice, .suspendDevice, .reactivateDevice,
-             .unlinkDevice, .endSession, .resendVerification, .sendResetLink, .markVerified, .lockUser,
-             .unlockUser, .endUserSessions: .support
+             .unlinkDevice, .removeUserFactor, .endSession, .resendVerification, .sendResetLink, .markVerified,
+             .lockUser, .unlockUser, .endUserSessions: .support
         case .eraseUser, .importUsers, .listOperatorKeys, .createOperatorKey, .revokeOperatorKey: .admin
         }
     }
@@ -45,7 +47,7 @@ public enum AdminOperation: String, Sendable, CaseIterable, Identifiable {
     /// reason `read`, which a user's latest events leave out.
     public var readsUsers: Bool {
         switch self {
-        case .listUsers, .getUser, .listEvents: true
+        case .listUsers, .getUser, .listUserFactors, .listEvents: true
         default: false
         }
     }

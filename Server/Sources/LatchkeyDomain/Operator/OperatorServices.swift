@@ -5,6 +5,8 @@
 public struct OperatorServices: Sendable {
     /// Wallets, their devices and sessions.
     public let users: UserAdministration
+    /// Wallets' second factors: the list and the removal of a lost one.
+    public let factors: FactorAdministration
     /// The audit trail's reads.
     public let audit: AuditAdministration
     /// The courier's messages and the emails support sends.

@@ -1,0 +1,63 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import LatchkeyAPI
+import LatchkeyDomain
+import LatchkeyServer
+import LatchkeyTestSupport
+import Testing
+
+/// Operators and a customer's second factors: a viewer lists them, support removes a lost one
+/// (audited, the customer notified); the last-factor rule does not bind support.
+@Suite struct AdminFactorTests {
+    typealias Admin = AdminAPITests
+
+    @Test(arguments: TestEnvironment.engines)
+    func supportRemovesALostFactor(engine: String) async throws {
+        try await withServer(engine: engine, configure: {
+            Admin.configure(&$0)
+            // Only recovery codes answer the prompt: they are the wallet's last prompt factor.
+            $0.issuer.factors.unknownDevice = [.recoveryCode]
+        }) { app, client in
+            let session = try await AuthFixture.enrolledSession(app, client)
+            #expect(try await client.call(.post, "/v1/factors/recovery-codes", headers: appHeaders(session: session)).status == .created)
+            let removedByCustomer = try await client.call(.delete, "/v1/factors/recovery-codes", headers: appHeaders(session: session))
+            #expect(removedByCustomer.status == .conflict && removedByCustomer.failure?.id == "last_factor", "\(removedByCustomer.json)")
+            let user = try await Admin.userID(app)
+            let (_, viewer) = try await Admin.key(app, .viewer)
+            let (support, supportKey) = try await Admin.key(app, .support)
+            let path = "/admin/v1/users/\(user)/factors"
+
+            let listed = try await client.call(.get, path, headers: Admin.admin(viewer))
+            #expect(listed.status == .ok, "\(listed.json)")
+            let factors = try #require(listed.json["factors"] as? [[String: Any]])
+            #expect(factors.map { $0["id"] as? String } == ["questions", "recovery-codes"])
+            #expect(factors.last?["remaining"] as? Int == 10)
+
+            let byViewer = try await client.call(.delete, path + "/recovery-codes", headers: Admin.admin(viewer))
+            #expect(byViewer.status == .forbidden, "a viewer only reads: \(byViewer.json)")
+            func notices() async throws -> Int {
+                try await app.store.outboxMessages().filter { $0.recipient == "ada@example.com" && $0.template == "security_notice" }.count
+            }
+            let before = try await notices()
+            #expect(try await client.call(.delete, path + "/recovery-codes", headers: Admin.admin(supportKey)).status == .noContent)
+            #expect(try await notices() == before + 1, "the customer is told")
+            let after = try #require(try await client.call(.get, path, headers: Admin.admin(viewer)).json["factors"] as? [[String: Any]])
+            #expect(after.map { $0["id"] as? String } == ["questions"])
+
+            for missing in ["recovery-codes", "totp", "pk_unknown", "questions"] {
+                let refused = try await client.call(.delete, path + "/" + missing, headers: Admin.admin(supportKey))
+                #expect(refused.status == .notFound && refused.failure?.id == "factor_not_enrolled" && refused.failure?.field == "factorId",
+                        "\(missing): \(refused.json)")
+            }
+            let unknownUser = try await client.call(.get, "/admin/v1/users/nobody/factors", headers: Admin.admin(viewer))
+            #expect(unknownUser.status == .notFound)
+
+            let events = try await app.store.auditEvents(userID: user, limit: 200)
+            let removal = try #require(events.first { $0.type == .factorRemoved && $0.actor == .operator })
+            #expect(removal.reason == "removed_by_operator" && removal.details["kind"] == "recoveryCode")
+            let commands = events.filter { $0.type == .operatorCommand && $0.details["operatorKey"] == support.id }
+            #expect(commands.compactMap { $0.details["command"] }.contains("admin removeUserFactor"))
+        }
+    }
+}
