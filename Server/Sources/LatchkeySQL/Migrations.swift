@@ -304,6 +304,14 @@ package enum Migrations {
                 user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, position BIGINT NOT NULL,
                 code_hash TEXT NOT NULL, used_at BIGINT, created_at BIGINT NOT NULL, PRIMARY KEY (user_id, position))
             """,
+            // The passkey ceremonies' challenges (by digest), each taken once; a discoverable
+            // login's belongs to no wallet yet, so they are not kept in `tokens`.
+            """
+            CREATE TABLE webauthn_challenges (
+                digest TEXT PRIMARY KEY, purpose TEXT NOT NULL, user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
+                device_id TEXT, data TEXT, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX webauthn_challenges_expiry ON webauthn_challenges (expires_at)",
         ]),
     ]
 

@@ -18,7 +18,8 @@ import Testing
         let operational: Set<String> = ["GET /health", "GET /ready", "GET /metrics", "GET /verify-email", "GET /revert-email", "GET /reset",
                                         "POST /verify-email", "POST /revert-email", "POST /reset/answer", "POST /reset/credential",
                                         "GET /portal.css", "GET /confirm-change", "POST /confirm-change",
-                                        "GET /openapi.yaml", "GET /openapi.json"]
+                                        "GET /openapi.yaml", "GET /openapi.json",
+                                        "GET /.well-known/apple-app-site-association", "GET /.well-known/assetlinks.json"]
         #expect(served.subtracting(operational) == documented)
     }
 

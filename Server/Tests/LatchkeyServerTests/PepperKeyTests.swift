@@ -29,6 +29,7 @@ import Testing
             .consoleTOTPSetup: ("latchkey console totp setup", "b1fe28f582043ca82d099bdc50b562630ee7c9ac7f8bc236a2142d1216261669"),
             .portalCSRF: ("latchkey portal csrf", "091ca077fd0a187970d57a2a1700904ff061ee127554fa76ed718102c06cec4c"),
             .consoleCSRF: ("latchkey console csrf", "e87ea12b8093920d92671c0e25e930964d93205b505bda00a7d2740b78e403b2"),
+            .passkeyUserHandle: ("latchkey passkey user handle v1", "61afaeca6dcab3ba6b79d1dac43383c71b0b163f5cadd07f5e9cd0c9d66c6d96"),
         ]
         #expect(Set(PepperPurpose.allCases) == Set(pinned.keys))
         for purpose in PepperPurpose.allCases {

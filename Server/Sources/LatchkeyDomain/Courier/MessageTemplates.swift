@@ -80,6 +80,8 @@ package enum SecurityChange: String, Sendable, CaseIterable {
     case authenticatorApp, recoveryCodes
     /// A recovery code was used to link a new phone (the notice worded on its own, with `remaining`).
     case recoveryCodeUsed
+    /// A passkey was added or removed.
+    case passkeys
 
     /// The change as the message's `data` names it to a channel (the webhook's payload), which
     /// stays the same in every language.
@@ -93,6 +95,7 @@ package enum SecurityChange: String, Sendable, CaseIterable {
         case .authenticatorApp: "authenticator app"
         case .recoveryCodes: "recovery codes"
         case .recoveryCodeUsed: "recovery code used"
+        case .passkeys: "list of passkeys"
         }
     }
 }

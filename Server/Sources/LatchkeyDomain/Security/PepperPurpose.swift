@@ -30,6 +30,8 @@ package enum PepperPurpose: CaseIterable, Sendable {
     case portalCSRF
     /// The CSRF fields of the console's signed-in forms (`ConsoleCookies`).
     case consoleCSRF
+    /// The WebAuthn user handles of the wallets' passkeys (`PasskeyCeremonies.userHandle(for:)`).
+    case passkeyUserHandle
 
     /// The HKDF `info` of the purpose.
     package var label: String {
@@ -42,6 +44,7 @@ package enum PepperPurpose: CaseIterable, Sendable {
         case .consoleTOTPSetup: "latchkey console totp setup"
         case .portalCSRF: "latchkey portal csrf"
         case .consoleCSRF: "latchkey console csrf"
+        case .passkeyUserHandle: "latchkey passkey user handle v1"
         }
     }
 

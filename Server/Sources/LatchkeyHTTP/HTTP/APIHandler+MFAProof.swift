@@ -38,10 +38,11 @@ extension APIHandler {
             userHandle: try json.response.userHandle.map { try bytes($0, "response.userHandle") })
     }
 
-    /// Request options (`PublicKeyCredentialRequestOptionsJSON`) on the wire: user verification required.
+    /// Request options (`PublicKeyCredentialRequestOptionsJSON`) on the wire: user verification
+    /// required; no `allowCredentials` for a discoverable login.
     func wire(_ options: PasskeyRequestOptions) -> Components.Schemas.PublicKeyCredentialRequestOptionsJSON {
         .init(challenge: Base64URL.encode(options.challenge), timeout: options.timeoutMilliseconds, rpId: options.rpID,
-              allowCredentials: options.allowCredentials.map {
+              allowCredentials: options.allowCredentials.isEmpty ? nil : options.allowCredentials.map {
                   .init(_type: .publicKey, id: Base64URL.encode($0.credentialID), transports: $0.transports.isEmpty ? nil : $0.transports)
               },
               userVerification: "required")

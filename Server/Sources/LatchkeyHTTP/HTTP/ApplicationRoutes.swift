@@ -28,6 +28,14 @@ public enum ApplicationRoutes {
         table.add(.get, "/v1/devices")
         table.add(.delete, "/v1/devices/{deviceId}")
         table.add(.post, "/v1/login-statistics")
+        table.add(.get, "/v1/enrollment/factors")
+        table.add(.get, "/v1/factors")
+        table.add(.get, "/v1/passkeys")
+        for path in ["/v1/passkeys", "/v1/passkeys/registration-options", "/v1/auth/login/passkey/options", "/v1/auth/login/passkey"] {
+            table.add(.post, path)
+        }
+        table.add(.patch, "/v1/passkeys/{passkeyId}")
+        table.add(.delete, "/v1/passkeys/{passkeyId}")
         for path in ["/a/self-service/registration/api", "/a/self-service/login/api", "/a/sessions/whoami"] { table.add(.get, path) }
         for path in ["/a/self-service/registration", "/a/self-service/login", "/identity/verification/flow/phone"] {
             table.add(.post, path)
@@ -36,7 +44,8 @@ public enum ApplicationRoutes {
         table.add(.delete, "/a/self-service/logout/api")
         table.add(.put, "/identity/pki/client/certificates")
         table.add(.get, "/identity/pki/client/certificates/{serialNumber}")
-        for path in ["/verify-email", "/revert-email", "/confirm-change", "/reset", "/portal.css", "/openapi.yaml", "/openapi.json"] {
+        for path in ["/verify-email", "/revert-email", "/confirm-change", "/reset", "/portal.css", "/openapi.yaml", "/openapi.json",
+                     WellKnownRoutes.appleAppSiteAssociation, WellKnownRoutes.assetLinks] {
             table.add(.get, path)
         }
         table.add(.post, "/verify-email")
