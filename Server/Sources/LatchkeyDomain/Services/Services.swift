@@ -45,6 +45,8 @@ public struct Services: Sendable {
     public let resetPortal: ResetPortalService
     public let signup: SignupService
     public let federation: FederationService
+    /// Passkeys: registration, the list, names, removal and the discoverable login.
+    public let passkeys: PasskeyService
     public let statistics: LoginStatisticsService
     /// Operators' work on wallets, keys, the courier, the trail and imports: the admin API's, the
     /// console's (served only when `admin.enabled`) and the command line's.
@@ -77,8 +79,10 @@ public func buildServices(_ foundation: ServiceFoundation) -> Services {
     let verifier = CredentialVerifier(store: store, issuer: issuer, throttle: throttle, audit: audit, now: now)
     let sessions = SessionIssuer(store: store, issuer: issuer, audit: audit, now: now)
     let trail = OperatorTrail(store: store, issuer: issuer, now: now)
+    let passkeys = PasskeyCeremonies(store: store, settings: issuer.passkeys, issuerName: issuer.name, publicURL: foundation.publicURL,
+                                     pepper: foundation.pepper, now: now)
     let logins = LoginFlow(store: store, issuer: issuer, verifier: verifier, sessions: sessions, audit: audit, admitted: admitted,
-                           now: now)
+                           now: now, passkeys: passkeys, outbox: outbox)
     return Services(
         enrollment: EnrollmentService(store: store, issuer: issuer, outbox: outbox, fields: fields, audit: audit, admitted: admitted, now: now),
         authentication: AuthenticationService(store: store, issuer: issuer, outbox: outbox, verifier: verifier, sessions: sessions,
@@ -95,6 +99,8 @@ public func buildServices(_ foundation: ServiceFoundation) -> Services {
                                           OIDCProvider(settings: $0, now: now)
                                       }),
                                       audit: audit, admitted: admitted, now: now),
+        passkeys: PasskeyService(store: store, issuer: issuer, ceremonies: passkeys, logins: logins, verifier: verifier, outbox: outbox,
+                                 audit: audit, now: now),
         statistics: LoginStatisticsService(store: store, settings: issuer.statistics, now: now),
         operators: OperatorServices(
             users: UserAdministration(store: store, issuer: issuer, trail: trail, now: now),

@@ -16,6 +16,7 @@ package final class APIHandler: APIProtocol, Sendable {
     package let signup: SignupService
     package let federation: FederationService
     package let statistics: LoginStatisticsService
+    package let passkeys: PasskeyService
     private let mfaQuestions: Components.Schemas.RetrieveMFAQuestionsWithMetadataResponse
     private let passwordConfiguration: Components.Schemas.UserPasswordConfigurations
     private let passcodeConfiguration: Components.Schemas.UserPasscodeConfigurations
@@ -27,7 +28,8 @@ package final class APIHandler: APIProtocol, Sendable {
 
     package init(enrollment: EnrollmentService, authentication: AuthenticationService, profile: ProfileService,
          resetPortal: ResetPortalService, signup: SignupService, federation: FederationService, statistics: LoginStatisticsService,
-         sealing: CredentialUnsealer, catalog: TextCatalog) throws {
+         passkeys: PasskeyService, sealing: CredentialUnsealer, catalog: TextCatalog) throws {
+        self.passkeys = passkeys
         self.catalog = catalog
         self.statistics = statistics
         self.sealing = sealing

@@ -30,6 +30,7 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
     router.add(middleware: AuditMiddleware(store: store, proxies: proxies))
     OperationalRoutes.add(to: router, store: store, registry: MetricsBackend.registry(), http: configuration.http)
     ContractRoutes.add(to: router, issuer: issuer, serverURL: publicURL.value)
+    try WellKnownRoutes.add(to: router, passkeys: issuer.passkeys)
 
     let pages = router.group().add(middleware: PortalLimitMiddleware(limit: AddressRateLimit(throttle: throttle), proxies: proxies,
                                                                       issuerName: issuer.name, catalog: catalog))
@@ -51,7 +52,7 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
                            unsealer: unsealer, maxBodyBytes: maxBody, catalog: catalog))
     let api = try APIHandler(enrollment: services.enrollment, authentication: services.authentication, profile: services.profile,
                              resetPortal: services.resetPortal, signup: services.signup, federation: services.federation, statistics: services.statistics,
-                             sealing: unsealer, catalog: catalog)
+                             passkeys: services.passkeys, sealing: unsealer, catalog: catalog)
     groups.answeredDirectly = api.answeredDirectly
     try api.registerHandlers(
         on: groups, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))
