@@ -93,7 +93,7 @@ import Yams
         #expect(Dictionary(uniqueKeysWithValues: generated) == declared)
         #expect(AdminRoute.all.count == declared.count && AdminOperation.allCases.count == declared.count)
         // The reads whose events carry the reason `read` (a user's latest events leave them out).
-        #expect(Set(AdminOperation.allCases.filter(\.readsUsers)) == [.listUsers, .getUser, .listEvents])
+        #expect(Set(AdminOperation.allCases.filter(\.readsUsers)) == [.listUsers, .getUser, .listUserFactors, .listEvents])
     }
 
     /// What `AdminInput` checks of each path and query parameter is what the admin document declares.
@@ -120,7 +120,7 @@ import Yams
                 }
             }
         }
-        #expect(checked == 43, "every parameter")
+        #expect(checked == 46, "every parameter")
     }
 
     /// Every operation of the document is served behind the admin edge (a call without a key is

@@ -60,4 +60,35 @@ import Testing
             #expect(commands.compactMap { $0.details["command"] }.contains("admin removeUserFactor"))
         }
     }
+
+    /// The console's user page lists the factors; support removes one behind its confirmation
+    /// (a CSRF'd form), the customer is told; a viewer sees them without a remove link.
+    @Test(arguments: TestEnvironment.engines)
+    func theConsoleListsAndRemovesFactors(engine: String) async throws {
+        let clock = TestClock(start: Date())
+        try await withServer(engine: engine, clock: clock, configure: Admin.configure) { app, client in
+            let session = try await AuthFixture.enrolledSession(app, client)
+            #expect(try await client.call(.post, "/v1/factors/recovery-codes", headers: appHeaders(session: session)).status == .created)
+            let user = try await Admin.userID(app)
+            let browser = ConsoleBrowser(client)
+            _ = try await ConsoleTests.setUp(app, browser, clock: clock, role: .support)
+
+            let page = try await browser.get("/console/users/\(user)")
+            #expect(page.html.contains("<code>questions</code>") && page.html.contains("10 unused"), "\(page.html)")
+            #expect(page.href(id: "remove-questions") == nil, "the questions are not support's to remove")
+            let confirm = try await browser.get(try #require(page.href(id: "remove-recovery-codes"), "\(page.html)"))
+            #expect(confirm.text(id: "question")?.contains("recovery-codes") == true, "\(confirm.html)")
+            let done = try await browser.submit(confirm)
+            #expect(done.status == .seeOther, "\(done.status) \(done.html)")
+            let after = try await browser.get(try #require(done.headers[.location]))
+            #expect(!after.html.contains("<code>recovery-codes</code>") && after.text(id: "notice") == "Done: remove.", "\(after.html)")
+            let notices = try await app.store.outboxMessages().filter { $0.recipient == "ada@example.com" && $0.template == "security_notice" }
+            #expect(notices.compactMap { app.cipher.open($0)?.data["change"] }.filter { $0 == "recovery codes" }.count == 2,
+                    "made, then removed by support")
+            let events = try await app.store.auditEvents(userID: user, limit: 200)
+            #expect(events.contains { $0.type == .factorRemoved && $0.reason == "removed_by_operator" && $0.details["via"] == nil })
+            #expect(events.contains { $0.type == .operatorCommand && $0.details["command"] == "admin removeUserFactor"
+                && $0.details["via"] == "console" })
+        }
+    }
 }

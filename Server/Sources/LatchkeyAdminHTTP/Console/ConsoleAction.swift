@@ -4,7 +4,7 @@ import LatchkeyDomain
 /// What the console's operator can do to a wallet, each behind a confirmation page: the admin
 /// API's actions with the roles the admin document gives them.
 struct ConsoleAction: Sendable {
-    enum Target: Sendable { case user, device, session }
+    enum Target: Sendable { case user, device, factor, session }
 
     let name: String
     let label: String
@@ -35,13 +35,14 @@ struct ConsoleAction: Sendable {
         .init(name: "deactivateDevice", label: "Deactivate", target: .device, danger: true, operation: .deactivateDevice),
         .init(name: "reactivateDevice", label: "Reactivate", target: .device, danger: false, operation: .reactivateDevice),
         .init(name: "unlinkDevice", label: "Unlink", target: .device, danger: true, operation: .unlinkDevice),
+        .init(name: "removeFactor", label: "Remove", target: .factor, danger: true, operation: .removeUserFactor),
         .init(name: "endSession", label: "End", target: .session, danger: true, operation: .endSession),
     ]
 
     static func named(_ name: String) -> ConsoleAction? { all.first { $0.name == name } }
 
     /// The confirmation's question.
-    func question(email: String, device: String?, session: String?) -> String {
+    func question(email: String, device: String?, session: String?, factor: String? = nil) -> String {
         switch name {
         case "unlock": "Lift the locks of \(email)'s wallet (the failures, a deactivation they caused, the smart lockout)?"
         case "lock": "Lock credential changes of \(email)'s wallet?"
@@ -58,12 +59,15 @@ struct ConsoleAction: Sendable {
         case "deactivateDevice": "Deactivate device \(device ?? "")? Its sessions end and its certificates are revoked."
         case "reactivateDevice": "Reactivate device \(device ?? "")?"
         case "unlinkDevice": "Unlink device \(device ?? "") from \(email)? Its sessions, tokens and certificates end."
+        case "removeFactor": "Remove the factor \(factor ?? "") of \(email)? The customer gets a security notice; "
+            + "it may remove the wallet's last factor for a new phone."
         default: "End session \(session ?? "") of \(email)?"
         }
     }
 
     /// Does it, as `call`. Throws what the operator services throw.
-    func perform(userID: String, device: String?, session: String?, operators: OperatorServices, call: OperatorCall) async throws {
+    func perform(userID: String, device: String?, session: String?, factor: String? = nil, operators: OperatorServices,
+                 call: OperatorCall) async throws {
         let device = device ?? "", session = session ?? ""
         switch name {
         case "unlock": try await operators.users.unlock(.id(userID), for: call)
@@ -80,6 +84,7 @@ struct ConsoleAction: Sendable {
         case "deactivateDevice": try await operators.users.setStatus(.id(userID), device: device, .deactivated, for: call)
         case "reactivateDevice": try await operators.users.setStatus(.id(userID), device: device, .active, for: call)
         case "unlinkDevice": try await operators.users.unlink(.id(userID), device: device, for: call)
+        case "removeFactor": try await operators.factors.remove(.id(userID), factor: factor ?? "", for: call)
         default: try await operators.users.endSession(.id(userID), sessionID: session, for: call)
         }
     }

@@ -118,9 +118,10 @@ extension ConsoleRoutes {
             return row
         }
         values["canAct"] = canAct
-        func link(_ action: ConsoleAction, device: String? = nil, session: String? = nil) -> [String: Any] {
+        func link(_ action: ConsoleAction, device: String? = nil, session: String? = nil, factor: String? = nil) -> [String: Any] {
             var items = [URLQueryItem(name: "action", value: action.name)]
             if let device { items.append(URLQueryItem(name: "device", value: device)) }
+            if let factor { items.append(URLQueryItem(name: "factor", value: factor)) }
             if let session { items.append(URLQueryItem(name: "session", value: session)) }
             return ["name": action.name, "label": action.label, "href": "/console/users/\(Self.escaped(user.id))/confirm?" + AdminHandler.encoded(items)]
         }
@@ -141,6 +142,18 @@ extension ConsoleRoutes {
             }
             row["actions"] = ConsoleAction.all.filter { $0.target == .device && staff.account.role.includes($0.role) && $0.applies(to: device) }
                 .map { link($0, device: device.deviceID) }
+            return row
+        }
+        // Read as the admin API reads them (`listUserFactors`, an event with the reason `read`).
+        let removeFactor = ConsoleAction.named("removeFactor")!
+        let canRemove = staff.account.role.includes(removeFactor.role)
+        values["factors"] = try await operators.factors.factors(.id(user.id), for: staff.call).factors.map { factor -> [String: Any] in
+            var row: [String: Any] = ["id": factor.id, "kind": factor.kind.rawValue, "name": factor.name ?? "",
+                                      "created": Self.time(factor.createdAt), "lastUsed": Self.time(factor.lastUsedAt)]
+            if let remaining = factor.remaining { row["remaining"] = "\(remaining) unused" }
+            if factor.backedUp == true { row["remaining"] = "synced" }
+            // The questions are the customer's to change (or a reset's to replace), not support's to remove.
+            if canRemove && factor.kind != .question { row["remove"] = link(removeFactor, factor: factor.id)["href"] ?? "" }
             return row
         }
         let endSession = ConsoleAction.named("endSession")!
@@ -175,13 +188,14 @@ extension ConsoleRoutes {
         } catch let error as DomainError {
             return page(.notFound, "No such user", text: error.message, back: "/console/users", staff: staff).response()
         }
-        let device = query.get("device"), session = query.get("session")
+        let device = query.get("device"), session = query.get("session"), factor = query.get("factor")
         var values = values(action.label, staff)
-        values["question"] = action.question(email: user.email, device: device, session: session)
+        values["question"] = action.question(email: user.email, device: device, session: session, factor: factor)
         values["userId"] = Self.escaped(user.id)
         values["action"] = action.name
         if let device { values["device"] = device }
         if let session { values["session"] = session }
+        if let factor { values["factor"] = factor }
         values["button"] = action.label
         values["buttonClass"] = action.danger ? "danger" : ""
         return ConsolePage(template: "confirm", values: values).response()
@@ -196,7 +210,8 @@ extension ConsoleRoutes {
         }
         guard staff.account.role.includes(action.role) else { return try await refused(action, userID: id, staff) }
         do {
-            try await action.perform(userID: id, device: fields["device"], session: fields["session"], operators: operators, call: staff.call)
+            try await action.perform(userID: id, device: fields["device"], session: fields["session"], factor: fields["factor"],
+                                     operators: operators, call: staff.call)
         } catch let error as DomainError {
             return page(HTTPResponse.Status(code: error.kind.httpStatus), "Not done", text: error.message,
                         back: "/console/users/\(Self.escaped(id))", staff: staff).response()

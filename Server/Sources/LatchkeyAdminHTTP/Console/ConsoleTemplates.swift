@@ -151,6 +151,12 @@ enum ConsoleTemplates {
         {{#devices}}<tr><td>{{label}} <code>{{id}}</code>{{#thumbprint}}<br>key <code>{{thumbprint}}</code>{{/thumbprint}}</td><td>{{type}} {{app}}</td><td>{{status}}</td><td>{{certificate}}</td><td>{{linked}}</td><td>{{lastLogin}}</td>
         {{#canAct}}<td>{{#actions}}<a href="{{href}}">{{label}}</a> {{/actions}}</td>{{/canAct}}</tr>{{/devices}}
         </table>
+        <h2>Second factors</h2>
+        <table id="factors"><caption>Questions, passkeys, authenticator app, recovery codes</caption>
+        <tr><th scope="col">Factor</th><th scope="col">Kind</th><th scope="col">Enrolled</th><th scope="col">Last used</th><th scope="col">State</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr>
+        {{#factors}}<tr><td>{{name}} <code>{{id}}</code></td><td>{{kind}}</td><td>{{created}}</td><td>{{lastUsed}}</td><td>{{remaining}}</td>
+        {{#canAct}}<td>{{#remove}}<a href="{{remove}}" id="remove-{{id}}">Remove</a>{{/remove}}</td>{{/canAct}}</tr>{{/factors}}
+        </table>
         <h2>Sessions</h2>
         <table id="sessions"><caption>Live sessions, most recently used first</caption>
         <tr><th scope="col">Session</th><th scope="col">Device</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Privileged until</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr>
@@ -181,6 +187,7 @@ enum ConsoleTemplates {
         <input type="hidden" name="action" value="{{action}}">
         {{#device}}<input type="hidden" name="device" value="{{device}}">{{/device}}
         {{#session}}<input type="hidden" name="session" value="{{session}}">{{/session}}
+        {{#factor}}<input type="hidden" name="factor" value="{{factor}}">{{/factor}}
         <button id="confirm" type="submit" class="{{buttonClass}}">{{button}}</button>
         </form>
         <p><a id="cancel" href="/console/users/{{userId}}">Cancel</a></p>

@@ -16,10 +16,11 @@ public struct FactorSettings: Codable, Sendable, Equatable {
     public init() {}
 
     /// Refuses rules that contradict each other or the issuer's other settings (`latchkey config
-    /// check`). `publicURL` is the server's resolved public URL, whose host is the passkeys'
-    /// relying party unless `passkeys.rpID` names one.
+    /// check`). `publicURL` is the configured public URL (nil when unset), whose host is the
+    /// passkeys' relying party unless `passkeys.rpID` names one and whose origin is their origin
+    /// unless `passkeys.origins` names them.
     /// - Throws: `ConfigurationError` naming the key at fault.
-    public func validate(passkeys: PasskeySettings, publicURL: String) throws {
+    public func validate(passkeys: PasskeySettings, publicURL: String?) throws {
         func require(_ condition: Bool, _ key: String, _ message: String) throws {
             if !condition { throw ConfigurationError(key: "issuer.factors." + key, message: message) }
         }
@@ -45,13 +46,15 @@ public struct FactorSettings: Codable, Sendable, Equatable {
     }
 
     /// A passkey is bound to its relying party id, which must be the host of every web origin a
-    /// ceremony may come from or a registrable suffix of it (WebAuthn §5.1.4.1, §13.4.9).
-    private func validateRelyingParty(_ passkeys: PasskeySettings, publicURL: String) throws {
-        let rpID = (passkeys.rpID ?? URL(string: publicURL)?.host ?? "").lowercased()
+    /// ceremony may come from or a registrable suffix of it (WebAuthn §5.1.4.1, §13.4.9). Checked
+    /// when both are known: without `publicURL` the server's address (and so a default relying
+    /// party or origin) is a development guess, learnt only once it is bound.
+    private func validateRelyingParty(_ passkeys: PasskeySettings, publicURL: String?) throws {
+        guard let rpID = (passkeys.rpID ?? publicURL.flatMap { URL(string: $0)?.host })?.lowercased() else { return }
         guard !rpID.isEmpty, !rpID.hasPrefix("."), !rpID.hasSuffix(".") else {
             throw ConfigurationError(key: "issuer.passkeys.rpID", message: "Must be a domain (the default is publicURL's host).")
         }
-        let origins = passkeys.origins.isEmpty ? [publicURL] : passkeys.origins
+        let origins = passkeys.origins.isEmpty ? publicURL.map { [$0] } ?? [] : passkeys.origins
         for origin in origins where !origin.hasPrefix("android:apk-key-hash:") {
             guard let url = URL(string: origin), ["https", "http"].contains(url.scheme ?? ""), let host = url.host?.lowercased() else {
                 throw ConfigurationError(key: "issuer.passkeys.origins",

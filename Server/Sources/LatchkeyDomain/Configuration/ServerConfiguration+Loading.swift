@@ -203,7 +203,7 @@ extension ServerConfiguration {
         }
         try require(issuer.deviceAuthentication.lifetimeDays >= 1, "issuer.deviceAuthentication.lifetimeDays", "Must be at least 1.")
         try require(issuer.statistics.retentionDays >= 0, "issuer.statistics.retentionDays", "Must not be negative (0 keeps them).")
-        try issuer.factors.validate(passkeys: issuer.passkeys, publicURL: resolvedPublicURL)
+        try issuer.factors.validate(passkeys: issuer.passkeys, publicURL: publicURL)
         try issuer.passkeys.validate(key: "issuer.passkeys")
         _ = try issuer.fieldMetadata()
     }
