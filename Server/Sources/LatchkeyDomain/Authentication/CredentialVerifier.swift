@@ -35,6 +35,23 @@ public struct CredentialVerifier: Sendable {
     package func check(_ secret: String, against hash: String?, user: UserRecord, deviceID: String?, source: AttemptSource = .login,
                factor: CredentialFactor = .password, wrong: DomainError = .wrongCredentials,
                credential: StoredCredential? = nil, hasher: SecretHasher, caller: Caller) async throws {
+        try await check(user: user, deviceID: deviceID, source: source, factor: factor, wrong: wrong, caller: caller,
+                        burn: { try await hasher.burn(secret) }) { cancelled in
+            try await verify(secret, against: hash, hasher: hasher, cancelled: cancelled) ? nil : factor.wrong
+        }
+        try await upgrade(secret, hash: hash, user: user, credential: credential, hasher: hasher)
+    }
+
+    /// The lockout rules of `check` around any judgement of a secret, for secrets that are not
+    /// checked against a stored hash (an authenticator app's code, a recovery code found by its
+    /// position): the rate limit, the attempt reserved before `judge` runs, the lockout on failure
+    /// and the attempt given back on success. `judge` answers nil for a right secret or the
+    /// reason it is wrong (recorded in the trail); it is handed what gives the reserved attempt
+    /// back when the client left before it could judge. `burn` spends, while unlinked devices are
+    /// locked out, the work a judgement would have spent, so the refusal takes as long.
+    package func check(user: UserRecord, deviceID: String?, source: AttemptSource = .login, factor: CredentialFactor,
+                       wrong: DomainError = .wrongCredentials, caller: Caller, burn: () async throws -> Void,
+                       judge: (_ cancelled: @escaping @Sendable () async throws -> Void) async throws -> AuditReason?) async throws {
         let store = self.store.recording(into: caller.audit)
         let failed = { (reason: AuditReason) in
             audit(source == .login ? .loginFailed : .credentialCheckFailed, user: user.id, outcome: .failure, reason: reason,
@@ -50,8 +67,7 @@ public struct CredentialVerifier: Sendable {
             throw error
         }
         if linked == nil && source == .login {
-            return try await checkUnlinked(secret, against: hash, user: user, wrong: wrong, credential: credential, factor: factor,
-                                           failed: failed, hasher: hasher, caller: caller)
+            return try await checkUnlinked(user: user, wrong: wrong, failed: failed, caller: caller, burn: burn, judge: judge)
         }
         if user.status != .active {
             failed(.walletDeactivated)
@@ -69,18 +85,14 @@ public struct CredentialVerifier: Sendable {
             failed(reason)
             throw error
         }
-        guard try await verify(secret, against: hash, hasher: hasher, cancelled: { [store] in
-            try await store.releaseAttempt(userID: user.id, deviceID: linked)
-        })
-        else {
-            failed(factor.wrong)
+        if let reason = try await judge({ [store] in try await store.releaseAttempt(userID: user.id, deviceID: linked) }) {
+            failed(reason)
             let outcome = try await store.recordFailure(userID: user.id, deviceID: linked, limits: issuer.attemptLimits, now: now())
             if outcome.walletDeactivated { throw DomainError.walletDeactivated }
             if outcome.deviceDeactivated { throw DomainError.deviceDeactivated }
             throw wrong
         }
         try await store.releaseAttempt(userID: user.id, deviceID: linked)
-        try await upgrade(secret, hash: hash, user: user, credential: credential, hasher: hasher)
     }
 
     /// The smart lockout (Azure AD's, Keycloak's brute-force detection): failures from unlinked
@@ -88,19 +100,17 @@ public struct CredentialVerifier: Sendable {
     /// never deactivate the wallet, end its sessions or touch its linked devices. Every refusal is
     /// `wrong` after the same hash work as for an unknown email, and the wallet's status is told
     /// only for the right credential, so no answer tells whether an email has a wallet.
-    private func checkUnlinked(_ secret: String, against hash: String?, user: UserRecord, wrong: DomainError,
-                               credential: StoredCredential?, factor: CredentialFactor, failed: (AuditReason) -> Void,
-                               hasher: SecretHasher, caller: Caller) async throws {
+    private func checkUnlinked(user: UserRecord, wrong: DomainError, failed: (AuditReason) -> Void, caller: Caller,
+                               burn: () async throws -> Void,
+                               judge: (_ cancelled: @escaping @Sendable () async throws -> Void) async throws -> AuditReason?) async throws {
         let store = self.store.recording(into: caller.audit)
         guard try await store.reserveUnlinkedAttempt(userID: user.id, limit: issuer.lockout.unlinkedThreshold, now: now()) else {
             failed(.unlinkedDevicesLocked)
-            try await hasher.burn(secret)
+            try await burn()
             throw wrong
         }
-        guard try await verify(secret, against: hash, hasher: hasher,
-                               cancelled: { [store] in try await store.releaseUnlinkedAttempt(userID: user.id) })
-        else {
-            failed(factor.wrong)
+        if let reason = try await judge({ [store] in try await store.releaseUnlinkedAttempt(userID: user.id) }) {
+            failed(reason)
             _ = try await store.recordUnlinkedFailure(userID: user.id, lockout: issuer.lockout, now: now())
             throw wrong
         }
@@ -109,13 +119,12 @@ public struct CredentialVerifier: Sendable {
             failed(.walletDeactivated)
             throw DomainError.walletDeactivated
         }
-        try await upgrade(secret, hash: hash, user: user, credential: credential, hasher: hasher)
     }
 
     /// Whether `secret` matches `hash`; without a hash (an SSO-only wallet) the same work is burnt.
     /// When the client left before the hash ran (`CancellationError`), `cancelled` gives the
     /// reserved attempt back: nothing was checked, so nothing counts.
-    private func verify(_ secret: String, against hash: String?, hasher: SecretHasher,
+    package func verify(_ secret: String, against hash: String?, hasher: SecretHasher,
                         cancelled: @escaping @Sendable () async throws -> Void) async throws -> Bool {
         do {
             guard let hash else {

@@ -47,6 +47,8 @@ public struct Services: Sendable {
     public let federation: FederationService
     /// Passkeys: registration, the list, names, removal and the discoverable login.
     public let passkeys: PasskeyService
+    /// The authenticator app and recovery codes.
+    public let oneTimeFactors: OneTimeFactorService
     public let statistics: LoginStatisticsService
     /// Operators' work on wallets, keys, the courier, the trail and imports: the admin API's, the
     /// console's (served only when `admin.enabled`) and the command line's.
@@ -101,9 +103,12 @@ public func buildServices(_ foundation: ServiceFoundation) -> Services {
                                       audit: audit, admitted: admitted, now: now),
         passkeys: PasskeyService(store: store, issuer: issuer, ceremonies: passkeys, logins: logins, verifier: verifier, outbox: outbox,
                                  audit: audit, now: now),
+        oneTimeFactors: OneTimeFactorService(store: store, issuer: issuer, outbox: outbox, fields: fields, verifier: verifier, audit: audit,
+                                             admitted: admitted, now: now),
         statistics: LoginStatisticsService(store: store, settings: issuer.statistics, now: now),
         operators: OperatorServices(
             users: UserAdministration(store: store, issuer: issuer, trail: trail, now: now),
+            factors: FactorAdministration(store: store, trail: trail, outbox: outbox, now: now),
             audit: AuditAdministration(store: store, trail: trail, now: now),
             courier: CourierAdministration(store: store, outbox: outbox, verifier: verifier, trail: trail, now: now),
             keys: OperatorKeyAdministration(keys: OperatorKeys(store: store, now: now), trail: trail),

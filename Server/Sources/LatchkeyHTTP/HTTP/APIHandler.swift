@@ -17,6 +17,7 @@ package final class APIHandler: APIProtocol, Sendable {
     package let federation: FederationService
     package let statistics: LoginStatisticsService
     package let passkeys: PasskeyService
+    package let oneTimeFactors: OneTimeFactorService
     private let mfaQuestions: Components.Schemas.RetrieveMFAQuestionsWithMetadataResponse
     private let passwordConfiguration: Components.Schemas.UserPasswordConfigurations
     private let passcodeConfiguration: Components.Schemas.UserPasscodeConfigurations
@@ -28,8 +29,9 @@ package final class APIHandler: APIProtocol, Sendable {
 
     package init(enrollment: EnrollmentService, authentication: AuthenticationService, profile: ProfileService,
          resetPortal: ResetPortalService, signup: SignupService, federation: FederationService, statistics: LoginStatisticsService,
-         passkeys: PasskeyService, sealing: CredentialUnsealer, catalog: TextCatalog) throws {
+         passkeys: PasskeyService, oneTimeFactors: OneTimeFactorService, sealing: CredentialUnsealer, catalog: TextCatalog) throws {
         self.passkeys = passkeys
+        self.oneTimeFactors = oneTimeFactors
         self.catalog = catalog
         self.statistics = statistics
         self.sealing = sealing

@@ -52,7 +52,7 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
                            unsealer: unsealer, maxBodyBytes: maxBody, catalog: catalog))
     let api = try APIHandler(enrollment: services.enrollment, authentication: services.authentication, profile: services.profile,
                              resetPortal: services.resetPortal, signup: services.signup, federation: services.federation, statistics: services.statistics,
-                             passkeys: services.passkeys, sealing: unsealer, catalog: catalog)
+                             passkeys: services.passkeys, oneTimeFactors: services.oneTimeFactors, sealing: unsealer, catalog: catalog)
     groups.answeredDirectly = api.answeredDirectly
     try api.registerHandlers(
         on: groups, configuration: .init(dateTranscoder: SecondsDateTranscoder(), jsonEncodingOptions: []))
