@@ -43,7 +43,7 @@ extension OperationPolicy {
         .init(operationID: "loginWithPasskey", method: "POST", path: "/v1/auth/login/passkey", proof: .required, nonce: true, recordProof: true, session: .full, privileged: false),
         .init(operationID: "enrollTOTP", method: "POST", path: "/v1/factors/totp", proof: .optional, nonce: false, recordProof: false, session: .full, privileged: true),
         .init(operationID: "removeTOTP", method: "DELETE", path: "/v1/factors/totp", proof: .optional, nonce: false, recordProof: false, session: .full, privileged: true),
-        .init(operationID: "confirmTOTP", method: "POST", path: "/v1/factors/totp/confirmation", proof: .optional, nonce: false, recordProof: false, session: .full, privileged: false),
+        .init(operationID: "confirmTOTP", method: "POST", path: "/v1/factors/totp/confirmation", proof: .optional, nonce: false, recordProof: false, session: .full, privileged: true),
         .init(operationID: "generateRecoveryCodes", method: "POST", path: "/v1/factors/recovery-codes", proof: .optional, nonce: false, recordProof: false, session: .full, privileged: true),
         .init(operationID: "removeRecoveryCodes", method: "DELETE", path: "/v1/factors/recovery-codes", proof: .optional, nonce: false, recordProof: false, session: .full, privileged: true),
         .init(operationID: "createNativeRegistrationFlow", method: "GET", path: "/a/self-service/registration/api", proof: .optional, nonce: false, recordProof: false, session: .limited, privileged: false),

@@ -131,6 +131,25 @@ import Testing
         }
     }
 
+    /// Attack: the Kratos-compatible login cannot prompt, so it must not link a new phone of a
+    /// wallet that has a second factor, even one the issuer does not take at the prompt: with
+    /// questions left out of `unknownDevice`, a questions-only wallet's password alone would
+    /// otherwise link the phone and open a (privileged) password session there.
+    @Test(arguments: TestEnvironment.engines)
+    func theKratosLoginDoesNotSkipTheFactors(engine: String) async throws {
+        try await withServer(engine: engine, configure: { $0.issuer.factors.unknownDevice = [.passkey, .totp, .recoveryCode] }) { app, client in
+            _ = try await AuthFixture.enrolledSession(app, client)
+            let flow = try #require(try await client.call(.get, "/a/self-service/login/api", headers: [:])
+                .decoded(Components.Schemas.SelfServiceFlow.self)?.id)
+            var headers = SignupFixture.json
+            headers[HTTPField.Name("X-Device-ID")!] = "kratos-phone"
+            let answer = try await client.call(.post, "/a/self-service/login?flow=\(flow)", headers: headers,
+                                               body: ["method": "password", "identifier": "ada@example.com", "password": AuthFixture.password])
+            #expect(answer.status != .ok, "the password alone opened a session: \(answer.json)")
+            #expect(answer.decoded(Components.Schemas.SuccessfulNativeLogin.self)?.sessionToken == nil)
+        }
+    }
+
     /// Attack: a PIN (a short secret, on the phone) changes what guards the account. With `pin`
     /// left out of `issuer.factors.stepUp`, a PIN login's session is not privileged: a PIN change
     /// answers 403 `session_refresh_required`; a password login's session may. By default a PIN

@@ -7841,6 +7841,40 @@ public enum Operations {
                     }
                 }
             }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/enrollment/factors/get(retrieveFactorPolicy)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -9612,6 +9646,40 @@ public enum Operations {
             /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
             ///
             ///
+            /// - Remark: Generated from `#/paths//v1/auth/login/passkey/options/post(startPasskeyLogin)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
             /// - Remark: Generated from `#/paths//v1/auth/login/passkey/options/post(startPasskeyLogin)/responses/404`.
             ///
             /// HTTP response code: `404 notFound`.
@@ -10591,7 +10659,7 @@ public enum Operations {
             }
         }
     }
-    /// Confirms a pending authenticator app with its first code.
+    /// Confirms a pending authenticator app with its first code (a recent login, like the enrolment).
     ///
     /// - Remark: HTTP `POST /v1/factors/totp/confirmation`.
     /// - Remark: Generated from `#/paths//v1/factors/totp/confirmation/post(confirmTOTP)`.
@@ -10824,6 +10892,40 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error. `code` is the spec's status code: 400 invalid parameter, 401 wrong credentials,
+            /// 403 not logged in (HTTP 401), 412 wallet deactivated on device-token login (HTTP 403),
+            /// 406 password used recently (HTTP 422), 416 email in use (HTTP 409) or, for credential
+            /// changes, wrong current password or PIN (HTTP 403), 417 confirmation differs (HTTP 400),
+            /// 418 email not verified (HTTP 403), 424 account locked by an operator (HTTP 423), 419 password rules (HTTP 422;
+            /// wrong credentials on device-token generation, HTTP 401), 420 passcode rules (HTTP 422),
+            /// 421 wallet deactivated (HTTP 423), 423 device deactivated (HTTP 423), 432 device tokens off
+            /// (HTTP 403), 503 device suspended (HTTP 403), 508 password expired (HTTP 403), 511 app
+            /// instance not verified (HTTP 403), 410 unknown email on a reset (HTTP 404) or MFA answers
+            /// missing on registerCustomer (HTTP 422), 408 passcode rules on registerCustomer (HTTP 422),
+            /// 500 identity provider unavailable (HTTP 502) or too slow (HTTP 504).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/factors/totp/confirmation/post(confirmTOTP)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }

@@ -269,7 +269,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /v1/factors/totp`.
     /// - Remark: Generated from `#/paths//v1/factors/totp/delete(removeTOTP)`.
     func removeTOTP(_ input: Operations.RemoveTOTP.Input) async throws -> Operations.RemoveTOTP.Output
-    /// Confirms a pending authenticator app with its first code.
+    /// Confirms a pending authenticator app with its first code (a recent login, like the enrolment).
     ///
     /// - Remark: HTTP `POST /v1/factors/totp/confirmation`.
     /// - Remark: Generated from `#/paths//v1/factors/totp/confirmation/post(confirmTOTP)`.
@@ -844,7 +844,7 @@ extension APIProtocol {
     public func removeTOTP(headers: Operations.RemoveTOTP.Input.Headers = .init()) async throws -> Operations.RemoveTOTP.Output {
         try await removeTOTP(Operations.RemoveTOTP.Input(headers: headers))
     }
-    /// Confirms a pending authenticator app with its first code.
+    /// Confirms a pending authenticator app with its first code (a recent login, like the enrolment).
     ///
     /// - Remark: HTTP `POST /v1/factors/totp/confirmation`.
     /// - Remark: Generated from `#/paths//v1/factors/totp/confirmation/post(confirmTOTP)`.

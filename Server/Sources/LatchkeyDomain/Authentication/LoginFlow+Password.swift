@@ -90,7 +90,13 @@ extension LoginFlow {
                        try await store.devices(userID: user.id).isEmpty { break }
                     return .mfaRequired(try await prompt(user, deviceID: deviceID, caller: caller))
                 case .linkUnlessQuestions:
-                    if !(try await promptFactors(for: user)).isEmpty { throw PasswordLoginRefusal.deviceNotLinked }
+                    // The Kratos API cannot prompt, so it links only a wallet with no second factor
+                    // at all (a phone sign-up's). A wallet with any factor is refused even when none
+                    // of them answers the issuer's prompt: the wallet API refuses that device too,
+                    // and linking it by the password alone would skip the factor the wallet has.
+                    if !(try await store.factorInventory(userID: user.id)).factors.isEmpty {
+                        throw PasswordLoginRefusal.deviceNotLinked
+                    }
                 }
             }
             try await beforeSession()

@@ -17,9 +17,11 @@ extension APIHandler {
     }
 
     package func registerPasskey(_ input: Operations.RegisterPasskey.Input) async throws -> Operations.RegisterPasskey.Output {
+        // The session first: a call without one is a 401 whatever its body holds.
+        let principal = try caller.identity.require()
         let body = input.body.json
         let passkey = try await passkeys.register(try registration(body.credential, field: "credential"), name: body.name,
-                                                  principal: try caller.identity.require(), caller: caller)
+                                                  principal: principal, caller: caller)
         return .created(.init(body: .json(wire(passkey))))
     }
 

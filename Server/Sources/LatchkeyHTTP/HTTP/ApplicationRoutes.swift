@@ -36,6 +36,8 @@ public enum ApplicationRoutes {
         }
         table.add(.patch, "/v1/passkeys/{passkeyId}")
         table.add(.delete, "/v1/passkeys/{passkeyId}")
+        for path in ["/v1/factors/totp", "/v1/factors/totp/confirmation", "/v1/factors/recovery-codes"] { table.add(.post, path) }
+        for path in ["/v1/factors/totp", "/v1/factors/recovery-codes"] { table.add(.delete, path) }
         for path in ["/a/self-service/registration/api", "/a/self-service/login/api", "/a/sessions/whoami"] { table.add(.get, path) }
         for path in ["/a/self-service/registration", "/a/self-service/login", "/identity/verification/flow/phone"] {
             table.add(.post, path)
