@@ -51,8 +51,11 @@ public struct FactorSettings: Codable, Sendable, Equatable {
     /// party or origin) is a development guess, learnt only once it is bound.
     private func validateRelyingParty(_ passkeys: PasskeySettings, publicURL: String?) throws {
         guard let rpID = (passkeys.rpID ?? publicURL.flatMap { URL(string: $0)?.host })?.lowercased() else { return }
-        guard !rpID.isEmpty, !rpID.hasPrefix("."), !rpID.hasSuffix(".") else {
-            throw ConfigurationError(key: "issuer.passkeys.rpID", message: "Must be a domain (the default is publicURL's host).")
+        // A domain of at least two labels (or localhost, for development): a single label would
+        // be a top-level domain, which WebAuthn clients refuse as a relying party.
+        guard !rpID.isEmpty, !rpID.hasPrefix("."), !rpID.hasSuffix("."), rpID.contains(".") || rpID == "localhost" else {
+            throw ConfigurationError(key: "issuer.passkeys.rpID",
+                                     message: "Must be a domain with a dot, or localhost (the default is publicURL's host).")
         }
         let origins = passkeys.origins.isEmpty ? publicURL.map { [$0] } ?? [] : passkeys.origins
         for origin in origins where !origin.hasPrefix("android:apk-key-hash:") {

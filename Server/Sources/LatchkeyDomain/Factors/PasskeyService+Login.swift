@@ -15,7 +15,8 @@ extension PasskeyService {
 
     /// A passkey login: the challenge must be a live login challenge of this device (taken once,
     /// whether or not the rest verifies), the credential a registered passkey, and the assertion
-    /// must verify (`PasskeyCeremonies.verify`: user handle, origin, relying party, user
+    /// must carry the user handle (the login named no credential) and verify
+    /// (`PasskeyCeremonies.verify`: user handle, origin, relying party, user
     /// verification, signature, counter by compare-and-set) — under the same rate limit and
     /// lockouts as a password (`CredentialVerifier.check`: from a device not linked to the wallet,
     /// the smart lockout). Then the checks of every login (email and app instance verified,
@@ -41,7 +42,10 @@ extension PasskeyService {
               let user = try await store.user(id: passkey.userID)
         else { throw refused(nil, .unknownPasskey) }
         try await verifier.check(user: user, deviceID: deviceID, factor: .passkey, caller: caller, burn: {}) { _ in
-            try await ceremonies.verify(assertion, by: passkey, challenge: taken.challenge)
+            // No credential was named, so the authenticator must say whose it is (WebAuthn L3
+            // §7.2 step 6); `verify` then checks the handle is the passkey's wallet's.
+            guard assertion.userHandle?.isEmpty == false else { return .passkeyRejected }
+            return try await ceremonies.verify(assertion, by: passkey, challenge: taken.challenge)
         }
         try verifier.requireVerified(user)
         audit(.factorUsed, user: user.id, deviceID: deviceID, details: ["kind": FactorKind.passkey.rawValue, "id": passkey.id],
