@@ -74,21 +74,14 @@ extension SQLStore {
         }
     }
 
-    public func useRecoveryCode(userID: String, position: Int, now: Date, messages: [OutboxMessage]) async throws -> Bool {
+    public func useRecoveryCode(userID: String, position: Int, codeHash: String, now: Date, messages: [OutboxMessage]) async throws -> Bool {
         try await engine.transaction { db in
+            // The hash as well as the position: a code checked before new codes replaced it must
+            // not spend the new code at its position.
             guard try await !db.query("""
-                UPDATE recovery_codes SET used_at = $3 WHERE user_id = $1 AND position = $2 AND used_at IS NULL RETURNING position
-                """, [.text(userID), .integer(Int64(position)), now.epochSeconds]).isEmpty else { return false }
-            for message in messages { try await Self.insert(message, into: db) }
-            return true
-        }
-    }
-
-    public func removeRecoveryCodes(userID: String, messages: [OutboxMessage]) async throws -> Bool {
-        try await engine.transaction { db in
-            guard try await !db.query("DELETE FROM recovery_codes WHERE user_id = $1 RETURNING position", [.text(userID)]).isEmpty else {
-                return false
-            }
+                UPDATE recovery_codes SET used_at = $3
+                WHERE user_id = $1 AND position = $2 AND code_hash = $4 AND used_at IS NULL RETURNING position
+                """, [.text(userID), .integer(Int64(position)), now.epochSeconds, .text(codeHash)]).isEmpty else { return false }
             for message in messages { try await Self.insert(message, into: db) }
             return true
         }

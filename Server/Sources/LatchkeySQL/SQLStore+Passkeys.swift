@@ -42,15 +42,6 @@ extension SQLStore {
                                [.text(id), .text(userID), .text(name)]).first.map { try PasskeyRecord(row: $0) }
     }
 
-    public func removePasskey(id: String, userID: String, messages: [OutboxMessage]) async throws -> Bool {
-        try await engine.transaction { db in
-            let gone = try await db.query("DELETE FROM passkeys WHERE id = $1 AND user_id = $2 RETURNING id", [.text(id), .text(userID)])
-            guard !gone.isEmpty else { return false }
-            for message in messages { try await Self.insert(message, into: db) }
-            return true
-        }
-    }
-
     public func usePasskey(id: String, expectedSignCount: UInt32, signCount: UInt32, backedUp: Bool, now: Date) async throws -> Bool {
         !(try await engine.query("""
             UPDATE passkeys SET sign_count = $3, backup_state = $4, last_used_at = $5

@@ -30,6 +30,15 @@ public struct FactorRules: Sendable, Equatable {
         if !remaining.contains(where: answersPrompt) { throw DomainError(.lastFactor) }
     }
 
+    /// Refuses removing the factor `id` from a wallet that has `inventory`, as
+    /// `requireRemovable(_:remaining:)` does with what the wallet keeps. A factor that can no
+    /// longer be used (recovery codes all used) takes nothing away: it is always removable.
+    /// - Throws: `DomainError(.lastFactor)` (409).
+    public func requireRemovable(_ id: String, from inventory: FactorInventory) throws(DomainError) {
+        guard let factor = inventory.factor(id: id), factor.isUsable else { return }
+        try requireRemovable(factor.kind, remaining: inventory.kinds(without: id))
+    }
+
     /// Whether a factor of `kind` answers the MFA prompt of an unlinked device.
     public func answersPrompt(_ kind: FactorKind) -> Bool {
         settings.unknownDevice.contains(kind)

@@ -44,7 +44,8 @@ extension LoginFlow {
                   let stored
             else { return .wrongRecoveryCode }
             let notice = try outbox.securityNotice(.recoveryCodeUsed, to: user, answering: caller, remaining: remaining, at: time)
-            return try await store.useRecoveryCode(userID: user.id, position: stored.position, now: time, messages: notice)
+            return try await store.useRecoveryCode(userID: user.id, position: stored.position, codeHash: stored.codeHash, now: time,
+                                                 messages: notice)
                 ? nil : .wrongRecoveryCode
         }
         audit(.factorUsed, user: user.id, deviceID: deviceID,

@@ -32,20 +32,25 @@ extension OneTimeFactorService {
     }
 
     /// Removes every recovery code. Codes that are the wallet's last factor answering the MFA
-    /// prompt stay while the issuer requires one.
-    /// - Throws: `factorNotOffered` (404), `sessionRefreshRequired` (403), `factorNotEnrolled` (404)
-    ///   without codes, `lastFactor` (409).
+    /// prompt stay while the issuer requires one (decided in the removal's transaction,
+    /// `FactorInventoryStore.removeFactor`); codes all used are no factor any more and go.
+    /// - Throws: `factorNotOffered` (404), `sessionRefreshRequired` (403), `accountLocked` (424),
+    ///   `factorNotEnrolled` (404) without codes, `lastFactor` (409).
     public func removeRecoveryCodes(_ principal: Principal, caller: Caller) async throws {
         let store = self.store.recording(into: caller.audit)
         try rules.requireEnrollable(.recoveryCode)
         try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
         let user = try await principal.user()
+        if user.locked { throw DomainError.accountLocked }
+        let id = EnrolledFactor.recoveryCodesID
         let inventory = try await store.factorInventory(userID: user.id)
-        guard inventory.factor(id: EnrolledFactor.recoveryCodesID) != nil else { throw DomainError(.factorNotEnrolled) }
-        try rules.requireRemovable(.recoveryCode, remaining: inventory.kinds(without: EnrolledFactor.recoveryCodesID))
+        guard inventory.factor(id: id) != nil else { throw DomainError(.factorNotEnrolled) }
+        let rules = self.rules
+        try rules.requireRemovable(id, from: inventory)
         let time = now()
-        guard try await store.removeRecoveryCodes(userID: user.id,
-                                                  messages: try outbox.securityNotice(.recoveryCodes, to: user, answering: caller, at: time))
+        guard try await store.removeFactor(userID: user.id, id: id,
+                                           messages: try outbox.securityNotice(.recoveryCodes, to: user, answering: caller, at: time),
+                                           check: { try rules.requireRemovable(id, from: $0) })
         else { throw DomainError(.factorNotEnrolled) }
         audit(.factorRemoved, user: user.id, deviceID: principal.session.deviceID,
               details: ["kind": FactorKind.recoveryCode.rawValue], for: caller)

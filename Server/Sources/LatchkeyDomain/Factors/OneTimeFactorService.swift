@@ -65,8 +65,8 @@ public struct OneTimeFactorService: Sendable {
     /// Confirms the pending authenticator app with a code of it (the step before or after the
     /// current one accepted for clock drift); that step is spent. A wrong code counts toward the
     /// lockout like a wrong current credential.
-    /// - Throws: `factorNotOffered` (404), `factorNotEnrolled` (404) with none pending,
-    ///   `factorAlreadyEnrolled` (409) when it is confirmed already, `invalidField("code")` (400)
+    /// - Throws: `factorNotOffered` (404), `accountLocked` (424), `factorNotEnrolled` (404) with
+    ///   none pending, `factorAlreadyEnrolled` (409) when it is confirmed already, `invalidField("code")` (400)
     ///   for a missing or wrong code, what the lockout throws (423 at the threshold).
     public func confirmTOTP(_ principal: Principal, code: String, caller: Caller) async throws {
         let store = self.store.recording(into: caller.audit)
@@ -74,6 +74,7 @@ public struct OneTimeFactorService: Sendable {
         let field = "code"
         if code.isEmpty { throw DomainError.invalidField(field, "\(field) is required.") }
         let user = try await principal.user()
+        if user.locked { throw DomainError.accountLocked }
         guard let pending = try await store.totpFactor(userID: user.id) else { throw DomainError(.factorNotEnrolled) }
         if pending.confirmedAt != nil { throw DomainError(.factorAlreadyEnrolled) }
         let totp = TOTPCheck(secret: try fields.open(pending.sealedSecret))
@@ -92,25 +93,28 @@ public struct OneTimeFactorService: Sendable {
     }
 
     /// Removes the authenticator app, confirmed or pending. A confirmed one that is the wallet's
-    /// last factor answering the MFA prompt stays while the issuer requires one.
-    /// - Throws: `factorNotOffered` (404), `sessionRefreshRequired` (403), `factorNotEnrolled` (404)
-    ///   without one, `lastFactor` (409).
+    /// last factor answering the MFA prompt stays while the issuer requires one (decided in the
+    /// removal's transaction, `FactorInventoryStore.removeFactor`).
+    /// - Throws: `factorNotOffered` (404), `sessionRefreshRequired` (403), `accountLocked` (424),
+    ///   `factorNotEnrolled` (404) without one, `lastFactor` (409).
     public func removeTOTP(_ principal: Principal, caller: Caller) async throws {
         let store = self.store.recording(into: caller.audit)
         try rules.requireEnrollable(.totp)
         try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: now())
         let user = try await principal.user()
+        if user.locked { throw DomainError.accountLocked }
         guard let app = try await store.totpFactor(userID: user.id) else { throw DomainError(.factorNotEnrolled) }
         guard app.confirmedAt != nil else {
             // A pending app was never a factor: it goes without a notice.
             _ = try await store.removeTOTP(userID: user.id, messages: [])
             return
         }
-        let inventory = try await store.factorInventory(userID: user.id)
-        try rules.requireRemovable(.totp, remaining: inventory.kinds(without: EnrolledFactor.totpID))
+        let rules = self.rules
+        try rules.requireRemovable(EnrolledFactor.totpID, from: try await store.factorInventory(userID: user.id))
         let time = now()
-        guard try await store.removeTOTP(userID: user.id,
-                                         messages: try outbox.securityNotice(.authenticatorApp, to: user, answering: caller, at: time))
+        guard try await store.removeFactor(userID: user.id, id: EnrolledFactor.totpID,
+                                           messages: try outbox.securityNotice(.authenticatorApp, to: user, answering: caller, at: time),
+                                           check: { try rules.requireRemovable(EnrolledFactor.totpID, from: $0) })
         else { throw DomainError(.factorNotEnrolled) }
         audit(.factorRemoved, user: user.id, deviceID: principal.session.deviceID, details: ["kind": FactorKind.totp.rawValue], for: caller)
     }

@@ -63,9 +63,10 @@ public struct PasskeyService: Sendable {
     /// (`WebAuthnVerifier.verifyRegistration`). The passkey is stored with the owner's security
     /// notice in one transaction and `factor.enrolled` recorded. `name` defaults to "Passkey" and
     /// the day it was made.
-    /// - Throws: `factor_not_offered` (404), `session_refresh_required` (403), `passkey_rejected`
-    ///   (400, field `credential`) for a response that does not verify, `factor_already_enrolled`
-    ///   (409) for a credential id registered already.
+    /// - Throws: `factor_not_offered` (404), `session_refresh_required` (403), `account_locked`
+    ///   (424) for a wallet an operator locked, `invalid_field` (400, `name`) for a name
+    ///   `checkedName` refuses, `passkey_rejected` (400, field `credential`) for a response that
+    ///   does not verify, `factor_already_enrolled` (409) for a credential id registered already.
     public func register(_ registration: WebAuthnRegistration, name: String?, principal: Principal,
                          caller: Caller) async throws -> PasskeyRecord {
         try rules.requireEnrollable(.passkey)
@@ -73,6 +74,8 @@ public struct PasskeyService: Sendable {
         try principal.requirePrivileged(within: issuer.sessions.privilegedSeconds, now: time)
         let store = self.store.recording(into: caller.audit)
         let user = try await principal.user()
+        if user.locked { throw DomainError.accountLocked }
+        let name = try name.map(Self.checkedName)
         let rejected = { (detail: String) -> DomainError in
             audit(.credentialCheckFailed, user: user.id, outcome: .failure, reason: .passkeyRejected, deviceID: principal.deviceID,
                   details: ["factor": CredentialFactor.passkey.rawValue, "check": detail], for: caller)
@@ -101,6 +104,23 @@ public struct PasskeyService: Sendable {
             throw DomainError(.factorAlreadyEnrolled, field: "credential")
         }
         return passkey
+    }
+
+    /// The longest name a passkey may have, in characters.
+    static let nameLimit = 64
+
+    /// A passkey's name as given at registration or in a rename, trimmed: 1 to `nameLimit`
+    /// characters, none of them a control character (the name is shown in lists and notices).
+    /// - Throws: `invalid_field` (400, `name`).
+    static func checkedName(_ name: String) throws(DomainError) -> String {
+        let field = "name"
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { throw DomainError.invalidField(field, "\(field) must not be empty.") }
+        if trimmed.count > nameLimit { throw DomainError.invalidField(field, "\(field) must be at most \(nameLimit) characters.") }
+        if trimmed.unicodeScalars.contains(where: CharacterSet.controlCharacters.contains) {
+            throw DomainError.invalidField(field, "\(field) must not contain control characters.")
+        }
+        return trimmed
     }
 
     /// "Passkey" and the day, the name of a passkey registered without one.

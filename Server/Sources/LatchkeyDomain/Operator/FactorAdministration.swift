@@ -6,8 +6,10 @@ import LatchkeyCore
 /// `OperatorTrail` like every operator call. Knows no HTTP; refuses with `DomainError`.
 ///
 /// The issuer's last-factor rule (`issuer.factors.required`) binds the customer, not support: a
-/// customer who lost the phone with their only passkey asks support to remove it, and then
-/// links a phone by a password reset's path and enrols anew. The customer is told by a security
+/// customer who lost the phone with their only passkey asks support to remove it. A new phone is
+/// then prompted with what the wallet still has that the issuer takes at the prompt (by default
+/// its questions); with nothing left there it is refused, and the customer enrols a factor from a
+/// phone still linked (a password reset links no phone). The customer is told by a security
 /// notice, so a removal they did not ask for does not go unseen.
 public struct FactorAdministration: Sendable {
     public typealias Store = UserStore & PasskeyStore & OneTimeFactorStore & FactorInventoryStore
@@ -48,17 +50,16 @@ public struct FactorAdministration: Sendable {
             var details = ["kind": factor.kind.rawValue]
             if factor.kind == .passkey { details["id"] = id }
             trail.record(.factorRemoved, user: user.id, reason: .removedByOperator, details: details, at: time)
-            let removed: Bool
-            switch factor.kind {
-            case .passkey:
-                removed = try await store.removePasskey(id: id, userID: user.id, messages: try notice(.passkeys, to: user, at: time))
-            case .totp:
-                removed = try await store.removeTOTP(userID: user.id, messages: try notice(.authenticatorApp, to: user, at: time))
-            case .recoveryCode:
-                removed = try await store.removeRecoveryCodes(userID: user.id, messages: try notice(.recoveryCodes, to: user, at: time))
-            case .question:
-                removed = false
+            let change: SecurityChange = switch factor.kind {
+            case .passkey: .passkeys
+            case .totp: .authenticatorApp
+            case .recoveryCode: .recoveryCodes
+            case .question: throw DomainError(.factorNotEnrolled, field: "factorId")
             }
+            // In the transaction that serialises the wallet's removals, so a customer's removal
+            // running meanwhile decides the last-factor rule on what this one leaves.
+            let removed = try await store.removeFactor(userID: user.id, id: id, messages: try notice(change, to: user, at: time),
+                                                       check: { _ in })
             if !removed { throw DomainError(.factorNotEnrolled, field: "factorId") }
         }
     }

@@ -27,12 +27,10 @@ public protocol OneTimeFactorStore: AuditingStore {
     func replaceRecoveryCodes(userID: String, hashes: [String], now: Date, messages: [OutboxMessage]) async throws
     /// The wallet's recovery codes not used yet.
     func unusedRecoveryCodes(userID: String) async throws -> [RecoveryCodeRecord]
-    /// Spends the recovery code at `position` and queues `messages`, in one transaction; false
-    /// (nothing queued) when it was used already.
-    func useRecoveryCode(userID: String, position: Int, now: Date, messages: [OutboxMessage]) async throws -> Bool
-    /// Removes every recovery code and queues `messages` in one transaction; answers whether
-    /// there were any (no messages are queued otherwise).
-    func removeRecoveryCodes(userID: String, messages: [OutboxMessage]) async throws -> Bool
+    /// Spends the recovery code at `position` whose hash is `codeHash` (the one that was
+    /// checked) and queues `messages`, in one transaction; false (nothing queued) when it was
+    /// used already or new codes replaced it meanwhile.
+    func useRecoveryCode(userID: String, position: Int, codeHash: String, now: Date, messages: [OutboxMessage]) async throws -> Bool
 }
 
 /// A wallet's authenticator app as stored: its secret sealed with the pepper's field cipher.

@@ -13,9 +13,6 @@ public protocol PasskeyStore: AuditingStore {
     func passkey(credentialID: Data) async throws -> PasskeyRecord?
     /// Renames the wallet's passkey `id`; nil when the wallet has no such passkey.
     func renamePasskey(id: String, userID: String, name: String) async throws -> PasskeyRecord?
-    /// Removes the wallet's passkey `id` and enqueues `messages` in the same transaction; false
-    /// (and nothing enqueued) when the wallet has no such passkey.
-    func removePasskey(id: String, userID: String, messages: [OutboxMessage]) async throws -> Bool
     /// Records a verified assertion: the new counter, backup state and time of use, only while
     /// the stored counter is still `expectedSignCount` (compare-and-set), so of two replicas
     /// accepting assertions with the same counter one wins. False when the counter moved on.
