@@ -1202,6 +1202,36 @@ extension Components {
                 case recoveryCode
                 case passkey
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.challengeToken = try container.decode(
+                    Swift.String.self,
+                    forKey: .challengeToken
+                )
+                self.mfaSecretAnswer = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .mfaSecretAnswer
+                )
+                self.totpCode = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .totpCode
+                )
+                self.recoveryCode = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .recoveryCode
+                )
+                self.passkey = try container.decodeIfPresent(
+                    Components.Schemas.AuthenticationResponseJSON.self,
+                    forKey: .passkey
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "challengeToken",
+                    "mfaSecretAnswer",
+                    "totpCode",
+                    "recoveryCode",
+                    "passkey"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/DeviceTokenRequest`.
         public struct DeviceTokenRequest: Codable, Hashable, Sendable {
@@ -1633,6 +1663,21 @@ extension Components {
                 case credential
                 case name
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.credential = try container.decode(
+                    Components.Schemas.RegistrationResponseJSON.self,
+                    forKey: .credential
+                )
+                self.name = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "credential",
+                    "name"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/PasskeyLoginRequest`.
         public struct PasskeyLoginRequest: Codable, Hashable, Sendable {
@@ -1647,6 +1692,16 @@ extension Components {
             }
             public enum CodingKeys: String, CodingKey {
                 case credential
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.credential = try container.decode(
+                    Components.Schemas.AuthenticationResponseJSON.self,
+                    forKey: .credential
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "credential"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/PasskeyCreationOptions`.
@@ -1958,6 +2013,8 @@ extension Components {
             public var authenticatorData: Swift.String?
             /// - Remark: Generated from `#/components/schemas/AuthenticatorAttestationResponseJSON/transports`.
             public var transports: [Swift.String]?
+            /// The credential's COSE algorithm (-7, -8); not read: the attested key names it.
+            ///
             /// - Remark: Generated from `#/components/schemas/AuthenticatorAttestationResponseJSON/publicKeyAlgorithm`.
             public var publicKeyAlgorithm: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/AuthenticatorAttestationResponseJSON/publicKey`.
@@ -1969,7 +2026,7 @@ extension Components {
             ///   - attestationObject:
             ///   - authenticatorData:
             ///   - transports:
-            ///   - publicKeyAlgorithm:
+            ///   - publicKeyAlgorithm: The credential's COSE algorithm (-7, -8); not read: the attested key names it.
             ///   - publicKey:
             public init(
                 clientDataJSON: Swift.String,
@@ -2007,6 +2064,8 @@ extension Components {
             public var response: Components.Schemas.AuthenticatorAttestationResponseJSON
             /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/authenticatorAttachment`.
             public var authenticatorAttachment: Swift.String?
+            /// Extension outputs by extension identifier; not read.
+            ///
             /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/clientExtensionResults`.
             public var clientExtensionResults: OpenAPIRuntime.OpenAPIObjectContainer?
             /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/type`.
@@ -2022,7 +2081,7 @@ extension Components {
             ///   - rawId:
             ///   - response:
             ///   - authenticatorAttachment:
-            ///   - clientExtensionResults:
+            ///   - clientExtensionResults: Extension outputs by extension identifier; not read.
             ///   - _type:
             public init(
                 id: Swift.String,
@@ -2095,6 +2154,8 @@ extension Components {
             public var response: Components.Schemas.AuthenticatorAssertionResponseJSON
             /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/authenticatorAttachment`.
             public var authenticatorAttachment: Swift.String?
+            /// Extension outputs by extension identifier; not read.
+            ///
             /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/clientExtensionResults`.
             public var clientExtensionResults: OpenAPIRuntime.OpenAPIObjectContainer?
             /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/type`.
@@ -2110,7 +2171,7 @@ extension Components {
             ///   - rawId:
             ///   - response:
             ///   - authenticatorAttachment:
-            ///   - clientExtensionResults:
+            ///   - clientExtensionResults: Extension outputs by extension identifier; not read.
             ///   - _type:
             public init(
                 id: Swift.String,
