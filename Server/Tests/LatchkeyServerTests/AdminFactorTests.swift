@@ -9,7 +9,7 @@ import Testing
 
 /// Operators and a customer's second factors: a viewer lists them, support removes a lost one
 /// (audited, the customer notified); the last-factor rule does not bind support.
-@Suite struct AdminFactorTests {
+@Suite(.serialized) struct AdminFactorTests {
     typealias Admin = AdminAPITests
 
     @Test(arguments: TestEnvironment.engines)

@@ -9,7 +9,7 @@ import Testing
 
 /// The issuer's factor rules (`issuer.factors`): what `config check` refuses, what the wallet API
 /// shows of them and of a wallet's factors, what the MFA prompt offers, and step-up by policy.
-@Suite struct FactorRulesTests {
+@Suite(.serialized) struct FactorRulesTests {
     /// Each contradiction is refused with the key at fault.
     @Test(arguments: [
         ("issuer:\n  factors: { enrol: [question, totp, totp] }", "issuer.factors.enrol"),

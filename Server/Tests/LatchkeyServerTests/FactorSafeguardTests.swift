@@ -11,7 +11,7 @@ import Testing
 /// stops every change, the last-factor rule holds against concurrent removals, a recovery code is
 /// spent only as the code that was checked, codes all used never block their removal, passkey
 /// names are bounded, and a usernameless passkey login must say whose passkey it is.
-@Suite struct FactorSafeguardTests {
+@Suite(.serialized) struct FactorSafeguardTests {
     /// A wallet an operator locked changes none of its factors: registering, renaming and
     /// removing a passkey, confirming and removing an authenticator app, removing recovery codes
     /// are each 424 `account_locked`, and nothing changed.

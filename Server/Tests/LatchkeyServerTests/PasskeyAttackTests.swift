@@ -10,7 +10,7 @@ import Testing
 /// Attacks on the passkey ceremonies over HTTP, each a response that is valid but for the one thing
 /// the attacker changed, so only the one check can refuse it; the login is refused with
 /// `invalid_credentials` (401) and no phone is linked.
-@Suite struct PasskeyAttackTests {
+@Suite(.serialized) struct PasskeyAttackTests {
     /// Runs `attack` against Ada's wallet with a registered passkey (counter `signCount`).
     func attack(_ engine: String, signCount: UInt32 = 0,
                 _ attack: @escaping @Sendable (LatchkeyApplication, any TestClientProtocol, SoftwareAuthenticator,

@@ -11,7 +11,7 @@ import Testing
 /// Passkeys over HTTP on both engines: registration from a privileged session, the list, names and
 /// removal, the discoverable login (a new phone linked with no prompt, the session bound to the
 /// proven key) and the MFA prompt answered by a passkey.
-@Suite struct PasskeyTests {
+@Suite(.serialized) struct PasskeyTests {
     /// The creation options name the relying party, a user handle that is not the wallet's id,
     /// ES256 and EdDSA, a discoverable credential with user verification; `none` and `packed`
     /// self attestation register; the second registration excludes the first passkey; each

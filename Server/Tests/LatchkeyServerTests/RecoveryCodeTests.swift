@@ -11,7 +11,7 @@ import Testing
 
 /// Recovery codes over HTTP: ten codes shown once and kept only as password hashes; each links a
 /// new phone once, its use audited and noticed to the customer; new codes void the old ones.
-@Suite struct RecoveryCodeTests {
+@Suite(.serialized) struct RecoveryCodeTests {
     /// Makes the codes from a fresh login; answers them and the session's headers.
     static func generate(_ app: LatchkeyApplication, _ client: any TestClientProtocol) async throws -> (codes: [String], headers: HTTPFields) {
         let headers = appHeaders(session: try await AuthFixture.enrolledSession(app, client))

@@ -12,7 +12,7 @@ import Testing
 /// The authenticator app (RFC 6238) as a wallet customer uses it over HTTP: enrolled from a
 /// privileged session, confirmed by a first code, then answering the MFA prompt of a new phone;
 /// each step accepted once across replicas, wrong codes bounded by the lockouts.
-@Suite struct TOTPFactorTests {
+@Suite(.serialized) struct TOTPFactorTests {
     /// RFC 6238 Appendix B's SHA-1 vectors at the six digits authenticator apps show (their last
     /// six), and RFC 4226 Appendix D's HOTP values, which are the codes of steps 0 to 9. The
     /// eight-digit vectors of all three hashes are `ConsoleTests`'.

@@ -10,7 +10,7 @@ import Testing
 
 /// The MFA prompt's factors and the wallet's second factors through the SDK, against a real
 /// in-process server.
-@Suite struct SecondFactorClientTests {
+@Suite(.serialized) struct SecondFactorClientTests {
     /// A registered, verified wallet logged in on `sdk`'s device, and a client on a second,
     /// unlinked device.
     static func walletAndSecondDevice(_ sdk: LatchkeyClient, _ app: LatchkeyApplication) async throws -> LatchkeyClient {
