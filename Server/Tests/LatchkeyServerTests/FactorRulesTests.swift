@@ -131,6 +131,27 @@ import Testing
         }
     }
 
+    /// The MFA answer carries exactly one factor's proof: none, or two, is a 400 naming the fields,
+    /// and the challenge is not spent by it (the right answer still links the phone).
+    @Test(arguments: TestEnvironment.engines)
+    func anAnswerCarriesExactlyOneProof(engine: String) async throws {
+        try await withServer(engine: engine) { app, client in
+            _ = try await AuthFixture.enrolledSession(app, client)
+            let prompt = try #require(try await AuthFixture.passwordLogin(client, device: "device-2").login?.mfaToken)
+            let question = try #require(prompt.mfaSecretQuestion)
+            let answer = try #require(AuthFixture.answers[question])
+            let headers = appHeaders(device: "device-2")
+            let none = try await client.call(.post, "/v1/auth/mfa", headers: headers, body: ["challengeToken": prompt.challengeToken])
+            #expect(none.status == .badRequest && none.failure?.field == "mfaSecretAnswer", "\(none.json)")
+            let two = try await client.call(.post, "/v1/auth/mfa", headers: headers,
+                                            body: ["challengeToken": prompt.challengeToken, "mfaSecretAnswer": answer, "totpCode": "123456"])
+            #expect(two.status == .badRequest && two.failure?.field == "mfaSecretAnswer, totpCode", "\(two.json)")
+            let right = try await client.call(.post, "/v1/auth/mfa", headers: headers,
+                                              body: ["challengeToken": prompt.challengeToken, "mfaSecretAnswer": answer])
+            #expect(right.status == .ok && right.login?.sessionToken != nil, "\(right.json)")
+        }
+    }
+
     /// Attack: the Kratos-compatible login cannot prompt, so it must not link a new phone of a
     /// wallet that has a second factor, even one the issuer does not take at the prompt: with
     /// questions left out of `unknownDevice`, a questions-only wallet's password alone would
