@@ -38,7 +38,7 @@ actor Receiver {
             return Response(status: accepted ? .accepted : .internalServerError)
         }
         let hook = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await hook.test(.live) { hookClient in
+        try await PatientLiveServer.run(hook) { hookClient in
             let port = try #require(hookClient.port)
             let clock = TestClock(start: Date(timeIntervalSince1970: 5_000_000))
             var configuration = try TestEnvironment.configuration(database: try await TestEnvironment.freshDatabase("sqlite"))

@@ -15,7 +15,7 @@ func withFederation(engine: String = "sqlite", clock: TestClock? = nil, timeout:
     async throws {
     let providerNow: @Sendable () -> Date = if let clock { { clock.now } } else { Date.init }
     let provider = FakeOIDCProvider(now: providerNow)
-    try await provider.application().test(.live) { providerClient in
+    try await PatientLiveServer.run(provider.application()) { providerClient in
         let issuer = "http://127.0.0.1:\(providerClient.port ?? 0)"
         try await withServer(engine: engine, clock: clock, configure: {
             $0.issuer.identityProviders = [IdentityProviderSettings(

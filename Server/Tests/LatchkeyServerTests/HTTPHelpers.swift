@@ -93,6 +93,7 @@ func withServer<T: Sendable>(engine: String = "sqlite", clock: TestClock? = nil,
     let app = try await TestEnvironment.application(configuration, now: now)
     defer { Task { try? await app.store.close() } }
     return try await TestClock.$ofServer.withValue(clock) {
-        try await app.application.test(live ? .live : .router) { client in try await body(app, client) }
+        if live { return try await PatientLiveServer.run(app.application) { client in try await body(app, client) } }
+        return try await app.application.test(.router) { client in try await body(app, client) }
     }
 }

@@ -17,7 +17,7 @@ import Testing
 
     @Test(arguments: [false, true]) func registerThenLoginByNonceAndByFederatedIdentity(sealed: Bool) async throws {
         let provider = FakeOIDCProvider()
-        try await provider.application().test(.live) { providerClient in
+        try await PatientLiveServer.run(provider.application()) { providerClient in
             let issuer = "http://127.0.0.1:\(providerClient.port ?? 0)"
             let messages = ["kUserErrorRegisterCustomerDomain.401": "This sign-in expired; start again."]
             try await withLiveServer(messages: messages, configure: {

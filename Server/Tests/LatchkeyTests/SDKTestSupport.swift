@@ -22,7 +22,7 @@ func withLiveServer(messages: [String: String] = [:], now: @escaping @Sendable (
     configuration.issuer.deviceBinding = .required
     configure(&configuration)
     let app = try await TestEnvironment.application(configuration, now: serverNow)
-    try await app.application.test(.live) { client in
+    try await PatientLiveServer.run(app.application) { client in
         let port = client.port ?? 0
         let sdk = testClient(context: LatchkeyContext(
             serverURL: URL(string: "http://127.0.0.1:\(port)")!, applicationSignature: signature,
