@@ -10,18 +10,21 @@ import LatchkeySQL
 import LatchkeyServer
 
 /// `latchkey demo`: walks the enrollment journey through the SDK and prints each step. Without
-/// `--server` it starts its own server on a temporary database and reads its outbox file.
+/// `--server` it starts its own server on a temporary database and reads its outbox file; with
+/// `--server` and `--outbox` it reads that server's outbox file (its courier's `file` channel),
+/// else it asks for the links and codes the server sent.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Walk every flow through the SDK against a server.")
     @Option(help: "A running server's URL; without it the demo starts its own.") var server: String?
     @Option(help: "The application signature to send.") var applicationSignature = "3F2504E0-4F89-11D3-9A0C-0305E82C3301"
     @Option(help: "Issuer settings for the in-process server (e.g. identityProviders, to walk SSO).") var config: String?
     @Option(help: "With --server: an identity provider id of that server, to walk SSO.") var identityProvider: String?
+    @Option(help: "With --server: that server's outbox file (courier channel file), read for its links and codes.") var outbox: String?
 
     func run() async throws {
         if let server {
             guard let url = URL(string: server) else { throw ValidationError("--server must be a URL") }
-            try await DemoJourney(serverURL: url, signature: applicationSignature, outbox: nil).run()
+            try await DemoJourney(serverURL: url, signature: applicationSignature, outbox: outbox).run()
             if let identityProvider {
                 try await SSOWalk(serverURL: url, signature: applicationSignature, provider: identityProvider,
                                   authorizationURL: nil).run()
@@ -29,6 +32,7 @@ struct Demo: AsyncParsableCommand {
             print("Demo complete.")
             return
         }
+        guard outbox == nil else { throw ValidationError("--outbox names a running server's outbox: use it with --server") }
         let file = try config.map(ServerConfiguration.load(file:))
         let server = try await InProcessServer.start(logger: makeLogger(level: .error)) { configuration in
             if let file { configuration.issuer = file.issuer }
