@@ -313,6 +313,8 @@ package enum Migrations {
             """,
             "CREATE INDEX webauthn_challenges_expiry ON webauthn_challenges (expires_at)",
         ]),
+        // The audit trail by week on PostgreSQL (engine-specific below); SQLite keeps its table.
+        (23, []),
     ]
 
     /// Statements of a version in one engine's own dialect, run after the common ones.
@@ -407,6 +409,7 @@ package enum Migrations {
                 """,
             ],
         ],
+        23: [.sqlite: [], .postgres: AuditPartitioning.migration],
     ]
 
     /// The one update of an audit event the triggers let through, `same` the engine's NULL-safe equality.

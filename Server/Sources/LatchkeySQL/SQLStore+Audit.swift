@@ -1,8 +1,9 @@
 import Foundation
 import LatchkeyDomain
 
-/// The audit trail's table: rows are inserted, read and, past the retention, deleted; the
-/// database refuses any update and any deletion of a row younger than a day (migration 9).
+/// The audit trail's table: rows are inserted, read and, past the retention, deleted (on
+/// PostgreSQL by whole partitions, `SQLStore+AuditPartitions`); the database refuses any update
+/// and any deletion of a row younger than a day (migration 9).
 extension SQLStore {
     public func appendAuditEvents(_ events: [AuditEvent]) async throws {
         guard !events.isEmpty else { return }
@@ -16,17 +17,40 @@ extension SQLStore {
     }
 
     public func auditEvents(after id: String?, since: Date?, limit: Int) async throws -> [AuditEvent] {
-        try await engine.read("""
+        // The time the id starts with bounds `occurred_at` too (a second before, for rounding),
+        // so PostgreSQL reads only the weeks from there on.
+        let from = max((since ?? .distantPast).timeIntervalSince1970.rounded(.down), (id.flatMap(Self.idSeconds) ?? 0) - 1)
+        return try await engine.read("""
             SELECT * FROM audit_events WHERE id > $1 AND occurred_at >= $2 ORDER BY id LIMIT $3
-            """, [.text(id ?? ""), (since ?? .distantPast).epochSeconds, .integer(Int64(limit))]).map { try AuditEvent(row: $0) }
+            """, [.text(id ?? ""), .integer(Int64(from)), .integer(Int64(limit))]).map { try AuditEvent(row: $0) }
     }
 
-    public func purgeAuditEvents(before date: Date) async throws -> Int {
-        // Years of events may go at once: not bound by a request's timeout.
+    /// The second an event id starts with (`AuditEvent.newID`: 16 digits of microseconds); nil
+    /// for an id that does not start so.
+    static func idSeconds(_ id: String) -> Double? {
+        guard id.utf8.count >= 16, let micros = UInt64(id.prefix(16)) else { return nil }
+        return Double(micros / 1_000_000)
+    }
+
+    public func purgeAuditEvents(before date: Date, limit: Int) async throws -> Int {
+        // Whole partitions may go at once: not bound by a request's timeout.
         try await engine.transaction(.unbounded) { db in
             // The dashboard's counts of those hours go with them.
             try await db.execute("DELETE FROM dashboard_hours WHERE hour < $1", [date.epochSeconds])
-            return try await db.query("DELETE FROM audit_events WHERE occurred_at < $1 RETURNING id", [date.epochSeconds]).count
+            var purged = 0, tables = ["audit_events"]
+            if engine.kind == .postgres {
+                let partitions = try await Self.dropAuditPartitions(before: date, in: db)
+                (purged, tables) = (partitions.dropped, partitions.tables)
+            }
+            // Row by row, at most `limit` in this transaction, so SQLite's one writer is never
+            // held long (the oldest first, by the time index).
+            for table in tables {
+                purged += try await db.query("""
+                    DELETE FROM \(table) WHERE (id, occurred_at) IN (
+                        SELECT id, occurred_at FROM \(table) WHERE occurred_at < $1 ORDER BY occurred_at LIMIT $2) RETURNING id
+                    """, [date.epochSeconds, .integer(Int64(limit))]).count
+            }
+            return purged
         }
     }
 

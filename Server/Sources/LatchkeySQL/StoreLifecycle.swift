@@ -12,7 +12,8 @@ import Synchronization
 public struct StoreService: Service {
     package let store: any LatchkeyStore
     package let logger: Logger
-    /// How long audit events are kept (0: forever); older ones are deleted hourly.
+    /// How long audit events are kept (0: forever); older ones are deleted hourly (on
+    /// PostgreSQL a week's partition once the whole week is older).
     package let auditRetentionDays: Int
     /// How long login statistics are kept (0: forever).
     package let statisticsRetentionDays: Int
@@ -41,6 +42,7 @@ public struct StoreService: Service {
                 throw error
             }
             if auditRetentionDays > 0 { group.addTask { await purgeAuditEvents() } }
+            group.addTask { await prepareAuditPartitions() }
             group.addTask { await purgeExpiredRegistrations() }
             group.addTask { await purgeLoginStatistics() }
             try await group.waitForAll()
@@ -92,12 +94,23 @@ public struct StoreService: Service {
         }
     }
 
-    /// Applies the audit retention.
+    /// Applies the audit retention, in bounded batches (and whole partitions on PostgreSQL).
     private func purgeAuditEvents() async {
         await hourly("Deleting old audit events") {
-            let cutoff = now().addingTimeInterval(-TimeInterval(auditRetentionDays) * 86_400)
-            let purged = try await store.purgeAuditEvents(before: cutoff)
+            let purged = try await AuditAdministration.purge(store, retentionDays: auditRetentionDays, now: now())
             if purged > 0 { logger.info("Deleted \(purged) audit events older than \(auditRetentionDays) days") }
+        }
+    }
+
+    /// Keeps the trail's weeks made four ahead (PostgreSQL: `AuditPartitioning`), so events
+    /// land in their week, not in the default partition. Every replica does it; they take turns
+    /// and the second finds the weeks made.
+    private func prepareAuditPartitions() async {
+        await hourly("Making the audit trail's partitions") {
+            let start = now()
+            let made = try await store.prepareAuditPartitions(
+                from: start, through: start.addingTimeInterval(TimeInterval(AuditPartitioning.weeksAhead * AuditPartitioning.week)))
+            if made > 0 { logger.info("Made \(made) weekly partitions of the audit trail") }
         }
     }
 }

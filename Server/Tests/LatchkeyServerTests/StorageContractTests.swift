@@ -16,7 +16,7 @@ import Testing
     @Test(arguments: TestEnvironment.engines)
     func migrationsAreVersionedAndIdempotent(engine: String) async throws {
         try await TestEnvironment.withFreshStore(engine) { store in
-            #expect(try await store.appliedMigrations() == Array(1...22))
+            #expect(try await store.appliedMigrations() == Array(1...23))
             #expect(try await store.migrate().isEmpty)
             try await store.ping()
         }

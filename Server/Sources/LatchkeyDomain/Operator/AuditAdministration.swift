@@ -64,7 +64,22 @@ public struct AuditAdministration: Sendable {
     /// Deletes the events older than the retention; answers how many (none when it is 0). Not
     /// itself an event: the server purges every hour too.
     public func purgeEvents(retentionDays: Int) async throws -> Int {
+        try await Self.purge(store, retentionDays: retentionDays, now: now())
+    }
+
+    /// Events one purge transaction deletes one by one at most.
+    public static let purgeBatch = 5_000
+
+    /// Deletes `store`'s events older than `retentionDays` before `now` in transactions of
+    /// `purgeBatch` rows at most (and whole partitions); answers how many (none when it is 0).
+    public static func purge(_ store: any AuditStore, retentionDays: Int, now: Date) async throws -> Int {
         guard retentionDays > 0 else { return 0 }
-        return try await store.purgeAuditEvents(before: now().addingTimeInterval(-TimeInterval(retentionDays) * 86_400))
+        let cutoff = now.addingTimeInterval(-TimeInterval(retentionDays) * 86_400)
+        var purged = 0, batch = 0
+        repeat {
+            batch = try await store.purgeAuditEvents(before: cutoff, limit: purgeBatch)
+            purged += batch
+        } while batch >= purgeBatch
+        return purged
     }
 }

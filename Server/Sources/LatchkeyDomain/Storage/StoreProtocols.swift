@@ -202,8 +202,17 @@ public protocol AuditStore: AuditingStore {
     func auditEvents(userID: String, limit: Int) async throws -> [AuditEvent]
     /// Events in recording order after `id` (nil: from the first), since `since`, at most `limit`.
     func auditEvents(after id: String?, since: Date?, limit: Int) async throws -> [AuditEvent]
-    /// Deletes the events older than `date`; answers how many.
-    func purgeAuditEvents(before date: Date) async throws -> Int
+    /// Deletes events older than `date`, in one transaction: one by one at most `limit` (so a
+    /// purge never holds the database's writer long), and on PostgreSQL whole partitions that
+    /// end before `date`, their rows counted; a partition that holds `date` keeps its older
+    /// events until it is wholly past. Answers how many went: call again while that is at least
+    /// `limit`.
+    func purgeAuditEvents(before date: Date, limit: Int) async throws -> Int
+    /// Makes the trail's partitions for the weeks from `from` through `through` that have none
+    /// (PostgreSQL; idempotent, safe from several replicas at once); answers how many it made,
+    /// always 0 on SQLite, whose trail is one table. Throws when the trail stayed locked by
+    /// other statements for two seconds.
+    func prepareAuditPartitions(from: Date, through: Date) async throws -> Int
 }
 
 extension UserStore {
