@@ -16,6 +16,12 @@ package enum AuditPartitioning {
     /// How far ahead of now the server keeps weeks made (it checks every hour).
     package static let weeksAhead: Int64 = 4
 
+    /// The start of the week (Monday 00:00 UTC; 1970-01-05 was the first) that holds `second`.
+    package static func weekStart(_ second: Int64) -> Int64 {
+        let monday: Int64 = 345_600
+        return (second - monday).floorDivided(by: week) * week + monday
+    }
+
     /// Migration 23 on PostgreSQL: the existing table becomes the partition of everything up to
     /// the end of the week under way (its rows are neither copied nor moved: one scan validates
     /// the range, its indexes become the partitions' own), or is dropped when it is empty; then the
@@ -130,4 +136,12 @@ package enum AuditPartitioning {
             RETURN made;
         END $$
         """
+}
+
+extension Int64 {
+    /// The quotient rounded down (Swift's `/` rounds toward zero).
+    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return self % divisor < 0 ? quotient - 1 : quotient
+    }
 }

@@ -168,15 +168,20 @@ extension SQLStore {
         if let since = filter.since { add("id >= ?", .text(Self.idBound(since))) }
         if let until = filter.until { add("id < ?", .text(Self.idBound(until))) }
         if let id { add("id < ?", .text(id)) }
-        // PostgreSQL's trail is partitioned by week of `occurred_at`: the same bounds on it (a
-        // second wider, as an id's microseconds and the stored second may round apart) let the
-        // planner open only the weeks they reach. SQLite's one table needs none.
+        // PostgreSQL's trail is partitioned by week of `occurred_at`: bounds on it let the planner
+        // open only the weeks the time range or the cursor reach. Whole weeks (from the start of
+        // the first to the end of the last, a second wider as an id's microseconds and the stored
+        // second may round apart): a bound as narrow as the range would make the time index look
+        // better than the id's, and an hour's page would read and sort the whole hour (measured:
+        // 33 ms instead of under 1). SQLite's one table needs none.
         if engine == .postgres {
             // Seconds within the ids' range (`idBound`), so no date converts past Int64.
             func second(_ seconds: Double) -> Int64 { Int64(min(max(seconds.rounded(.down), 0), 9_999_999_999)) }
-            if let since = filter.since { add("occurred_at >= ?", .integer(second(since.timeIntervalSince1970) - 1)) }
+            if let since = filter.since {
+                add("occurred_at >= ?", .integer(AuditPartitioning.weekStart(second(since.timeIntervalSince1970) - 1)))
+            }
             let upper = [filter.until.map { $0.timeIntervalSince1970 }, id.flatMap(Self.idSeconds)].compactMap { $0 }.min()
-            if let upper { add("occurred_at <= ?", .integer(second(upper) + 1)) }
+            if let upper { add("occurred_at < ?", .integer(AuditPartitioning.weekStart(second(upper) + 1) + AuditPartitioning.week)) }
         }
         binds.append(.integer(Int64(scan)))
         let clause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")

@@ -17,9 +17,11 @@ extension SQLStore {
     }
 
     public func auditEvents(after id: String?, since: Date?, limit: Int) async throws -> [AuditEvent] {
-        // The time the id starts with bounds `occurred_at` too (a second before, for rounding),
-        // so PostgreSQL reads only the weeks from there on.
-        let from = max((since ?? .distantPast).timeIntervalSince1970.rounded(.down), (id.flatMap(Self.idSeconds) ?? 0) - 1)
+        // The week of the time the id starts with (a second before, for rounding) bounds
+        // `occurred_at` too, so PostgreSQL reads only the weeks from there on (whole weeks: see
+        // `eventsStatement`).
+        let cursorWeek = id.flatMap(Self.idSeconds).map { Double(AuditPartitioning.weekStart(Int64($0) - 1)) } ?? 0
+        let from = max((since ?? .distantPast).timeIntervalSince1970.rounded(.down), cursorWeek)
         return try await engine.read("""
             SELECT * FROM audit_events WHERE id > $1 AND occurred_at >= $2 ORDER BY id LIMIT $3
             """, [.text(id ?? ""), .integer(Int64(from)), .integer(Int64(limit))]).map { try AuditEvent(row: $0) }
