@@ -18,6 +18,11 @@ let package = Package(
         .executable(name: "latchkey-bench", targets: ["LatchkeyBenchmark"]),
         .library(name: "LatchkeyServer", targets: ["LatchkeyServer"]),
     ],
+    /// `OTLPExport` compiles in the OpenTelemetry exporter (swift-otel over OTLP/HTTP, with
+    /// SwiftProtobuf), which `telemetry.tracing.enabled` needs; it is off by default because it
+    /// lengthens a first build (docs/operations.md, "Tracing"). The spans themselves
+    /// (swift-distributed-tracing) are always compiled and cost nothing while no tracer is set.
+    traits: [.trait(name: "OTLPExport", description: "The OTLP/HTTP trace exporter (swift-otel) for telemetry.tracing")],
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
@@ -42,6 +47,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.0"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.3.0"),
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         /// zlib, for the bundled common-password list.
@@ -116,6 +123,7 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             resources: [.copy("Resources/common-passwords.txt.gz"), .copy("Resources/templates"), .copy("Resources/languages")]
         ),
@@ -139,6 +147,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         /// The HTTP edge (identity and device binding resolved into the request context), the
@@ -158,6 +167,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         /// The composition root: `buildApplication` opens the store, builds the services and the
@@ -174,6 +184,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OTLPExport"])),
             ]
         ),
         .executableTarget(
@@ -228,6 +240,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         /// The SDK against a real in-process server.

@@ -23,6 +23,7 @@ struct AdminEdgeMiddleware: RouterMiddleware {
     let operation: AdminOperation
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        RequestSpan.name(operation.id)
         let address = proxies.clientAddress(of: request, peer: context.remoteAddress)
         if let wait = try await throttle.refusal("admin-ip:" + address, limit: perAddress) {
             throw DomainError(.rateLimited, retryAfter: wait)

@@ -11,12 +11,15 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try options.resolve()
-        let logger = makeLogger()
-        let app = try await buildApplication(configuration, options: BuildOptions(logger: logger, onServerRunning: { port in
+        let tracing = try TracingSetup.bootstrap(configuration.telemetry.tracing, logger: makeLogger())
+        let logger = makeLogger(metadataProvider: tracing?.metadata)
+        var build = BuildOptions(logger: logger, onServerRunning: { port in
             let line = "Latchkey listening on http://\(configuration.host):\(port) "
                 + "(database \(DatabaseURL.redacted(configuration.database)), courier \(configuration.courier.channel.rawValue))\n"
             FileHandle.standardOutput.write(Data(line.utf8))
-        }))
+        })
+        build.services = tracing.map { [$0.service] } ?? []
+        let app = try await buildApplication(configuration, options: build)
         try await app.run()
     }
 }
@@ -46,6 +49,7 @@ struct Config: AsyncParsableCommand {
         func run() async throws {
             do {
                 let configuration = try ServerConfiguration.load(file: file)
+                try TracingSetup.check(configuration.telemetry.tracing)
                 let catalog = try TextCatalog.load(configuration.languages)
                 print("\(file): OK (issuer \"\(configuration.issuer.name)\", courier \(configuration.courier.channel.rawValue), "
                       + "\(configuration.issuer.mfa.questions.count) MFA questions)")

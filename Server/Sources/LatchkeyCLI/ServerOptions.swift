@@ -31,8 +31,9 @@ struct ServerOptions: ParsableArguments {
     }
 }
 
-func makeLogger(level: Logger.Level = .info) -> Logger {
-    var logger = Logger(label: "latchkey")
+/// The CLI's logger; `metadataProvider` adds the current span's ids to each line when tracing is on.
+func makeLogger(level: Logger.Level = .info, metadataProvider: Logger.MetadataProvider? = nil) -> Logger {
+    var logger = metadataProvider.map { Logger(label: "latchkey", metadataProvider: $0) } ?? Logger(label: "latchkey")
     logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? level
     return logger
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyDomain
+import Tracing
 
 /// The engine under the store, writing the pending events of the trail it carries (`AuditTrail`,
 /// given by `SQLStore.recording(into:)`) in the transaction of its next write: an event and the
@@ -21,17 +22,40 @@ package struct AuditedEngine: SQLEngine {
     package var capabilities: SQLCapabilities { inner.capabilities }
 
     package func read(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        try await inner.read(sql, binds)
+        guard Telemetry.isActive else { return try await inner.read(sql, binds) }
+        return try await Telemetry.span("db.statement", kind: .client) { span in
+            span?.attributes["db.system"] = inner.kind.telemetryName
+            return try await inner.read(sql, binds)
+        }
     }
 
     /// A write outside a transaction becomes one when events are pending.
     package func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        guard let trail, !trail.isEmpty, !Self.isRead(sql) else { return try await inner.query(sql, binds) }
+        guard let trail, !trail.isEmpty, !Self.isRead(sql) else { return try await statement(sql, binds) }
         return try await transaction { db in try await db.query(sql, binds) }
     }
 
-    /// The events pending before the transaction and those recorded in it are inserted last, in it.
+    /// One statement outside a transaction, a span of its own when tracing is on.
+    private func statement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        guard Telemetry.isActive else { return try await inner.query(sql, binds) }
+        return try await Telemetry.span("db.statement", kind: .client) { span in
+            span?.attributes["db.system"] = inner.kind.telemetryName
+            return try await inner.query(sql, binds)
+        }
+    }
+
+    /// The events pending before the transaction and those recorded in it are inserted last, in
+    /// it. The transaction, retries included, is a span (`db.transaction`) when tracing is on.
     package func transaction<T: Sendable>(_ bound: SQLCallBound, _ body: @Sendable (any SQLExecutor) async throws -> T)
+        async throws -> T {
+        guard Telemetry.isActive else { return try await audited(bound, body) }
+        return try await Telemetry.span("db.transaction", kind: .client) { span in
+            span?.attributes["db.system"] = inner.kind.telemetryName
+            return try await audited(bound, body)
+        }
+    }
+
+    private func audited<T: Sendable>(_ bound: SQLCallBound, _ body: @Sendable (any SQLExecutor) async throws -> T)
         async throws -> T {
         let carried = trail?.take() ?? []
         let origin = trail?.origin
@@ -62,5 +86,15 @@ struct AuditedExecutor: SQLExecutor {
 
     func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
         try await inner.query(sql, binds)
+    }
+}
+
+extension DatabaseEngine {
+    /// OpenTelemetry's `db.system` name of the engine.
+    var telemetryName: String {
+        switch self {
+        case .sqlite: "sqlite"
+        case .postgres: "postgresql"
+        }
     }
 }

@@ -27,6 +27,8 @@ public struct BuildOptions: Sendable {
     public var channel: (any MessageChannel)?
     public var runCourier: Bool
     public var onServerRunning: @Sendable (Int) async -> Void
+    /// Services that run beside the server and stop after it (the trace exporter, `TracingSetup`).
+    public var services: [any Service] = []
 
     public init(logger: Logger = Logger(label: "latchkey"), now: @escaping @Sendable () -> Date = Date.init,
                 pepper: SymmetricKey? = nil, certificateAuthority: CertificateAuthority? = nil,
@@ -128,7 +130,7 @@ public func buildApplication(_ configuration: ServerConfiguration, options: Buil
         router: router,
         server: .http1(configuration: .init(additionalChannelHandlers: [ClientPresenceHandler()])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
-        services: [storeService] + (options.runCourier ? [courier] : []) + (admin.map { [$0] } ?? [])
+        services: options.services + [storeService] + (options.runCourier ? [courier] : []) + (admin.map { [$0] } ?? [])
             + [ShedRecorder(gate: services.hashGate, store: store, now: options.now)],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port

@@ -205,6 +205,7 @@ extension ServerConfiguration {
         try require(issuer.statistics.retentionDays >= 0, "issuer.statistics.retentionDays", "Must not be negative (0 keeps them).")
         try issuer.factors.validate(passkeys: issuer.passkeys, publicURL: publicURL)
         try issuer.passkeys.validate(key: "issuer.passkeys")
+        try telemetry.tracing.validate(key: "telemetry.tracing")
         _ = try issuer.fieldMetadata()
     }
 }

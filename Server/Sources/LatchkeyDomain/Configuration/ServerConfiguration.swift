@@ -25,6 +25,7 @@ public struct ServerConfiguration: Codable, Sendable, Equatable {
     public var issuer = IssuerSettings()
     public var audit = AuditSettings()
     public var admin = AdminSettings()
+    public var telemetry = TelemetrySettings()
 
     public init() {}
 

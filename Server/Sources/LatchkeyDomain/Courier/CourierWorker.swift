@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import Tracing
 
 /// Delivers the outbox: leases due messages, hands them to the channel, and records the result.
 /// A transient failure (any error but a permanent `DeliveryFailure`) is retried with exponential
@@ -70,7 +71,13 @@ public struct CourierWorker: Service {
                 continue
             }
             do {
-                try await attempt(message, limit: attemptLimit)
+                // A delivery is a trace of its own: the request that queued the message has answered.
+                try await Telemetry.span("courier.deliver", kind: .producer) { span in
+                    span?.attributes["latchkey.message.channel"] = message.channel.rawValue
+                    span?.attributes["latchkey.message.template"] = message.template
+                    span?.attributes["latchkey.message.attempt"] = attempts
+                    try await attempt(message, limit: attemptLimit)
+                }
                 try await store.markDelivered(id: row.id, at: now())
             } catch {
                 let failure = error as? DeliveryFailure

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Tracing
 
 extension HTTPProviderChannel {
     /// The client of every provider and webhook call: redirects are never followed, since on a
@@ -19,9 +20,22 @@ extension HTTPProviderChannel {
     /// bounded by `timeoutSeconds`: AsyncHTTPClient's own timeout ends when the answer's head
     /// arrives, so a provider that sends its head and then stalls would otherwise hold the
     /// courier forever.
+    /// The exchange is a client span (`courier.http`) whose context goes with the request as
+    /// W3C `traceparent` when tracing is on.
     /// - Throws: `DeliveryFailure(.transient)` when the time passes (the request is cancelled);
     ///   AsyncHTTPClient's errors when the provider cannot be reached.
     package static func exchange(_ request: HTTPClientRequest, client: HTTPClient,
+                                 timeoutSeconds: Int) async throws -> (HTTPClientResponse, ByteBuffer) {
+        try await Telemetry.span("courier.http", kind: .client) { span in
+            var request = request
+            Telemetry.inject(into: &request)
+            let answer = try await exchange(traced: request, client: client, timeoutSeconds: timeoutSeconds)
+            span?.attributes["http.response.status_code"] = Int(answer.0.status.code)
+            return answer
+        }
+    }
+
+    private static func exchange(traced request: HTTPClientRequest, client: HTTPClient,
                                  timeoutSeconds: Int) async throws -> (HTTPClientResponse, ByteBuffer) {
         try await withThrowingTaskGroup(of: (HTTPClientResponse, ByteBuffer)?.self) { group in
             group.addTask {

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import Tracing
 
 /// An identity the provider vouched for: the ID token's subject and its verified claims.
 public struct VerifiedIdentity: Sendable, Equatable {
@@ -74,7 +75,7 @@ public actor OIDCProvider {
         let form = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", settings.redirectUri)]
             + (codeVerifier.map { [("code_verifier", $0)] } ?? [])
         request.body = .bytes(ByteBuffer(string: form.map { "\($0)=\(Self.formEncode($1))" }.joined(separator: "&")))
-        let (status, body) = try await send(request)
+        let (status, body) = try await send(request, span: "oidc.token")
         if (400..<500).contains(status) { throw FederationError.codeRefused }
         guard status == 200, let token = try? JSONDecoder().decode(TokenResponse.self, from: body),
               let idToken = token.id_token else {
@@ -135,7 +136,7 @@ public actor OIDCProvider {
     private func complete(_ identity: VerifiedIdentity, userinfo: String, accessToken: String) async throws -> VerifiedIdentity {
         var request = HTTPClientRequest(url: userinfo)
         request.headers.add(name: "Authorization", value: "Bearer \(accessToken)")
-        let (status, body) = try await send(request)
+        let (status, body) = try await send(request, span: "oidc.userinfo")
         guard status == 200, let info = try? JSONDecoder().decode(OIDCClaims.self, from: body),
               info.subject == identity.subject else { return identity }
         return VerifiedIdentity(subject: identity.subject, claims: identity.decoded.completed(by: info))
@@ -144,7 +145,7 @@ public actor OIDCProvider {
     private func discovery() async throws -> Metadata {
         if let metadata { return metadata }
         let base = settings.issuer.hasSuffix("/") ? String(settings.issuer.dropLast()) : settings.issuer
-        let (status, body) = try await send(HTTPClientRequest(url: base + "/.well-known/openid-configuration"))
+        let (status, body) = try await send(HTTPClientRequest(url: base + "/.well-known/openid-configuration"), span: "oidc.discovery")
         guard status == 200, let loaded = try? JSONDecoder().decode(Metadata.self, from: body) else {
             throw FederationError.unavailable("Discovery answered HTTP \(status).")
         }
@@ -157,7 +158,7 @@ public actor OIDCProvider {
     private func refreshKeys(_ metadata: Metadata, force: Bool) async throws {
         if let fetched = keysFetchedAt, now().timeIntervalSince(fetched) < 10 { return }
         if !force, keysFetchedAt != nil { return }
-        let (status, body) = try await send(HTTPClientRequest(url: metadata.jwks_uri))
+        let (status, body) = try await send(HTTPClientRequest(url: metadata.jwks_uri), span: "oidc.jwks")
         guard status == 200, let text = String(data: body, encoding: .utf8) else {
             throw FederationError.unavailable("The JWKS answered HTTP \(status).")
         }
@@ -166,6 +167,19 @@ public actor OIDCProvider {
         keys = fresh
         kids = Set(((try? JSONDecoder().decode(KeySetIDs.self, from: body))?.keys ?? []).compactMap(\.kid))
         keysFetchedAt = now()
+    }
+
+    /// One call to the provider, a client span named `span` whose context goes with the request
+    /// (W3C `traceparent`) when tracing is on.
+    private func send(_ request: HTTPClientRequest, span name: String) async throws -> (Int, Data) {
+        try await Telemetry.span(name, kind: .client) { span in
+            span?.attributes["latchkey.provider"] = settings.id
+            var request = request
+            Telemetry.inject(into: &request)
+            let (status, body) = try await send(request)
+            span?.attributes["http.response.status_code"] = status
+            return (status, body)
+        }
     }
 
     private func send(_ request: HTTPClientRequest) async throws -> (Int, Data) {

@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyCore
 import Synchronization
+import Tracing
 
 /// Admission to hash work. Hashing is the server's bottleneck by design (a memory-hard hash per
 /// credential check); without a bound, a login storm queues hashes for clients that have long
@@ -101,13 +102,21 @@ public final class HashGate: Sendable {
         async throws -> T {
         if !(ticket?.take() ?? false) { state.withLock { $0.pending += 1 } }
         let cancelled = Atomic(false)
+        // The wait for a thread and the hash are spans of their own (the hash runs off the task,
+        // so its span's parent is taken here).
+        let parent = ServiceContext.current
+        let waiting = Telemetry.start("hash.wait")
+        defer { waiting?.end() }
         do {
             let client = await ticket?.connection?.presence()
             if client?.isGone == true { throw CancellationError() }
             let (value, seconds) = try await withTaskCancellationHandler {
                 try await pool {
+                    waiting?.end()
                     // Checked when a thread is free for it: the client may have left while it waited.
                     if cancelled.load(ordering: .relaxed) || client?.isGone == true { throw CancellationError() }
+                    let hashing = Telemetry.start("hash", parent: parent)
+                    defer { hashing?.end() }
                     let start = ContinuousClock.now
                     let value = try work()
                     let elapsed = ContinuousClock.now - start

@@ -20,6 +20,8 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
     // The pages and the API's messages in the customer's language (the admin API stays English).
     let catalog = try TextCatalog.load(configuration.languages)
     let router = Router(context: AppRequestContext.self)
+    // First, so the request's log line and every other middleware run inside its span.
+    if configuration.telemetry.tracing.enabled { router.add(middleware: RequestTracingMiddleware()) }
     router.add(middleware: RequestLogMiddleware())
     // The admin API's routes too when it answers on this port (`admin.onPublicPort`): 405 with `Allow`.
     router.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table.adding(adminRoutes),

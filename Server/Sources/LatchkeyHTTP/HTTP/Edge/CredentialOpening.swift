@@ -1,6 +1,7 @@
 import Hummingbird
 import LatchkeyContract
 import LatchkeyDomain
+import Tracing
 
 /// Opens the sealed credentials of an operation with sealable fields (`CredentialUnsealer`)
 /// before any handler or service reads its body, once the proof they are bound to is accepted. A
@@ -27,9 +28,13 @@ package struct CredentialOpening: Sendable {
     /// The request with its sealed fields opened.
     /// - Throws: the unsealer's refusals (400 naming the field); `DomainError(.invalidDPoPProof)`
     ///   when a replica opened a seal under this proof before; the store's error.
+    /// A span of its own (`seal.open`), saying whether the request carried a seal.
     package func open(_ request: Request, proof: DPoPProof?) async throws -> Request {
-        let unsealed = try await unsealer.open(request, operationID: operationID, proof: proof, maxBytes: maxBodyBytes)
-        if unsealed.opened, !proofRecorded, let proof { try await replay.record(proof) }
-        return unsealed.request
+        try await Telemetry.span("seal.open") { span in
+            let unsealed = try await unsealer.open(request, operationID: operationID, proof: proof, maxBytes: maxBodyBytes)
+            span?.attributes["latchkey.sealed"] = unsealed.opened
+            if unsealed.opened, !proofRecorded, let proof { try await replay.record(proof) }
+            return unsealed.request
+        }
     }
 }

@@ -34,9 +34,12 @@ package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
     /// For an operation with sealable fields only.
     package let opening: CredentialOpening?
     package let challenge: DPoPChallenge
+    /// The contract's `operationId`, which names the request's span.
+    package let operationID: String
 
     /// The edge of `policy`'s operation.
     package init(policy: OperationPolicy, services: EdgeServices) {
+        operationID = policy.operationID
         proxies = services.proxies
         hashGate = services.hashGate
         hashes = policy.hashes
@@ -50,6 +53,7 @@ package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
     }
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        RequestSpan.name(operationID)
         var context = context
         var caller = context.caller
         caller.client = try ClientContext(headers: request.headers, requiresAppSignature: Context.requiresAppSignature,
