@@ -3,8 +3,11 @@ parallel wrong passwords split across them; a rate limit holds for the pair; a l
 refused on the other within the documented second; every outbox message is delivered once per id.
 The admin API on each server's own listener: a wallet locked on one is unlocked through the
 other; a key revoked by the CLI is refused at once by both; the public ports do not answer it.
+With PGBOUNCER (the libpq connection string of PgBouncer's admin console), DATABASE goes through
+that PgBouncer: at the end its pool is checked to be in transaction mode and to have served the two
+servers' connections with fewer server connections than they opened, and the run's times are printed.
 
-Usage: replicas_test.py BINARY WORKDIR PORT_A PORT_B DATABASE
+Usage: replicas_test.py BINARY WORKDIR PORT_A PORT_B DATABASE [PGBOUNCER]
 """
 import base64
 import concurrent.futures
@@ -24,6 +27,9 @@ import urllib.request
 from steps import check, serve
 
 BINARY, WORK, PORT_A, PORT_B, DATABASE = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+PGBOUNCER = sys.argv[6] if len(sys.argv) > 6 else None
+STARTED = time.monotonic()
+LATENCIES = []  # seconds per request answered, for the summary line
 SERVERS = [f"http://127.0.0.1:{PORT_A}", f"http://127.0.0.1:{PORT_B}"]
 OUTBOXES = [os.path.join(WORK, "outbox-a.jsonl"), os.path.join(WORK, "outbox-b.jsonl")]
 
@@ -54,11 +60,22 @@ def call(server, method, path, body=None, session=None, device="device-1", clien
         headers["Authorization"] = "Bearer " + session
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(server + path, data=data, method=method, headers=headers)
+    began = time.monotonic()
     try:
         with urllib.request.urlopen(request, timeout=15) as response:
             return response.status, json.loads(response.read() or b"{}")
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"{}")
+    finally:
+        LATENCIES.append(time.monotonic() - began)
+
+
+def pgbouncer(command):
+    """The rows of an admin console command (SHOW …) of the PgBouncer in front of DATABASE, by column."""
+    lines = subprocess.run(["psql", PGBOUNCER, "-AF", "|", "-c", command], check=True, capture_output=True,
+                           text=True).stdout.splitlines()
+    header = lines[0].split("|")
+    return [dict(zip(header, line.split("|"))) for line in lines[1:] if "|" in line]
 
 
 def delivered():
@@ -214,8 +231,24 @@ try:
     check(expected <= {message["to"] for message in messages}, "every verification email delivered")
     check(len(ids) == len(set(ids)), f"each message delivered once by the two couriers ({len(ids)} deliveries, {len(set(ids))} ids)")
     check(all(os.path.exists(path) and os.path.getsize(path) > 0 for path in OUTBOXES), "both couriers delivered some")
+
+    if PGBOUNCER:
+        name = urllib.parse.urlparse(DATABASE).path.lstrip("/")
+        pool = [row for row in pgbouncer("SHOW DATABASES") if row["name"] == name]
+        modes = [row["pool_mode"] for row in pgbouncer("SHOW POOLS") if row["database"] == name]
+        check(len(pool) == 1 and modes == ["transaction"], f"PgBouncer pools {name} in transaction mode ({modes})")
+        clients = [row for row in pgbouncer("SHOW CLIENTS") if row["database"] == name]
+        servers_used = [row for row in pgbouncer("SHOW SERVERS") if row["database"] == name]
+        statistics = [row for row in pgbouncer("SHOW STATS") if row["database"] == name]
+        transactions = int(statistics[0]["total_xact_count"]) if statistics else 0
+        check(transactions > 0 and len(servers_used) <= int(pool[0]["pool_size"]) < len(clients),
+              f"the servers' {len(clients)} connections shared {len(servers_used)} server connections "
+              f"(pool_size {pool[0]['pool_size']}) for {transactions} transactions")
 finally:
     for server in servers:
         server.terminate()
         server.wait()
-print(f"replicas: {__import__('steps').passed} steps passed")
+LATENCIES.sort()
+print(f"replicas: {__import__('steps').passed} steps passed in {time.monotonic() - STARTED:.1f} s; "
+      f"{len(LATENCIES)} requests, median {1000 * LATENCIES[len(LATENCIES) // 2]:.1f} ms, "
+      f"p99 {1000 * LATENCIES[int(len(LATENCIES) * 0.99)]:.1f} ms" + (" (through PgBouncer)" if PGBOUNCER else ""))

@@ -9,30 +9,49 @@ public final class PostgresEngine: SQLEngine {
     private let client: PostgresClient
     private let logger: Logger
 
-    /// Connects to a `postgres://user:password@host:port/database` URL (`?sslmode=disable` turns TLS off; `?search_path=SCHEMA` picks a schema).
     /// How long one call (a connection from the pool and the statement, or a whole transaction)
     /// may take before it fails with `unavailable`: during an outage requests fail fast instead of
     /// waiting for the pool's reconnection attempts.
     package let timeout: Duration
+    /// The most connections the pool opens (`?pool_max_conns=`, 20 unless given): what a
+    /// connection pooler in front of the database (PgBouncer) is sized from, per replica.
+    public let maximumConnections: Int
+    /// Statements outside a transaction, run as children of `run` so that one still running when its
+    /// caller was answered at the bound (`abandonable`) belongs to the engine's lifetime.
+    private let statements = AsyncStream<@Sendable () async -> Void>.makeStream()
 
+    /// Connects to a `postgres://user:password@host:port/database` URL. Its query may say
+    /// `sslmode=disable` (TLS off), `pool_max_conns=N` (the pool's size, 1 to 1000) and
+    /// `search_path=SCHEMA` (a schema, sent when the connection starts: for direct connections only,
+    /// as the tests use it; a pooler such as PgBouncer refuses or drops it).
+    /// - Throws: `SQLEngineError.invalidURL` for another form or a `pool_max_conns` outside 1…1000.
     public init(url: String, logger: Logger, timeout: Duration = .seconds(1)) throws {
         self.timeout = timeout
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme),
               let host = components.host, let user = components.user
         else { throw SQLEngineError.invalidURL("Expected postgres://user[:password]@host[:port]/database") }
-        let sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+        let query = components.queryItems ?? []
+        let sslMode = query.first { $0.name == "sslmode" }?.value ?? "prefer"
         let tls: PostgresClient.Configuration.TLS = sslMode == "disable" ? .disable : .prefer(.makeClientConfiguration())
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         var configuration = PostgresClient.Configuration(
             host: host, port: components.port ?? 5432, username: user,
             password: components.password?.removingPercentEncoding, database: database.isEmpty ? nil : database, tls: tls)
-        configuration.options.maximumConnections = 20
+        if let size = query.first(where: { $0.name == "pool_max_conns" }) {
+            guard let value = size.value.flatMap(Int.init), (1...1000).contains(value) else {
+                throw SQLEngineError.invalidURL("pool_max_conns must be a whole number from 1 to 1000")
+            }
+            maximumConnections = value
+        } else {
+            maximumConnections = 20
+        }
+        configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = timeout
-        // The server ends a statement past the bound itself (a lock wait too): a statement the pool
-        // cannot take back would otherwise hold the call until it finished, however long.
-        configuration.options.additionalStartupParameters = [("statement_timeout", String(Self.milliseconds(timeout)))]
-        if let schema = components.queryItems?.first(where: { $0.name == "search_path" })?.value {
-            configuration.options.additionalStartupParameters.append(("search_path", schema))
+        // No session state: through a pooler in transaction mode (PgBouncer) consecutive
+        // transactions run on different server connections, so the statement timeout is set per
+        // transaction (`runTransaction`), never at the connection's start.
+        if let schema = query.first(where: { $0.name == "search_path" })?.value {
+            configuration.options.additionalStartupParameters = [("search_path", schema)]
         }
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
@@ -40,9 +59,16 @@ public final class PostgresEngine: SQLEngine {
     }
 
     /// The pool's connections live as long as this runs (`PostgresClient.run`, ended by a graceful
-    /// shutdown or cancellation).
+    /// shutdown or cancellation), and so do the statements outside a transaction.
     public func run() async {
-        await client.run()
+        let (client, statements) = (self.client, self.statements)
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                await client.run()
+                statements.continuation.finish()
+            }
+            for await statement in statements.stream { group.addTask { await statement() } }
+        }
     }
 
     public let capabilities = SQLCapabilities(skipLocked: true, advisoryLocks: true)
@@ -52,8 +78,13 @@ public final class PostgresEngine: SQLEngine {
         try await query(sql, binds)
     }
 
+    /// One statement outside a transaction. It carries no server-side bound of its own (the bound
+    /// is set per transaction; one of its own would take three more round trips: docs/operations.md,
+    /// "PostgreSQL through PgBouncer"), so its caller is answered `unavailable` at the bound even
+    /// while the statement still runs; the statement ends on the server (at the database's own
+    /// `statement_timeout`, or once what it waits for is done) and its connection returns to the pool then.
     public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        try await bounded { [client, logger] in
+        try await abandonable { [client, logger] in
             try await Self.mapErrors { try await Self.rows(client.query(Self.query(sql, binds), logger: logger)) }
         }
     }
@@ -62,7 +93,8 @@ public final class PostgresEngine: SQLEngine {
         duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
-    /// Runs `body` within `timeout`; past it, cancels it and throws `unavailable`.
+    /// Runs `body` within `timeout`; past it, cancels it and throws `unavailable`, waiting for it to
+    /// end (a transaction's statements are ended by the server at the same bound).
     private func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let timeout = self.timeout
         return try await withThrowingTaskGroup(of: T?.self) { group in
@@ -77,9 +109,47 @@ public final class PostgresEngine: SQLEngine {
         }
     }
 
+    /// Runs `body` as a child of `run` and answers its outcome, or `unavailable` once `timeout` has
+    /// passed: then `body` is cancelled (a wait for a connection ends) and left to end by itself
+    /// under `run` (a statement already sent cannot be taken back by postgres-nio).
+    private func abandonable<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let outcome = StatementOutcome<T>()
+        let queued = statements.continuation.yield {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    do { outcome.finish(with: .success(try await body())) } catch { outcome.finish(with: .failure(error)) }
+                }
+                group.addTask { _ = await outcome.settled() }
+                _ = await group.next()
+                group.cancelAll()
+            }
+        }
+        guard case .enqueued = queued else { throw SQLEngineError.unavailable }
+        let timeout = self.timeout
+        do {
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask {
+                    guard let result = await outcome.settled() else { throw CancellationError() }
+                    return try result.get()
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let value = first else { throw SQLEngineError.unavailable }
+                return value
+            }
+        } catch {
+            // Settles the outcome if the statement has not: its task stops waiting for a connection.
+            outcome.finish(with: .failure(error))
+            throw error
+        }
+    }
+
     /// Runs `body` in a transaction, retried up to three times when PostgreSQL aborts it for a
-    /// deadlock or a serialization failure. An `unbounded` transaction lifts the statement timeout
-    /// for itself only (`SET LOCAL`).
+    /// deadlock or a serialization failure. Each transaction sets PostgreSQL's `statement_timeout`
+    /// for itself (`set_config(…, true)`, as `SET LOCAL`): the call's bound, or none for an `unbounded` one.
     public func transaction<T: Sendable>(_ bound: SQLCallBound, _ body: @Sendable (any SQLExecutor) async throws -> T)
         async throws -> T {
         var attempt = 1
@@ -102,7 +172,10 @@ public final class PostgresEngine: SQLEngine {
             try await client.withConnection { connection in
                 try await connection.query("BEGIN", logger: logger)
                 do {
-                    if bound == .unbounded { try await connection.query("SET LOCAL statement_timeout = 0", logger: logger) }
+                    // The bound for this transaction only (0: none), on whichever server connection
+                    // a pooler gave it: the connection's own setting is never relied on.
+                    let milliseconds = bound == .unbounded ? 0 : Self.milliseconds(timeout)
+                    try await connection.query("SELECT set_config('statement_timeout', \(String(milliseconds)), true)", logger: logger)
                     let result = try await body(Transaction(connection: connection, logger: logger))
                     try await connection.query("COMMIT", logger: logger)
                     return result
@@ -175,3 +248,4 @@ public final class PostgresEngine: SQLEngine {
         }
     }
 }
+
