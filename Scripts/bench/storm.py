@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A login storm and a registration run driven from outside the server (issue 24).
 
-    python3 Scripts/bench/storm.py BASE [--setup-only]
+    python3 Scripts/bench/storm.py BASE [--setup-only]   (SERVER_PID: the server's, to report its CPU)
 
 Against a separately started server (`Scripts/bench-wrk` starts one with the default hashing):
 
@@ -13,9 +13,15 @@ Against a separately started server (`Scripts/bench-wrk` starts one with the def
 4. registrations: 16 clients register new wallets (5 hashes each: password, PIN, 3 answers) for
    DURATION seconds: registrations/s against the hash budget (capacity logins/s / 5).
 
-Every login carries a DPoP proof (RFC 9449) signed just before it is sent, with the key's current
-`DPoP-Nonce`; a `use_dpop_nonce` answer updates the nonce and is sent again at once. Prints one
-line per phase; exits non-zero when a phase could not run.
+Every login carries a DPoP proof (RFC 9449) of its own, with the key's current `DPoP-Nonce`; a
+`use_dpop_nonce` answer updates the nonce and the call is sent again at once with a proof signed
+then. Each proof is signed just before its call; with PRESIGN=1 the proofs of the timed login
+phases are signed just before each phase instead, as `Scripts/bench/proofs.py` signs wrk's (the
+clients then try again sooner, so the storm sends more attempts). Each phase's line ends with the
+CPU the driver and the server (SERVER_PID) used during it, in cores: the driver shares the
+server's cores, and what it uses is taken from the hashing the storm measures. PHASES
+(capacity,storm,registrations) picks the phases. Prints one line per phase; exits non-zero when a
+phase could not run.
 """
 import asyncio, collections, json, os, sys, time, uuid
 from urllib.parse import urlsplit
@@ -28,6 +34,8 @@ ANSWERS = {"What was the name of your first pet?": "Rex", "In what city were you
            "What is your mother's maiden name?": "Byron"}
 PASSWORD = "correct-horse-42"
 DURATION = float(os.environ.get("DURATION", "20"))
+PHASES = os.environ.get("PHASES", "capacity,storm,registrations").split(",")
+PRESIGN = os.environ.get("PRESIGN", "0") == "1"
 
 
 class Connection:
@@ -75,15 +83,19 @@ class Connection:
 
 
 async def proved(connection, key, method, path, body=None, token=None, timeout=10.0):
-    """A call proved by `key`, sent again once when the server names a fresh nonce."""
+    """A call proved by `key`, sent again once when the server names a fresh nonce. A login takes
+    the next of the key's proofs signed ahead (`presign`) while they carry its current nonce."""
     for _ in range(3):
-        headers = {"DPoP": key.proof(method, connection.base + path, token)}
+        ready = getattr(key, "ready", None)
+        headers = {"DPoP": ready.popleft() if ready and not token else key.proof(method, connection.base + path, token)}
         if token:
             headers["Authorization"] = "DPoP " + token
         status, answer_headers, answer = await connection.call(method, path, body, headers, timeout)
         key.nonce = answer_headers.get("dpop-nonce") or key.nonce
         if answer.get("error", {}).get("id") != "use_dpop_nonce":
             return status, answer_headers, answer
+        if ready:
+            ready.clear()  # signed with a nonce the server no longer takes
     return status, answer_headers, answer
 
 
@@ -176,6 +188,51 @@ async def registrations(base, count, seconds, pause=0.2):
     return done, refused, time.monotonic() - start
 
 
+async def fresh_nonces(base, clients):
+    """Each key's current nonce: a login whose proof carries none is refused (`use_dpop_nonce`) with
+    it at the edge, before the credential is read (no attempt is counted)."""
+    connection, path = Connection(base), "/v1/auth/login/password"
+    for email, key in clients:
+        key.nonce = None
+        _, headers, answer = await connection.call("POST", path, {"username": email, "password": PASSWORD},
+                                                   {"DPoP": key.proof("POST", base + path)}, timeout=60)
+        assert answer.get("error", {}).get("id") == "use_dpop_nonce" and headers.get("dpop-nonce"), answer
+        key.nonce = headers["dpop-nonce"]
+    connection.close()
+
+
+def presign(base, clients, count):
+    """`count` login proofs per key, each with its own jti, the key's current nonce and now as iat
+    (the server takes iat within ±60 s and a nonce for 60–120 s: a phase of up to a minute)."""
+    url = base + "/v1/auth/login/password"
+    for _, key in clients:
+        key.ready = collections.deque(key.proof("POST", url) for _ in range(count))
+
+
+class CPU:
+    """The CPU the driver and the server used between start and the call, in cores."""
+
+    def __init__(self):
+        self.pid = os.environ.get("SERVER_PID")
+        self.start = time.monotonic(), self.driver(), self.server()
+
+    def driver(self):
+        times = os.times()
+        return times.user + times.system
+
+    def server(self):
+        if not self.pid:
+            return 0.0
+        with open(f"/proc/{self.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def __str__(self):
+        wall = time.monotonic() - self.start[0]
+        server = f", server {(self.server() - self.start[2]) / wall:.2f}" if self.pid else ""
+        return f"CPU: driver {(self.driver() - self.start[1]) / wall:.2f} cores{server}"
+
+
 def percentile(values, share):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * share))] * 1000 if ordered else 0
@@ -186,20 +243,32 @@ async def main():
     clients = await setup(base)
     if "--setup-only" in sys.argv:
         return
-    admitted, refused, timeouts, others, seconds = await logins(base, clients[:16], DURATION)
+
+    async def timed(chosen, count):
+        if PRESIGN:
+            await fresh_nonces(base, chosen)
+            presign(base, chosen, count)
+        cpu = CPU()
+        return await logins(base, chosen, DURATION), cpu
+
+    # Up to one login a second per client of the capacity phase, five attempts per storm client.
+    (admitted, refused, timeouts, others, seconds), cpu = await timed(clients[:16], int(DURATION * 2) + 10)
     capacity = len(admitted) / seconds
     print(f"capacity (16 clients): {capacity:.1f} logins/s, p50 {percentile(admitted, .5):.0f} ms, "
-          f"p99 {percentile(admitted, .99):.0f} ms, 503 {refused}, timeouts {timeouts}, other {dict(others)}")
-    admitted, refused, timeouts, others, seconds = await logins(base, clients, DURATION)
-    rate = len(admitted) / seconds
-    print(f"storm (160 clients, 10 s timeout, again 200 ms after a 503): {rate:.1f} logins/s = "
-          f"{rate / capacity * 100:.0f} % of capacity (target ≥ 80 %), admitted p50 {percentile(admitted, .5):.0f} ms "
-          f"p99 {percentile(admitted, .99):.0f} ms (target ≤ 2000), 503 {refused} ({refused / seconds:.0f}/s), "
-          f"timeouts {timeouts} (target 0), other {dict(others)}")
-    done, refused, seconds = await registrations(base, 16, DURATION)
-    rate = len(done) / seconds
-    print(f"registrations (16 clients): {rate:.2f}/s = {rate * 5 / capacity * 100:.0f} % of the hash budget "
-          f"({capacity / 5:.2f}/s at 5 hashes each; target ≥ 90 %), p99 {percentile(done, .99):.0f} ms, 503 {refused}")
+          f"p99 {percentile(admitted, .99):.0f} ms, 503 {refused}, timeouts {timeouts}, other {dict(others)}; {cpu}")
+    if "storm" in PHASES:
+        (admitted, refused, timeouts, others, seconds), cpu = await timed(clients, int(DURATION * 6) + 10)
+        rate = len(admitted) / seconds
+        print(f"storm (160 clients, 10 s timeout, again 200 ms after a 503): {rate:.1f} logins/s = "
+              f"{rate / capacity * 100:.0f} % of capacity (target ≥ 80 %), admitted p50 {percentile(admitted, .5):.0f} ms "
+              f"p99 {percentile(admitted, .99):.0f} ms (target ≤ 2000), 503 {refused} ({refused / seconds:.0f}/s), "
+              f"timeouts {timeouts} (target 0), other {dict(others)}; {cpu}")
+    if "registrations" in PHASES:
+        cpu = CPU()
+        done, refused, seconds = await registrations(base, 16, DURATION)
+        rate = len(done) / seconds
+        print(f"registrations (16 clients): {rate:.2f}/s = {rate * 5 / capacity * 100:.0f} % of the hash budget "
+              f"({capacity / 5:.2f}/s at 5 hashes each; target ≥ 90 %), p99 {percentile(done, .99):.0f} ms, 503 {refused}; {cpu}")
 
 
 if __name__ == "__main__":
