@@ -13,6 +13,7 @@ is refused 404/415. Imported by tracing_test.py and run by the tracing benchmark
 import gzip
 import http.server
 import json
+import signal
 import sys
 import threading
 
@@ -106,6 +107,8 @@ class Receiver:
 
 if __name__ == "__main__":
     port, out = int(sys.argv[1]), (sys.argv[2] if len(sys.argv) > 2 else None)
+    # A background job of a script ignores SIGINT: SIGTERM ends it the same way, with the count.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     receiver = Receiver(port, out, keep=False).start()
     print(f"OTLP/HTTP receiver on 127.0.0.1:{port}/v1/traces", flush=True)
     try:
