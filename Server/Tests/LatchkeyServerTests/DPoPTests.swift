@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import LatchkeyAPI
 import LatchkeyCore
@@ -97,6 +98,15 @@ import Testing
             try await check(device.proof("GET", path, token: token, extraJWK: ["d": TestDeviceKey.b64(device.key.rawRepresentation)]),
                             "a private key in jwk")
             try await check(device.proof("GET", path, token: token, ath: "d3Jvbmc"), "wrong ath")
+            // The token's hash as sent is compared character by character while it is encoded.
+            let ath = TestDeviceKey.b64(SHA256.hash(data: Data(token.utf8)))
+            try await check(device.proof("GET", path, token: token, ath: ath + "A"), "ath with a character more")
+            try await check(device.proof("GET", path, token: token, ath: String(ath.dropLast())), "ath with a character less")
+            try await check(device.proof("GET", path, token: token, ath: ath + "="), "ath padded")
+            try await check(device.proof("GET", path, token: token, ath: String(ath.dropLast()) + (ath.hasSuffix("A") ? "B" : "A")),
+                            "ath with another last character")
+            try await check(device.proof("GET", path, token: token, ath: TestDeviceKey.b64(SHA256.hash(data: Data((token + "x").utf8)))),
+                            "ath of another token")
             try await check(device.proof("GET", path), "no ath")
             try await check(device.proof("GET", path, token: token, signer: TestDeviceKey().key), "signed by another key")
             let once = device.proof("GET", path, token: token, jti: "replayed-jti")

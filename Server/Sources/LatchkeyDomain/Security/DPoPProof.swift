@@ -70,9 +70,8 @@ public struct DPoPVerifier: Sendable {
         guard proof.utf8.count <= Self.maxLength else { throw Self.invalid("The DPoP proof is too long.") }
         // A compact JWS is base64url segments and dots, nothing else: checked first, so equal text
         // is equal bytes (the header cache's key) and no segment holds padding or `+` and `/`.
-        guard Self.isJWS(proof) else { throw Self.invalid("The DPoP proof is not a JWS.") }
-        guard let firstDot = proof.utf8.firstIndex(of: UInt8(ascii: ".")), let lastDot = proof.utf8.lastIndex(of: UInt8(ascii: ".")),
-              firstDot != lastDot else { throw Self.invalid("The DPoP proof is not a JWS.") }
+        guard let dots = Self.dots(proof), dots.count >= 2 else { throw Self.invalid("The DPoP proof is not a JWS.") }
+        let (firstDot, lastDot) = (dots.first, dots.last)
         // A device sends the same protected header (typ, alg, jwk) with every proof: once jwt-kit has
         // parsed and this verifier has validated a header, its exact text names its key
         // (`ProofHeaderCache`), and only the claims are decoded again.
@@ -80,9 +79,10 @@ public struct DPoPVerifier: Sendable {
         let key: (key: P256.Signing.PublicKey, thumbprint: String)
         let claims: DPoPClaims
         let signatureBytes: Data
-        if let known = headers.key(for: headerText) {
+        let known = headers.key(for: headerText)
+        if let known {
             let payloadText = proof[proof.utf8.index(after: firstDot)..<lastDot]
-            guard !payloadText.utf8.contains(UInt8(ascii: ".")), let payload = Data(base64URL: payloadText),
+            guard dots.count == 2, let payload = Data(base64URL: payloadText),
                   let decoded = payload.withUnsafeBytes({ DPoPClaims(scanning: $0) })
                     ?? (try? Self.claimsDecoder.decode(DPoPClaims.self, from: payload)),
                   let signature = Data(base64URL: proof[proof.utf8.index(after: lastDot)...]) else {
@@ -110,7 +110,7 @@ public struct DPoPVerifier: Sendable {
             throw Self.invalid("The DPoP proof's signature does not verify with its jwk.")
         }
         // Only a header whose key signed this proof is kept: unsigned junk cannot fill the cache.
-        headers.remember(headerText, key: key)
+        if known == nil { headers.remember(headerText, key: key) }
         guard claims.htm == method else { throw Self.invalid("The DPoP proof's htm is not this request's method.") }
         guard Self.names(claims.htu, base: publicURL.value, path: path) else {
             throw Self.invalid("The DPoP proof's htu is not this request's URL.")
@@ -120,7 +120,7 @@ public struct DPoPVerifier: Sendable {
             throw Self.invalid("The DPoP proof's iat is outside the accepted window.")
         }
         if let accessToken {
-            guard claims.ath == Data(Self.sha256(accessToken.utf8[...])).base64URL else {
+            guard let ath = claims.ath, Self.isBase64URL(ath, of: Self.sha256(accessToken.utf8[...])) else {
                 throw Self.invalid("The DPoP proof's ath is not the hash of the access token.")
             }
         }
@@ -160,17 +160,50 @@ public struct DPoPVerifier: Sendable {
         return thumbprint(x: Data(point.prefix(32)).base64URL, y: Data(point.suffix(32)).base64URL)
     }
 
-    /// Whether `text` holds only the bytes of a compact JWS: the base64url alphabet and the dot.
-    private static func isJWS(_ text: String) -> Bool {
+    /// The first and last dot of a text that holds only the bytes of a compact JWS (the base64url
+    /// alphabet and the dot) and how many dots it has; nil for any other byte. One pass: this runs
+    /// on every proof.
+    private static func dots(_ text: String) -> (first: String.Index, last: String.Index, count: Int)? {
+        var first = -1, last = -1, count = 0
+        var offset = 0
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): continue
-            default: return false
+                 UInt8(ascii: "-"), UInt8(ascii: "_"): break
+            case UInt8(ascii: "."):
+                if first < 0 { first = offset }
+                last = offset
+                count += 1
+            default: return nil
             }
+            offset += 1
         }
-        return true
+        guard count > 0 else { return (text.startIndex, text.startIndex, 0) }
+        let utf8 = text.utf8
+        return (utf8.index(utf8.startIndex, offsetBy: first), utf8.index(utf8.startIndex, offsetBy: last), count)
     }
+
+    /// Whether `text` is `digest` in unpadded base64url, compared character by character as the
+    /// digest is encoded (the `ath` check of every bound request builds no string).
+    package static func isBase64URL(_ text: String, of digest: SHA256Digest) -> Bool {
+        digest.withUnsafeBytes { bytes in
+            var sent = text.utf8.makeIterator()
+            var accumulator: UInt32 = 0, bits: UInt32 = 0
+            for byte in bytes {
+                accumulator = accumulator << 8 | UInt32(byte)
+                bits += 8
+                while bits >= 6 {
+                    bits -= 6
+                    guard sent.next() == base64URLAlphabet[Int(accumulator >> bits & 0x3F)] else { return false }
+                }
+                accumulator &= (1 << bits) - 1
+            }
+            if bits > 0, sent.next() != base64URLAlphabet[Int(accumulator << (6 - bits) & 0x3F)] { return false }
+            return sent.next() == nil
+        }
+    }
+
+    private static let base64URLAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// SHA-256 of UTF-8 text, read where it lies when it can be.
     private static func sha256(_ text: Substring.UTF8View) -> SHA256Digest {
