@@ -125,20 +125,10 @@ public final class PostgresEngine: SQLEngine {
             }
         }
         guard case .enqueued = queued else { throw SQLEngineError.unavailable }
-        let timeout = self.timeout
         do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask {
-                    guard let result = await outcome.settled() else { throw CancellationError() }
-                    return try result.get()
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let value = first else { throw SQLEngineError.unavailable }
-                return value
+            return try await bounded {
+                guard let result = await outcome.settled() else { throw CancellationError() }
+                return try result.get()
             }
         } catch {
             // Settles the outcome if the statement has not: its task stops waiting for a connection.
