@@ -35,24 +35,27 @@ extension SQLStore {
     }
 
     public func purgeAuditEvents(before date: Date, limit: Int) async throws -> Int {
-        // Whole partitions may go at once: not bound by a request's timeout.
-        try await engine.transaction(.unbounded) { db in
+        // Whole weeks first, each in a transaction of its own: dropping one locks the whole trail
+        // until its commit, so nothing else is done under that lock.
+        var purged = 0
+        var tables = ["audit_events"]
+        if engine.kind == .postgres {
+            while let dropped = try await Self.dropOldestAuditPartition(before: date, engine: engine) { purged += dropped }
+            tables = try await Self.auditTablesPurgedByRow(engine: engine)
+        }
+        // Row by row, at most `limit` in this transaction, so SQLite's one writer is never held
+        // long (the oldest first, by the time index); not bound by a request's timeout.
+        return try await engine.transaction(.unbounded) { [tables, purged] db in
             // The dashboard's counts of those hours go with them.
             try await db.execute("DELETE FROM dashboard_hours WHERE hour < $1", [date.epochSeconds])
-            var purged = 0, tables = ["audit_events"]
-            if engine.kind == .postgres {
-                let partitions = try await Self.dropAuditPartitions(before: date, in: db)
-                (purged, tables) = (partitions.dropped, partitions.tables)
-            }
-            // Row by row, at most `limit` in this transaction, so SQLite's one writer is never
-            // held long (the oldest first, by the time index).
+            var deleted = purged
             for table in tables {
-                purged += try await db.query("""
+                deleted += try await db.query("""
                     DELETE FROM \(table) WHERE (id, occurred_at) IN (
                         SELECT id, occurred_at FROM \(table) WHERE occurred_at < $1 ORDER BY occurred_at LIMIT $2) RETURNING id
                     """, [date.epochSeconds, .integer(Int64(limit))]).count
             }
-            return purged
+            return deleted
         }
     }
 

@@ -15,33 +15,44 @@ extension SQLStore {
 
     /// Making or dropping a partition locks the whole trail for an instant, but must wait for
     /// every statement reading it; meanwhile the writes queue behind the waiting lock. So it
-    /// waits two seconds at most and is tried again the next hour (weeks are made four ahead).
+    /// waits 200 ms at most (well within a request's database bound) and is tried again the next
+    /// hour (weeks are made four ahead).
     static func waitBriefly(_ db: any SQLExecutor) async throws {
-        try await db.execute("SET LOCAL lock_timeout = '2s'")
+        try await db.execute("SET LOCAL lock_timeout = '200ms'")
     }
 
-    /// Drops the partitions that end at or before `date` (and a day before the database's own
-    /// time at the latest, as the trail's guard allows no younger deletion), counting their
-    /// rows; answers that count and the tables whose older rows are deleted one by one instead:
-    /// the default partition and the table from before partitioning (unbounded below). A week
-    /// that holds `date` keeps its older events until the week is wholly past.
-    static func dropAuditPartitions(before date: Date, in db: any SQLExecutor) async throws -> (dropped: Int, tables: [String]) {
-        try await waitBriefly(db)
-        try await db.execute("SELECT pg_advisory_xact_lock(\(AuditPartitioning.lock))")
-        var dropped = 0, tables: [String] = []
-        for row in try await db.query("""
-            SELECT name, is_default, range_start, range_end <= least($1, extract(epoch FROM now())::bigint - 86400) AS past
-            FROM audit_event_partitions ORDER BY range_start NULLS FIRST
-            """, [date.epochSeconds]) {
-            let raw = try row.string("name")
-            let name = "\"" + raw.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            if try row.optionalInteger("past") == 1 {
-                dropped += try await db.query("SELECT COUNT(*) AS n FROM \(name)", []).first.map { try $0.integer("n") } ?? 0
-                try await db.execute("DROP TABLE \(name)")
-            } else if try row.integer("is_default") == 1 || row.optionalInteger("range_start") == nil {
-                tables.append(name)
-            }
+    /// Drops the oldest partition that ends at or before `date` (and a day before the database's
+    /// own time at the latest, as the trail's guard allows no younger deletion), in a transaction
+    /// of its own; answers the rows it held, or nil when no partition is that old. The rows are
+    /// counted before the drop takes the trail's lock. A week that holds `date` keeps its older
+    /// events until the week is wholly past.
+    static func dropOldestAuditPartition(before date: Date, engine: any SQLEngine) async throws -> Int? {
+        try await engine.transaction(.unbounded) { db in
+            try await waitBriefly(db)
+            try await db.execute("SELECT pg_advisory_xact_lock(\(AuditPartitioning.lock))")
+            guard let row = try await db.query("""
+                SELECT name FROM audit_event_partitions
+                WHERE NOT is_default AND range_start IS NOT NULL
+                    AND range_end <= least($1, extract(epoch FROM now())::bigint - 86400)
+                ORDER BY range_start LIMIT 1
+                """, [date.epochSeconds]).first
+            else { return nil }
+            let name = quoted(try row.string("name"))
+            let count = try await db.query("SELECT COUNT(*) AS n FROM \(name)", []).first.map { try $0.integer("n") } ?? 0
+            try await db.execute("DROP TABLE \(name)")
+            return count
         }
-        return (dropped, tables)
+    }
+
+    /// The tables whose rows past the retention are deleted one by one: the default partition
+    /// and the table from before partitioning (unbounded below).
+    static func auditTablesPurgedByRow(engine: any SQLEngine) async throws -> [String] {
+        try await engine.read("""
+            SELECT name FROM audit_event_partitions WHERE is_default OR range_start IS NULL ORDER BY range_start NULLS FIRST
+            """, []).map { quoted(try $0.string("name")) }
+    }
+
+    private static func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
