@@ -81,8 +81,10 @@ try:
         while not load["stop"]:
             try:
                 load["statuses"].append(register()[0])
-            except OSError:
+            except OSError as error:
+                # No answer at all: recorded with its reason, which the failure message then names.
                 load["statuses"].append(0)
+                load.setdefault("errors", []).append(f"{type(error).__name__}: {error}")
             time.sleep(0.1)
     worker = threading.Thread(target=background)
     worker.start()
@@ -111,7 +113,7 @@ try:
     check(call("GET", "/ready")[0] == 200, "/ready answers 200 again")
     load["stop"] = True
     worker.join()
-    check(set(load["statuses"]) <= {201, 503}, f"under load, every answer was 201 or 503: {sorted(set(load['statuses']))}")
+    check(set(load["statuses"]) <= {201, 503}, f"under load, every answer was 201 or 503: {sorted(set(load['statuses']))} {load.get('errors', [])}")
 
     pg("stop")
     register()

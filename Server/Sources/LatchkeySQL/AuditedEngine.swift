@@ -46,7 +46,7 @@ package struct AuditedEngine: SQLEngine {
 
     /// The events pending before the transaction and those recorded in it are inserted last, in
     /// it. The transaction, retries included, is a span (`db.transaction`) when tracing is on.
-    package func transaction<T: Sendable>(_ bound: SQLCallBound, _ body: @Sendable (any SQLExecutor) async throws -> T)
+    package func transaction<T: Sendable>(_ bound: SQLCallBound, _ body: @escaping @Sendable (any SQLExecutor) async throws -> T)
         async throws -> T {
         guard Telemetry.isActive else { return try await audited(bound, body) }
         return try await Telemetry.span("db.transaction", kind: .client) { span in
@@ -55,7 +55,7 @@ package struct AuditedEngine: SQLEngine {
         }
     }
 
-    private func audited<T: Sendable>(_ bound: SQLCallBound, _ body: @Sendable (any SQLExecutor) async throws -> T)
+    private func audited<T: Sendable>(_ bound: SQLCallBound, _ body: @escaping @Sendable (any SQLExecutor) async throws -> T)
         async throws -> T {
         let carried = trail?.take() ?? []
         let origin = trail?.origin

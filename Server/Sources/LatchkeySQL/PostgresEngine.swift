@@ -2,6 +2,8 @@ import Foundation
 import LatchkeyDomain
 import Logging
 import PostgresNIO
+import Synchronization
+import Tracing
 
 /// The engine for deployments with several replicas: PostgreSQL through a connection pool.
 public final class PostgresEngine: SQLEngine {
@@ -84,7 +86,7 @@ public final class PostgresEngine: SQLEngine {
     /// while the statement still runs; the statement ends on the server (at the database's own
     /// `statement_timeout`, or once what it waits for is done) and its connection returns to the pool then.
     public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        try await abandonable { [client, logger] in
+        try await abandonable { [client, logger] _ in
             try await Self.mapErrors { try await Self.rows(client.query(Self.query(sql, binds), logger: logger)) }
         }
     }
@@ -93,12 +95,14 @@ public final class PostgresEngine: SQLEngine {
         duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
-    /// Runs `body` within `timeout`; past it, cancels it and throws `unavailable`, waiting for it to
-    /// end (a transaction's statements are ended by the server at the same bound).
-    private func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    /// Waits for `outcome` at most `timeout`; past it throws `unavailable`.
+    private func waitBounded<T: Sendable>(for outcome: StatementOutcome<T>) async throws -> T {
         let timeout = self.timeout
         return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
+            group.addTask {
+                guard let result = await outcome.settled() else { throw CancellationError() }
+                return try result.get()
+            }
             group.addTask {
                 try await Task.sleep(for: timeout)
                 return nil
@@ -110,14 +114,25 @@ public final class PostgresEngine: SQLEngine {
     }
 
     /// Runs `body` as a child of `run` and answers its outcome, or `unavailable` once `timeout` has
-    /// passed: then `body` is cancelled (a wait for a connection ends) and left to end by itself
-    /// under `run` (a statement already sent cannot be taken back by postgres-nio).
-    private func abandonable<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    /// passed (or the caller is cancelled): then `body` is cancelled — a wait for a connection
+    /// ends, a transaction rolls back at its next statement or before its commit — and left to end
+    /// by itself under `run`, since a statement already sent cannot be taken back by postgres-nio
+    /// and may not end (a pooler's queue, a connection lost without notice). A transaction whose
+    /// commit was sent before the bound (`StatementOutcome.claimForCommit`) is waited for one
+    /// bound more: its caller learns whether it committed unless the commit itself outlives that.
+    /// The caller's trace context goes with `body`, so its spans stay in the request's trace.
+    private func abandonable<T: Sendable>(_ body: @escaping @Sendable (StatementOutcome<T>) async throws -> T) async throws -> T {
         let outcome = StatementOutcome<T>()
+        let context = ServiceContext.current
         let queued = statements.continuation.yield {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    do { outcome.finish(with: .success(try await body())) } catch { outcome.finish(with: .failure(error)) }
+                    do {
+                        let value = try await ServiceContext.$current.withValue(context) { try await body(outcome) }
+                        outcome.finish(with: .success(value))
+                    } catch {
+                        outcome.finish(with: .failure(error))
+                    }
                 }
                 group.addTask { _ = await outcome.settled() }
                 _ = await group.next()
@@ -126,51 +141,76 @@ public final class PostgresEngine: SQLEngine {
         }
         guard case .enqueued = queued else { throw SQLEngineError.unavailable }
         do {
-            return try await bounded {
-                guard let result = await outcome.settled() else { throw CancellationError() }
-                return try result.get()
-            }
+            return try await waitBounded(for: outcome)
         } catch {
-            // Settles the outcome if the statement has not: its task stops waiting for a connection.
-            outcome.finish(with: .failure(error))
-            throw error
+            switch outcome.giveUp(with: error) {
+            case .settled(let result): return try result.get()
+            case .committing:
+                do {
+                    return try await waitBounded(for: outcome)
+                } catch {
+                    outcome.finish(with: .failure(error))
+                    throw error
+                }
+            }
         }
     }
 
     /// Runs `body` in a transaction, retried up to three times when PostgreSQL aborts it for a
     /// deadlock or a serialization failure. Each transaction sets PostgreSQL's `statement_timeout`
-    /// for itself (`set_config(…, true)`, as `SET LOCAL`): the call's bound, or none for an `unbounded` one.
-    public func transaction<T: Sendable>(_ bound: SQLCallBound, _ body: @Sendable (any SQLExecutor) async throws -> T)
+    /// for itself (`set_config(…, true)`, as `SET LOCAL`): the call's bound, or none for an
+    /// `unbounded` one. A bounded call (retries included) is answered within the bound
+    /// (`abandonable`); when it is answered `unavailable`, the transaction does not commit.
+    public func transaction<T: Sendable>(_ bound: SQLCallBound, _ body: @escaping @Sendable (any SQLExecutor) async throws -> T)
         async throws -> T {
-        var attempt = 1
+        guard bound == .request else { return try await retrying { try await self.runTransaction(bound, nil, body) } }
+        return try await abandonable { outcome in
+            try await self.retrying { try await self.runTransaction(bound, outcome, body) }
+        }
+    }
+
+    private func retrying<T: Sendable>(_ attempt: () async throws -> T) async throws -> T {
+        var attempts = 1
         while true {
             do {
-                return try await withoutActuallyEscaping(body) { body in
-                    bound == .unbounded ? try await runTransaction(bound, body)
-                        : try await bounded { try await self.runTransaction(bound, body) }
-                }
-            } catch let error as PSQLError where attempt < 3 && ["40P01", "40001"].contains(error.serverInfo?[.sqlState]) {
-                attempt += 1
-                try await Task.sleep(for: .milliseconds(5 * attempt))
+                return try await attempt()
+            } catch let error as PSQLError where attempts < 3 && ["40P01", "40001"].contains(error.serverInfo?[.sqlState]) {
+                attempts += 1
+                try await Task.sleep(for: .milliseconds(5 * attempts))
             }
         }
     }
 
-    private func runTransaction<T: Sendable>(_ bound: SQLCallBound, _ body: @Sendable (any SQLExecutor) async throws -> T)
-        async throws -> T {
+    /// One attempt of a transaction. Bounded (`outcome` given): it stops at its next statement
+    /// once its caller gave up (cancellation), and commits only if it claims the outcome first.
+    private func runTransaction<T: Sendable>(_ bound: SQLCallBound, _ outcome: StatementOutcome<T>?,
+                                             _ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await Self.mapErrors {
             try await client.withConnection { connection in
+                try Task.checkCancellation()
+                let lost = ConnectionLoss()
                 try await connection.query("BEGIN", logger: logger)
                 do {
                     // The bound for this transaction only (0: none), on whichever server connection
                     // a pooler gave it: the connection's own setting is never relied on.
                     let milliseconds = bound == .unbounded ? 0 : Self.milliseconds(timeout)
                     try await connection.query("SELECT set_config('statement_timeout', \(String(milliseconds)), true)", logger: logger)
-                    let result = try await body(Transaction(connection: connection, logger: logger))
+                    let result = try await body(Transaction(connection: connection, logger: logger, lost: lost))
+                    try Task.checkCancellation()
+                    if let outcome, !outcome.claimForCommit() { throw SQLEngineError.unavailable }
+                    guard !connection.isClosed else { throw SQLEngineError.unavailable }
                     try await connection.query("COMMIT", logger: logger)
                     return result
                 } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    // A connection in doubt (the server ended it, or a statement on it failed for
+                    // the database's reason) is closed rather than sent a ROLLBACK: the server
+                    // rolls back a transaction whose connection closes, and a statement written
+                    // to a connection as it closes could be lost with its answer.
+                    if !lost.happened, Self.canRollBack(connection, after: error) {
+                        _ = try? await connection.query("ROLLBACK", logger: logger)
+                    } else {
+                        try? await connection.close()
+                    }
                     throw error
                 }
             }
@@ -183,12 +223,33 @@ public final class PostgresEngine: SQLEngine {
     /// Nothing: PostgreSQL keeps a deleted row's old version until a VACUUM (docs/operations.md).
     public func checkpoint() async throws {}
 
+    /// Whether a statement of a transaction failed in a way that ends its connection, told from
+    /// the error before `mapErrors` makes it `unavailable` (as it makes a statement timeout).
+    private final class ConnectionLoss: Sendable {
+        private let lost = Atomic(false)
+        var happened: Bool { lost.load(ordering: .relaxed) }
+        func record(_ error: any Error) {
+            if let error = error as? PSQLError, PostgresEngine.endsConnection(error) { lost.store(true, ordering: .relaxed) }
+        }
+    }
+
     private struct Transaction: SQLExecutor {
         let connection: PostgresConnection
         let logger: Logger
+        let lost: ConnectionLoss
+        /// - Throws: `CancellationError` once the caller gave up (the transaction then rolls back);
+        ///   `unavailable` on a closed connection, and what `mapErrors` maps.
         func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-            try await PostgresEngine.mapErrors {
-                try await PostgresEngine.rows(connection.query(PostgresEngine.query(sql, binds), logger: logger))
+            try Task.checkCancellation()
+            // A connection found closed is not written to (its answer could be lost).
+            guard !connection.isClosed else { throw SQLEngineError.unavailable }
+            return try await PostgresEngine.mapErrors {
+                do {
+                    return try await PostgresEngine.rows(connection.query(PostgresEngine.query(sql, binds), logger: logger))
+                } catch {
+                    lost.record(error)
+                    throw error
+                }
             }
         }
     }
@@ -231,11 +292,34 @@ public final class PostgresEngine: SQLEngine {
             return try await body()
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             throw SQLEngineError.uniqueViolation(UniqueConstraint(postgresConstraint: error.serverInfo?[.constraintName] ?? ""))
-        } catch let error as PSQLError where error.serverInfo == nil || error.serverInfo?[.sqlState] == "57014" {
-            // Not the server's answer but the connection's failure (refused, closed, reset), or
-            // 57014: the statement ran past `statement_timeout` (the call's bound).
+        } catch let error as PSQLError where error.serverInfo == nil || isUnavailable(error.serverInfo?[.sqlState]) {
             throw SQLEngineError.unavailable
         }
+    }
+
+    /// Whether PostgreSQL's `sqlState` says the database, not the statement, failed: 57014, the
+    /// statement ran past `statement_timeout` (the call's bound); class 08, the connection failed;
+    /// 57P01–57P03, the server shuts down, crashed or is starting; 53300, too many connections.
+    /// (No `sqlState` at all is the connection's own failure: refused, closed, reset.)
+    static func isUnavailable(_ sqlState: String?) -> Bool {
+        guard let sqlState else { return false }
+        return ["57014", "57P01", "57P02", "57P03", "53300"].contains(sqlState) || sqlState.hasPrefix("08")
+    }
+
+    /// Whether `connection` can run a `ROLLBACK` after `error`: it is open and the error did not
+    /// end it (`endsConnection`); a statement timeout, a constraint, a deadlock, the body's own
+    /// error or the caller giving up leave it usable.
+    static func canRollBack(_ connection: PostgresConnection, after error: any Error) -> Bool {
+        guard !connection.isClosed else { return false }
+        guard let error = error as? PSQLError else { return true }
+        return !endsConnection(error)
+    }
+
+    /// Whether `error` ends its connection: no answer from the server (refused, closed, reset),
+    /// a FATAL or PANIC answer, or a state of the connection's or the server's end.
+    static func endsConnection(_ error: PSQLError) -> Bool {
+        guard let info = error.serverInfo else { return true }
+        return ["FATAL", "PANIC"].contains(info[.severity] ?? "") || (isUnavailable(info[.sqlState]) && info[.sqlState] != "57014")
     }
 }
 

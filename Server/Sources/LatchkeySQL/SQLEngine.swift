@@ -38,8 +38,10 @@ public protocol SQLEngine: SQLExecutor {
     /// Runs the engine's background work until a graceful shutdown or cancellation.
     func run() async
     /// Runs `body` in one transaction, committed if it returns and rolled back if it throws.
-    /// `bound` says whether the request's database timeout applies (`SQLCallBound`).
-    func transaction<T: Sendable>(_ bound: SQLCallBound, _ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
+    /// `bound` says whether the request's database timeout applies (`SQLCallBound`); a bounded
+    /// call that throws `SQLEngineError.unavailable` did not commit. `body` may outlive the call
+    /// (PostgreSQL lets a transaction past its bound end by itself, rolled back), so it escapes.
+    func transaction<T: Sendable>(_ bound: SQLCallBound, _ body: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T
     /// Closes the engine's connections.
     func close() async throws
     /// Copies what committed transactions wrote into the database file and empties the log, so
@@ -61,7 +63,7 @@ public enum SQLCallBound: Sendable, Equatable {
 
 extension SQLEngine {
     /// Runs `body` in one transaction bounded like a request's call.
-    public func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await transaction(.request, body)
     }
 }

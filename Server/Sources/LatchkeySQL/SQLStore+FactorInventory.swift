@@ -8,7 +8,7 @@ extension SQLStore {
     }
 
     public func removeFactor(userID: String, id: String, messages: [OutboxMessage],
-                             check: @Sendable (FactorInventory) throws -> Void) async throws -> Bool {
+                             check: @escaping @Sendable (FactorInventory) throws -> Void) async throws -> Bool {
         let user = SQLValue.text(userID)
         let lockWallet = engine.kind == .postgres
         return try await engine.transaction { db in

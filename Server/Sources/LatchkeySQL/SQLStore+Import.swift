@@ -5,7 +5,7 @@ import LatchkeyDomain
 /// users are minutes of work; `ON CONFLICT … DO NOTHING` leaves wallets created meanwhile (by a
 /// running server, or an earlier run) alone without failing the batch.
 extension SQLStore {
-    public func importUsers(_ users: [ImportedUser], update: Bool, keepPasswords: Int, notices: ImportNotices,
+    public func importUsers(_ users: [ImportedUser], update: Bool, keepPasswords: Int, notices: @escaping ImportNotices,
                             now: Date) async throws -> [ImportOutcome] {
         guard let issuer = users.first?.user.issuer else { return [] }
         let (outcomes, updated) = try await engine.transaction { db in
@@ -58,7 +58,7 @@ extension SQLStore {
     /// Replaces what the line gave; whoever held the wallet's sessions and device tokens is signed
     /// out, as after a password change. Each credential it replaces with a different one is an
     /// event and a security notice to the owner, as a change through the API is.
-    private static func overwrite(_ stored: StoredCredentials, with imported: ImportedUser, keepPasswords: Int, notices: ImportNotices,
+    private static func overwrite(_ stored: StoredCredentials, with imported: ImportedUser, keepPasswords: Int, notices: @escaping ImportNotices,
                                   now: Date, in db: any SQLExecutor) async throws {
         let (id, user) = (stored.id, imported.user)
         var replaced: [ImportedCredential] = []

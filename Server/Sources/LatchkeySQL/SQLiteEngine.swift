@@ -54,7 +54,7 @@ public final class SQLiteEngine: SQLEngine {
     }
 
     /// SQLite has no statement timeout: `bound` changes nothing.
-    public func transaction<T: Sendable>(_ bound: SQLCallBound, _ body: @Sendable (any SQLExecutor) async throws -> T)
+    public func transaction<T: Sendable>(_ bound: SQLCallBound, _ body: @escaping @Sendable (any SQLExecutor) async throws -> T)
         async throws -> T {
         try await lock.withLock {
             _ = try await Self.run(connection, "BEGIN IMMEDIATE", [])

@@ -1,14 +1,25 @@
 import Synchronization
 
-/// The outcome of a statement that its caller and the statement's own task both wait for: the
-/// first to settle it (the statement's result, or the caller giving up at its bound) decides it,
-/// and every waiter gets it.
+/// The outcome of a database call that its caller and the call's own task both wait for: the
+/// first to settle it (the call's result, or the caller giving up at its bound) decides it, and
+/// every waiter gets it. A transaction about to commit claims the outcome first (`claimForCommit`),
+/// so that a caller giving up then waits for the commit's answer instead of answering
+/// `unavailable` for a transaction that commits.
 final class StatementOutcome<T: Sendable>: Sendable {
     private struct State {
         var result: Result<T, any Error>?
+        var committing = false
         var waiters: [Int: CheckedContinuation<Result<T, any Error>?, Never>] = [:]
         var cancelled: Set<Int> = []
         var nextWaiter = 0
+    }
+
+    /// What a caller that gives up finds.
+    enum GivingUp {
+        /// The outcome is settled: the call's result, or the caller's own error.
+        case settled(Result<T, any Error>)
+        /// The transaction sent its commit before the caller gave up: its answer decides.
+        case committing
     }
 
     private let state = Mutex(State())
@@ -22,6 +33,31 @@ final class StatementOutcome<T: Sendable>: Sendable {
             return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume(returning: result) }
+    }
+
+    /// The caller stops waiting with `error`: settles the outcome with it unless the call settled
+    /// it first or a commit is under way, and says which.
+    func giveUp(with error: any Error) -> GivingUp {
+        let (decided, waiters) = state.withLock { state -> (GivingUp, [CheckedContinuation<Result<T, any Error>?, Never>]) in
+            if let result = state.result { return (.settled(result), []) }
+            if state.committing { return (.committing, []) }
+            state.result = .failure(error)
+            defer { state.waiters = [:] }
+            return (.settled(.failure(error)), Array(state.waiters.values))
+        }
+        for waiter in waiters { waiter.resume(returning: .failure(error)) }
+        return decided
+    }
+
+    /// A transaction is about to send its commit: true if its caller still waits (the caller
+    /// will then wait for the commit's answer), false if the caller gave up (the transaction
+    /// must roll back).
+    func claimForCommit() -> Bool {
+        state.withLock { state in
+            guard state.result == nil else { return false }
+            state.committing = true
+            return true
+        }
     }
 
     /// The outcome once settled; nil if the waiting task is cancelled first.

@@ -16,5 +16,5 @@ public protocol FactorInventoryStore: Sendable {
     /// - Returns: false (nothing removed or queued) when the wallet has no such factor.
     /// - Throws: what `check` throws; the engine's errors.
     func removeFactor(userID: String, id: String, messages: [OutboxMessage],
-                      check: @Sendable (FactorInventory) throws -> Void) async throws -> Bool
+                      check: @escaping @Sendable (FactorInventory) throws -> Void) async throws -> Bool
 }

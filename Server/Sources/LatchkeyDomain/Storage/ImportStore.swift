@@ -60,6 +60,6 @@ public protocol ImportStore: AuditingStore {
     /// stored hash (or set of answers) the update replaces with another is an event of its own
     /// (`password.changed`, `passcode.changed`, `mfa_answers.changed`, `by: import`) and the
     /// notices `notices` seals, sent to the wallet's address, in the same transaction.
-    func importUsers(_ users: [ImportedUser], update: Bool, keepPasswords: Int, notices: ImportNotices,
+    func importUsers(_ users: [ImportedUser], update: Bool, keepPasswords: Int, notices: @escaping ImportNotices,
                      now: Date) async throws -> [ImportOutcome]
 }
