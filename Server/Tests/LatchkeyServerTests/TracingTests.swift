@@ -97,6 +97,45 @@ import Testing
         }
     }
 
+    /// Admin calls are traced like the wallet's: a server span named by the admin API's operation
+    /// id, the route's template (never the user id in the path, nor the query's filters) and the
+    /// status; the operator key appears in no span.
+    @Test func adminCallsAreSpansNamedByTheirOperation() async throws {
+        let recorder = TraceRecorder.shared
+        let trace = recorder.watchNewTrace()
+        try await withServer(configure: { configuration in
+            Self.tracingOn(&configuration)
+            AdminAPITests.configure(&configuration)
+        }) { app, plain in
+            let client = TracedClient(inner: plain, traceparent: trace.header)
+            let email = "traced-admin@example.com"
+            _ = try await AuthFixture.register(client, email: email)
+            let user = try await AdminAPITests.userID(app, email)
+            let (_, key) = try await AdminAPITests.key(app, .admin)
+            let detail = try await client.call(.get, "/admin/v1/users/\(user)", headers: AdminAPITests.admin(key))
+            #expect(detail.status == .ok)
+            let events = try await client.call(.get, "/admin/v1/events?userId=\(user)&clientIp=198.51.100.7",
+                                               headers: AdminAPITests.admin(key))
+            #expect(events.status == .ok)
+            let refused = try await client.call(.get, "/admin/v1/users", headers: AdminAPITests.admin(key + "x"))
+            #expect(refused.status == .unauthorized)
+
+            let requests = recorder.spans(of: trace.traceID).filter { $0.kind == .server }
+            let names = requests.map(\.name)
+            #expect(names.contains("getUser") && names.contains("listEvents"), "\(names)")
+            for span in recorder.spans(of: trace.traceID) {
+                let exported = [span.name] + span.attributes.map { "\($0.key)=\($0.value)" } + span.events
+                for text in exported {
+                    for secret in [key, user, email, "198.51.100.7"] where text.contains(secret) {
+                        Issue.record("span \(span.name) exports \(secret): \(text)")
+                    }
+                }
+            }
+            let statuses = requests.compactMap { $0.attributes["http.response.status_code"] }
+            #expect(statuses.contains { $0.contains("401") }, "the refused call is a span too, with its status: \(statuses)")
+        }
+    }
+
     /// With `telemetry.tracing.enabled` off the server makes no request span, even for a caller
     /// that sends a `traceparent`.
     @Test func tracingOffMakesNoSpan() async throws {
