@@ -119,7 +119,8 @@ public final class PostgresEngine: SQLEngine {
     /// by itself under `run`, since a statement already sent cannot be taken back by postgres-nio
     /// and may not end (a pooler's queue, a connection lost without notice). A transaction whose
     /// commit was sent before the bound (`StatementOutcome.claimForCommit`) is waited for one
-    /// bound more: its caller learns whether it committed unless the commit itself outlives that.
+    /// bound more: its caller learns whether it committed unless the commit's answer takes longer
+    /// (then `unavailable` leaves the outcome unknown: the one case where it may have committed).
     /// The caller's trace context goes with `body`, so its spans stay in the request's trace.
     private func abandonable<T: Sendable>(_ body: @escaping @Sendable (StatementOutcome<T>) async throws -> T) async throws -> T {
         let outcome = StatementOutcome<T>()
@@ -149,8 +150,7 @@ public final class PostgresEngine: SQLEngine {
                 do {
                     return try await waitBounded(for: outcome)
                 } catch {
-                    outcome.finish(with: .failure(error))
-                    throw error
+                    return try outcome.abandon(with: error).get()
                 }
             }
         }

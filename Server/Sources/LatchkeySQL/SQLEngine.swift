@@ -39,7 +39,8 @@ public protocol SQLEngine: SQLExecutor {
     func run() async
     /// Runs `body` in one transaction, committed if it returns and rolled back if it throws.
     /// `bound` says whether the request's database timeout applies (`SQLCallBound`); a bounded
-    /// call that throws `SQLEngineError.unavailable` did not commit. `body` may outlive the call
+    /// call that throws `SQLEngineError.unavailable` did not commit (unless its commit was sent
+    /// before the bound and answered a second bound later: then the outcome is unknown). `body` may outlive the call
     /// (PostgreSQL lets a transaction past its bound end by itself, rolled back), so it escapes.
     func transaction<T: Sendable>(_ bound: SQLCallBound, _ body: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T
     /// Closes the engine's connections.

@@ -22,24 +22,29 @@ extension SQLStore {
     }
 
     /// Drops the oldest partition that ends at or before `date` (and a day before the database's
-    /// own time at the latest, as the trail's guard allows no younger deletion), in a transaction
-    /// of its own; answers the rows it held, or nil when no partition is that old. The rows are
-    /// counted before the drop takes the trail's lock. A week that holds `date` keeps its older
-    /// events until the week is wholly past.
+    /// own time at the latest, as the trail's guard allows no younger deletion) — a week, or the
+    /// table from before partitioning once wholly past — in a transaction of its own; answers the
+    /// rows it held, or nil when no partition is that old or another server is dropping or making
+    /// partitions now (it tries again at its next purge). The rows are counted before the drop
+    /// takes the trail's lock. A week that holds `date` keeps its older events until it is wholly past.
     static func dropOldestAuditPartition(before date: Date, engine: any SQLEngine) async throws -> Int? {
         try await engine.transaction(.unbounded) { db in
             try await waitBriefly(db)
-            try await db.execute("SELECT pg_advisory_xact_lock(\(AuditPartitioning.lock))")
-            guard let row = try await db.query("""
+            let oldest = """
                 SELECT name FROM audit_event_partitions
-                WHERE NOT is_default AND range_start IS NOT NULL
-                    AND range_end <= least($1, extract(epoch FROM now())::bigint - 86400)
-                ORDER BY range_start LIMIT 1
-                """, [date.epochSeconds]).first
-            else { return nil }
-            let name = quoted(try row.string("name"))
-            let count = try await db.query("SELECT COUNT(*) AS n FROM \(name)", []).first.map { try $0.integer("n") } ?? 0
-            try await db.execute("DROP TABLE \(name)")
+                WHERE NOT is_default AND range_end <= least($1, extract(epoch FROM now())::bigint - 86400)
+                ORDER BY range_start NULLS FIRST LIMIT 1
+                """
+            guard let candidate = try await db.query(oldest, [date.epochSeconds]).first.map({ try $0.string("name") }) else {
+                return nil
+            }
+            // Counting locks the partition only (reads beside it go on), before the trail's lock.
+            let count = try await db.query("SELECT COUNT(*) AS n FROM \(quoted(candidate))", []).first.map { try $0.integer("n") } ?? 0
+            let locked = try await db.query("SELECT pg_try_advisory_xact_lock(\(AuditPartitioning.lock)) AS locked", [])
+            guard try locked.first?.integer("locked") == 1 else { return nil }
+            // Another server may have dropped it between the two reads.
+            guard try await db.query(oldest, [date.epochSeconds]).first.map({ try $0.string("name") }) == candidate else { return nil }
+            try await db.execute("DROP TABLE \(quoted(candidate))")
             return count
         }
     }

@@ -49,6 +49,19 @@ final class StatementOutcome<T: Sendable>: Sendable {
         return decided
     }
 
+    /// The caller stops waiting for good: settles the outcome with `error` unless it is settled
+    /// already, commit or not, and answers the settled result (the call's, if it came first).
+    func abandon(with error: any Error) -> Result<T, any Error> {
+        let (settled, waiters) = state.withLock { state -> (Result<T, any Error>, [CheckedContinuation<Result<T, any Error>?, Never>]) in
+            if let result = state.result { return (result, []) }
+            state.result = .failure(error)
+            defer { state.waiters = [:] }
+            return (.failure(error), Array(state.waiters.values))
+        }
+        for waiter in waiters { waiter.resume(returning: settled) }
+        return settled
+    }
+
     /// A transaction is about to send its commit: true if its caller still waits (the caller
     /// will then wait for the commit's answer), false if the caller gave up (the transaction
     /// must roll back).

@@ -32,6 +32,31 @@ import Testing
         }
     }
 
+    /// A commit sent before the bound and answered after it (a deferred trigger that takes 1.5 s
+    /// at the commit): the caller waits for the commit's answer and learns that it committed,
+    /// rather than being told `unavailable` for a transaction that committed.
+    @Test(arguments: postgres)
+    func aCommitUnderWayAtTheBoundIsWaitedFor(engine _: String) async throws {
+        try await withEngine(bound: .seconds(2)) { engine in
+            try await engine.execute("CREATE TABLE marks (id BIGINT)")
+            try await engine.execute("""
+                CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS
+                $$ BEGIN PERFORM pg_sleep(1.5); RETURN NULL; END $$
+                """)
+            try await engine.execute("""
+                CREATE CONSTRAINT TRIGGER marks_slow_commit AFTER INSERT ON marks
+                DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit()
+                """)
+            let answer = try await engine.transaction { db in
+                _ = try await db.query("SELECT pg_sleep(1)", [])
+                try await db.execute("INSERT INTO marks (id) VALUES (1)")
+                return "committed"
+            }
+            #expect(answer == "committed")
+            #expect(try await engine.query("SELECT count(*) AS n FROM marks", []) == [["n": .integer(1)]])
+        }
+    }
+
     /// A statement the server does not end at the bound (the transaction lifted its own
     /// `statement_timeout`, as a pooler's queue would hold it): the caller is answered at the
     /// bound, not when the statement ends.
