@@ -7,6 +7,9 @@ extension SQLStore {
     public func prepareAuditPartitions(from: Date, through: Date) async throws -> Int {
         guard engine.kind == .postgres else { return 0 }
         return try await engine.transaction(.unbounded) { db in
+            // Replicas take turns first (the wait holds up no one else), then the trail's own
+            // lock is waited for briefly.
+            try await db.execute("SELECT pg_advisory_xact_lock(\(AuditPartitioning.lock))")
             try await Self.waitBriefly(db)
             return try await db.query("SELECT audit_events_make_partitions($1, $2) AS made", [from.epochSeconds, through.epochSeconds])
                 .first.map { try $0.integer("made") } ?? 0

@@ -109,13 +109,19 @@ public final class HashGate: Sendable {
         // so its span's parent is taken here).
         let parent = ServiceContext.current
         let waiting = Telemetry.start("hash.wait")
-        defer { waiting?.end() }
+        // Ended once: by the pool's thread when the hash starts, or here if it never does (the
+        // two can race when the wait is cancelled, and an exporter may not guard a second end).
+        let waitEnded = Atomic(false)
+        let endWait: @Sendable () -> Void = {
+            if waitEnded.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged { waiting?.end() }
+        }
+        defer { endWait() }
         do {
             let client = await ticket?.connection?.presence()
             if client?.isGone == true { throw CancellationError() }
             let (value, seconds) = try await withTaskCancellationHandler {
                 try await pool {
-                    waiting?.end()
+                    endWait()
                     // Checked when a thread is free for it: the client may have left while it waited.
                     if cancelled.load(ordering: .relaxed) || client?.isGone == true { throw CancellationError() }
                     let hashing = Telemetry.start("hash", parent: parent)
