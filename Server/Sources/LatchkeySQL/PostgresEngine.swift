@@ -298,12 +298,17 @@ public final class PostgresEngine: SQLEngine {
     }
 
     /// Whether PostgreSQL's `sqlState` says the database, not the statement, failed: 57014, the
-    /// statement ran past `statement_timeout` (the call's bound); class 08, the connection failed;
-    /// 57P01–57P03, the server shuts down, crashed or is starting; 53300, too many connections.
-    /// (No `sqlState` at all is the connection's own failure: refused, closed, reset.)
+    /// statement ran past `statement_timeout` (the call's bound), or a state that ends the
+    /// connection (`endsConnection`). (No `sqlState` at all is the connection's own failure.)
     static func isUnavailable(_ sqlState: String?) -> Bool {
+        sqlState == "57014" || endsConnection(sqlState)
+    }
+
+    /// Class 08, the connection failed; 57P01–57P03, the server shuts down, crashed or is
+    /// starting; 53300, too many connections.
+    private static func endsConnection(_ sqlState: String?) -> Bool {
         guard let sqlState else { return false }
-        return ["57014", "57P01", "57P02", "57P03", "53300"].contains(sqlState) || sqlState.hasPrefix("08")
+        return ["57P01", "57P02", "57P03", "53300"].contains(sqlState) || sqlState.hasPrefix("08")
     }
 
     /// Whether `connection` can run a `ROLLBACK` after `error`: it is open and the error did not
@@ -319,7 +324,7 @@ public final class PostgresEngine: SQLEngine {
     /// a FATAL or PANIC answer, or a state of the connection's or the server's end.
     static func endsConnection(_ error: PSQLError) -> Bool {
         guard let info = error.serverInfo else { return true }
-        return ["FATAL", "PANIC"].contains(info[.severity] ?? "") || (isUnavailable(info[.sqlState]) && info[.sqlState] != "57014")
+        return ["FATAL", "PANIC"].contains(info[.severity] ?? "") || endsConnection(info[.sqlState])
     }
 }
 

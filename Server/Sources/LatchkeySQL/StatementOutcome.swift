@@ -26,40 +26,34 @@ final class StatementOutcome<T: Sendable>: Sendable {
 
     /// Settles the outcome with `result`, unless it is settled already; wakes every waiter.
     func finish(with result: Result<T, any Error>) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Result<T, any Error>?, Never>] in
-            guard state.result == nil else { return [] }
-            state.result = result
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
-        }
-        for waiter in waiters { waiter.resume(returning: result) }
+        _ = settle(result, unlessCommitting: false)
     }
 
     /// The caller stops waiting with `error`: settles the outcome with it unless the call settled
     /// it first or a commit is under way, and says which.
     func giveUp(with error: any Error) -> GivingUp {
-        let (decided, waiters) = state.withLock { state -> (GivingUp, [CheckedContinuation<Result<T, any Error>?, Never>]) in
-            if let result = state.result { return (.settled(result), []) }
-            if state.committing { return (.committing, []) }
-            state.result = .failure(error)
-            defer { state.waiters = [:] }
-            return (.settled(.failure(error)), Array(state.waiters.values))
-        }
-        for waiter in waiters { waiter.resume(returning: .failure(error)) }
-        return decided
+        settle(.failure(error), unlessCommitting: true)
     }
 
     /// The caller stops waiting for good: settles the outcome with `error` unless it is settled
     /// already, commit or not, and answers the settled result (the call's, if it came first).
     func abandon(with error: any Error) -> Result<T, any Error> {
-        let (settled, waiters) = state.withLock { state -> (Result<T, any Error>, [CheckedContinuation<Result<T, any Error>?, Never>]) in
-            if let result = state.result { return (result, []) }
-            state.result = .failure(error)
+        guard case .settled(let result) = settle(.failure(error), unlessCommitting: false) else { return .failure(error) }
+        return result
+    }
+
+    /// The one way an outcome is settled: with `result` unless it is settled already (answered
+    /// as it is) or, when `unlessCommitting`, a commit is under way; wakes every waiter.
+    private func settle(_ result: Result<T, any Error>, unlessCommitting: Bool) -> GivingUp {
+        let (decided, waiters) = state.withLock { state -> (GivingUp, [CheckedContinuation<Result<T, any Error>?, Never>]) in
+            if let settled = state.result { return (.settled(settled), []) }
+            if unlessCommitting, state.committing { return (.committing, []) }
+            state.result = result
             defer { state.waiters = [:] }
-            return (.failure(error), Array(state.waiters.values))
+            return (.settled(result), Array(state.waiters.values))
         }
-        for waiter in waiters { waiter.resume(returning: settled) }
-        return settled
+        for waiter in waiters { waiter.resume(returning: result) }
+        return decided
     }
 
     /// A transaction is about to send its commit: true if its caller still waits (the caller
