@@ -23,9 +23,9 @@ import urllib.request
 import uuid
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 import steps
@@ -87,7 +87,22 @@ def click(driver, element):
     """Clicks and waits for the next page (a form's answer or a link's target)."""
     page = driver.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(driver, 10).until(expected_conditions.staleness_of(page))
+    WebDriverWait(driver, 10).until(lambda _: replaced(page))
+
+
+def replaced(page):
+    """Whether the page an element was found on has gone. Chromium answers a question about a node
+    of a document being torn down either as a stale element or, while the teardown is under way, as
+    an inspector error naming the node as no longer in the document: both mean the page was left."""
+    try:
+        page.is_enabled()
+        return False
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as error:
+        if "does not belong to the document" in (error.msg or ""):
+            return True
+        raise
 
 
 def fill(driver, values):
