@@ -17,7 +17,7 @@ import time
 import urllib.error
 import urllib.request
 
-from steps import check, serve
+from steps import DATABASE_TIMEOUT_MILLISECONDS, check, serve
 
 BINARY, WORK, PORT, DATABASE = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 BASE = f"http://127.0.0.1:{PORT}"
@@ -30,7 +30,7 @@ ATTEMPT_TIMEOUT_SECONDS = 5
 COURIER_LEASE_SECONDS = 2 * ATTEMPT_TIMEOUT_SECONDS + 30
 config = os.path.join(WORK, "durability.yaml")
 with open(config, "w") as file:
-    json.dump({"hashing": {"logN": 10, "r": 8, "p": 1}, "rateLimits": {"enabled": False},
+    json.dump({"hashing": {"logN": 10, "r": 8, "p": 1}, "rateLimits": {"enabled": False}, "databaseTimeoutMilliseconds": DATABASE_TIMEOUT_MILLISECONDS,
                "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem", "sealKeyFile": f"{WORK}/seal-key.pem"},
                "courier": {"channel": "file", "path": OUTBOX, "pollIntervalMilliseconds": 100,
                            "attemptTimeoutSeconds": ATTEMPT_TIMEOUT_SECONDS},

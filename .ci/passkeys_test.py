@@ -24,7 +24,7 @@ from fido2.webauthn import (AttestationObject, AttestedCredentialData, Authentic
                             PublicKeyCredentialCreationOptions, PublicKeyCredentialRequestOptions)
 
 import steps
-from steps import check, serve
+from steps import DATABASE_TIMEOUT_MILLISECONDS, check, serve
 
 BINARY, WORK, PORT = sys.argv[1], sys.argv[2], int(sys.argv[3])
 DATABASE = sys.argv[4] if len(sys.argv) > 4 else f"sqlite:{WORK}/passkeys.sqlite"
@@ -94,6 +94,7 @@ def _sha256(data):
 config = os.path.join(WORK, "passkeys.yaml")
 with open(config, "w") as file:
     json.dump({"hashing": {"logN": 10, "r": 8, "p": 1}, "rateLimits": {"enabled": False}, "publicURL": BASE,
+               "databaseTimeoutMilliseconds": DATABASE_TIMEOUT_MILLISECONDS,
                "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem",
                            "sealKeyFile": f"{WORK}/seal-key.pem"},
                "issuer": {"deviceBinding": "optional", "emailVerificationRequired": False}}, file)

@@ -24,7 +24,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from steps import check, serve
+from steps import DATABASE_TIMEOUT_MILLISECONDS, check, serve
 
 BINARY, WORK, PORT_A, PORT_B, DATABASE = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 PGBOUNCER = sys.argv[6] if len(sys.argv) > 6 else None
@@ -42,7 +42,7 @@ def configure(outbox, admin_port=None):
     with open(path, "w") as file:
         # The servers sit behind "a proxy" (this script): each step names its client address, so
         # the rate-limit step has a budget of its own.
-        json.dump({"hashing": {"logN": 10, "r": 8, "p": 1},
+        json.dump({"hashing": {"logN": 10, "r": 8, "p": 1}, "databaseTimeoutMilliseconds": DATABASE_TIMEOUT_MILLISECONDS,
                    "rateLimits": {"enabled": True, "requestsPerMinutePerIP": 20, "credentialAttemptsPerMinutePerAccount": 1000},
                    "http": {"trustedProxies": ["127.0.0.1/32"]},
                    "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem", "sealKeyFile": f"{WORK}/seal-key.pem"},

@@ -18,7 +18,7 @@ import urllib.parse
 import urllib.request
 import uuid
 
-from steps import check, serve
+from steps import DATABASE_TIMEOUT_MILLISECONDS, check, serve
 import steps
 
 BINARY, PROVIDER, WORK = sys.argv[1], sys.argv[2].rstrip("/"), sys.argv[3]
@@ -80,7 +80,7 @@ check(status == 204, "the provider knows the user and its claims")
 
 config = os.path.join(WORK, "sso.yaml")
 with open(config, "w") as file:
-    json.dump({"hashing": {"logN": 10, "r": 8, "p": 1}, "rateLimits": {"enabled": False},
+    json.dump({"hashing": {"logN": 10, "r": 8, "p": 1}, "rateLimits": {"enabled": False}, "databaseTimeoutMilliseconds": DATABASE_TIMEOUT_MILLISECONDS,
                "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem", "sealKeyFile": f"{WORK}/seal-key.pem"},
                # This script signs no DPoP proofs: the migration mode (docs/configuration.md).
                "issuer": {"deviceBinding": "optional",

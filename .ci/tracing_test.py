@@ -28,7 +28,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
 from otlp_receiver import Receiver  # noqa: E402
-from steps import check  # noqa: E402
+from steps import DATABASE_TIMEOUT_MILLISECONDS, check  # noqa: E402
 
 BINARY, WORK, PORT, OTLP_PORT, DATABASE = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 BASE = f"http://127.0.0.1:{PORT}"
@@ -83,7 +83,7 @@ def verification_link():
 
 config = os.path.join(WORK, "config.json")
 with open(config, "w") as file:
-    json.dump({"hashing": {"logN": 10, "r": 8, "p": 1}, "rateLimits": {"enabled": False},
+    json.dump({"hashing": {"logN": 10, "r": 8, "p": 1}, "rateLimits": {"enabled": False}, "databaseTimeoutMilliseconds": DATABASE_TIMEOUT_MILLISECONDS,
                "secrets": {"pepperFile": f"{WORK}/pepper", "caKeyFile": f"{WORK}/ca-key.pem", "caCertificateFile": f"{WORK}/ca.pem",
                            "sealKeyFile": f"{WORK}/seal-key.pem"},
                "courier": {"channel": "file", "path": OUTBOX, "pollIntervalMilliseconds": 50},
