@@ -6,8 +6,10 @@ import Testing
 
 /// The audit trail at any size (storage contract, both engines): on PostgreSQL partitioned by
 /// week, made ahead, a default partition for what falls outside, retention by whole weeks; on
-/// SQLite one table purged in bounded batches.
-@Suite struct AuditRetentionTests {
+/// SQLite one table purged in bounded batches. One test at a time: the lock that makes and drops
+/// weeks is one for the database (a deployment's replicas share a schema), so a purge here that
+/// holds it while waiting for a read makes another test's purge, in its own schema, skip its drop.
+@Suite(.serialized) struct AuditRetentionTests {
     static let day: TimeInterval = 86_400
 
     static func event(_ time: Date, type: AuditEventType = .loginSucceeded, user: String? = nil) -> AuditEvent {
@@ -175,6 +177,49 @@ import Testing
                 exported += page.map(\.id)
             }
             #expect(exported == newestFirst.reversed())
+        }
+    }
+
+    /// Dropping a week waits for every statement reading the trail, and the trail's writes queue
+    /// behind that wait: a purge that meets a long read gives up after a brief wait, so a login's
+    /// audit event written meanwhile is held for an instant, not until the read ends (which, past
+    /// the request's database bound, would have answered 503).
+    @Test(arguments: TestEnvironment.engines.filter { $0 == "postgres" })
+    func retentionDoesNotHoldTheTrailsWrites(engine: String) async throws {
+        try await TestEnvironment.withFreshStore(engine) { store in
+            let now = Date()
+            _ = try await store.prepareAuditPartitions(from: now.addingTimeInterval(-70 * Self.day), through: now)
+            let old = Self.event(now.addingTimeInterval(-60 * Self.day))
+            try await store.appendAuditEvents([old])
+            let sql = try #require(store as? SQLStore)
+            // An export or a console page reading the whole trail for 3 s.
+            let reader = Task {
+                try await sql.engine.transaction(.unbounded) { db in
+                    _ = try await db.query("SELECT count(*) AS n FROM audit_events", [])
+                    _ = try await db.query("SELECT pg_sleep(3)", [])
+                }
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            let clock = ContinuousClock()
+            let purgeStarted = clock.now
+            let purge = Task { try await AuditAdministration.purge(store, retentionDays: 30, now: now) }
+            // The write is sent once the drop is seen waiting for its lock (or after 2 s).
+            let waiting = "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DROP TABLE%'"
+            var polls = 0
+            while polls < 200, try await sql.engine.read(waiting, []).first?.integer("n") == 0 {
+                try await Task.sleep(for: .milliseconds(10))
+                polls += 1
+            }
+            let written = try await clock.measure { try await store.appendAuditEvents([Self.event(Date())]) }
+            #expect(written < .seconds(1), "the write waited \(written) behind the week's drop")
+            // The purge gave up on its lock (or returned) while the read still ran, and its week stays.
+            _ = await purge.result
+            #expect(clock.now - purgeStarted < .seconds(2), "the purge waited for the read to end")
+            #expect(try await store.auditEvents(after: nil, since: nil, limit: 10).contains { $0.id == old.id })
+            try await reader.value
+            // Once the read is over, the next purge drops the week.
+            #expect(try await AuditAdministration.purge(store, retentionDays: 30, now: now) == 1)
+            #expect(try await store.auditEvents(after: nil, since: nil, limit: 10).allSatisfy { $0.id != old.id })
         }
     }
 }
