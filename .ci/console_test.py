@@ -93,8 +93,9 @@ def click(driver, element):
 def replaced(page):
     """Whether the page an element was found on has gone. Chromium answers a question about a node
     of a document being torn down either as a stale element or, while the teardown is under way, as
-    an inspector error (the node no longer in the document, the execution context destroyed):
-    the first means the page was left, the others are asked again until the click's wait ends."""
+    an inspector error naming the node as no longer in the document: both mean the page was left.
+    Any other inspector error met meanwhile (an execution context destroyed) is asked again until
+    the click's wait ends."""
     try:
         page.is_enabled()
         return False
