@@ -200,13 +200,16 @@ import Testing
                     _ = try await db.query("SELECT pg_sleep(3)", [])
                 }
             }
-            // The purge starts once the read is seen sleeping (so it holds its locks).
-            let reading = "SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query = 'SELECT pg_sleep(3)'"
-            var waited = 0
-            while waited < 500, try await sql.engine.read(reading, []).first?.integer("n") == 0 {
-                try await Task.sleep(for: .milliseconds(10))
-                waited += 1
+            // Polls pg_stat_activity every 10 ms until a session matches `condition` (or `tries` ran out).
+            func poll(sessionWhere condition: String, tries: Int) async throws {
+                let matching = "SELECT count(*) AS n FROM pg_stat_activity WHERE " + condition
+                for _ in 0..<tries {
+                    if try await sql.engine.read(matching, []).first?.integer("n") != 0 { return }
+                    try await Task.sleep(for: .milliseconds(10))
+                }
             }
+            // The purge starts once the read is seen sleeping (so it holds its locks).
+            try await poll(sessionWhere: "state = 'active' AND query = 'SELECT pg_sleep(3)'", tries: 500)
             let clock = ContinuousClock()
             let purge = Task { () -> Duration in
                 let started = clock.now
@@ -214,12 +217,7 @@ import Testing
                 return clock.now - started
             }
             // The write is sent once the drop is seen waiting for its lock (or after 2 s).
-            let waiting = "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DROP TABLE%'"
-            var polls = 0
-            while polls < 200, try await sql.engine.read(waiting, []).first?.integer("n") == 0 {
-                try await Task.sleep(for: .milliseconds(10))
-                polls += 1
-            }
+            try await poll(sessionWhere: "wait_event_type = 'Lock' AND query LIKE 'DROP TABLE%'", tries: 200)
             let written = try await clock.measure { try await store.appendAuditEvents([Self.event(Date())]) }
             #expect(written < .seconds(1), "the write waited \(written) behind the week's drop")
             // The purge gave up on its lock (or found another server's migration holding it) while
@@ -231,9 +229,10 @@ import Testing
             // Once the read is over, a purge drops the week (tried again while another test's
             // migration in its own schema holds the database's partition lock).
             var dropped = 0
-            for _ in 0..<20 where dropped == 0 {
+            for _ in 0..<20 {
                 dropped = try await AuditAdministration.purge(store, retentionDays: 30, now: now)
-                if dropped == 0 { try await Task.sleep(for: .milliseconds(100)) }
+                if dropped != 0 { break }
+                try await Task.sleep(for: .milliseconds(100))
             }
             #expect(dropped == 1)
             #expect(try await store.auditEvents(after: nil, since: nil, limit: 10).allSatisfy { $0.id != old.id })
