@@ -53,10 +53,12 @@ def spans_of(request):
 
 class Receiver:
     """Listens on 127.0.0.1:PORT in a thread; `spans` holds every span received (with `keep`),
-    `count` counts them, `out` (a path) also gets them as JSON lines."""
+    `count` counts them, `headers` holds each export request's headers, `out` (a path) also gets
+    the spans as JSON lines."""
 
     def __init__(self, port, out=None, keep=True):
         self.spans, self.count, self.requests, self.out, self.keep, self.lock = [], 0, 0, out, keep, threading.Lock()
+        self.headers = []  # each export request's headers, names in lower case
         receiver = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -67,6 +69,8 @@ class Receiver:
                 if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/x-protobuf":
                     self.send_error(415, "OTLP/HTTP binary protobuf only")
                     return
+                with receiver.lock:
+                    receiver.headers.append({name.lower(): value for name, value in self.headers.items()})
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 if self.headers.get("Content-Encoding") == "gzip":
                     body = gzip.decompress(body)

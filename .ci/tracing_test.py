@@ -12,7 +12,10 @@ parent is the caller's span (the header is honoured), named by the contract's op
 password login has the hash gate's wait, the hash and its database transaction as children; no
 span's name, attribute or event holds the email, the password, the PIN, an answer, the nonce, a
 session token, the link's token or the page's CSRF value; the server's log line of the login
-carries the trace's id.
+carries the trace's id. The collector's key, given as OpenTelemetry's
+`OTEL_EXPORTER_OTLP_TRACES_HEADERS` (as a vendor's API key is), reaches the receiver on every
+export and appears nowhere in the server's log, at the `info` level the exporter logs its
+configuration at.
 """
 import html
 import json
@@ -38,7 +41,8 @@ ANSWERS = {"What was the name of your first pet?": "Rexford", "In what city were
            "What is your mother's maiden name?": "Murray"}
 TRACE_ID, PARENT_ID = secrets.token_hex(16), secrets.token_hex(8)
 TRACEPARENT = f"00-{TRACE_ID}-{PARENT_ID}-01"
-SECRETS = {EMAIL, "traced.person", PASSWORD, PIN, "wrong-horse-43", *ANSWERS.values()}
+COLLECTOR_KEY = secrets.token_hex(16)
+SECRETS = {EMAIL, "traced.person", PASSWORD, PIN, "wrong-horse-43", COLLECTOR_KEY, *ANSWERS.values()}
 
 
 def call(method, path, body=None):
@@ -96,7 +100,8 @@ subprocess.run([BINARY, "secrets", "generate", "--database", DATABASE, "--config
 log_path = os.path.join(WORK, "server.log")
 log = open(log_path, "w")
 server = subprocess.Popen([BINARY, "serve", "--port", str(PORT), "--database", DATABASE, "--config", config],
-                          env={**os.environ, "LOG_LEVEL": "info"}, stdout=log, stderr=subprocess.STDOUT)
+                          env={**os.environ, "LOG_LEVEL": "info", "OTEL_EXPORTER_OTLP_TRACES_HEADERS": f"x-collector-key={COLLECTOR_KEY}"},
+                          stdout=log, stderr=subprocess.STDOUT)
 try:
     for _ in range(100):
         try:
@@ -162,6 +167,10 @@ try:
     lines = [line for line in open(log_path) if "/v1/auth/login/password 200" in line]
     check(lines and all(f"trace_id={TRACE_ID}" in line for line in lines),
           f"the login's log line carries trace_id: {lines[:1]}")
+    check(receiver.headers and all(headers.get("x-collector-key") == COLLECTOR_KEY for headers in receiver.headers),
+          f"every export carries the collector's key from OTEL_EXPORTER_OTLP_TRACES_HEADERS ({len(receiver.headers)} exports)")
+    told = [line.strip() for line in open(log_path) if COLLECTOR_KEY in line]
+    check(not told, f"the server's log holds no collector key: {told[:1]}")
 finally:
     server.terminate()
     server.wait(timeout=20)

@@ -44,7 +44,7 @@ public enum TracingSetup {
         #if OTLPExport
         var configuration = OTel.Configuration.default
         configuration.serviceName = settings.serviceName
-        configuration.diagnosticLogger = .custom(logger)
+        configuration.diagnosticLogger = .custom(ExporterLogHandler.logger(over: logger))  // values of OTEL_* redacted
         configuration.propagators = [.traceContext]
         configuration.metrics.enabled = false
         configuration.logs.enabled = false
