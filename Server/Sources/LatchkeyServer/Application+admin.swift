@@ -36,7 +36,9 @@ func buildAdmin(_ configuration: ServerConfiguration, store: any LatchkeyStore, 
         return nil
     }
     let adminRouter = Router(context: AppRequestContext.self)
-    if configuration.telemetry.tracing.enabled { adminRouter.add(middleware: RequestTracingMiddleware()) }
+    if configuration.telemetry.tracing.enabled {
+        adminRouter.add(middleware: RequestTracingMiddleware(proxies: proxies, configured: configuration.http.trustedProxies))
+    }
     adminRouter.add(middleware: RequestLogMiddleware())
     adminRouter.add(middleware: ErrorMiddleware(routes: AdminOperations.routes(console: settings.console), dialect: .wallet))
     adminRouter.add(middleware: CanonicalPathMiddleware())

@@ -136,6 +136,27 @@ import Testing
         }
     }
 
+    /// Behind trusted proxies only their `traceparent` counts: a client's own, sampled flag on,
+    /// from an address the list does not hold, does not make its request a span of the client's
+    /// trace (the request starts a trace of its own); from a listed peer the same header is.
+    @Test func aTraceparentCountsOnlyFromATrustedProxy() async throws {
+        let recorder = TraceRecorder.shared
+        for (proxies, honoured) in [(["10.0.0.0/8"], false), (["127.0.0.1/32", "::1/128"], true)] {
+            let trace = recorder.watchNewTrace()
+            // Over TCP, so the server knows its peer (127.0.0.1).
+            try await withServer(live: true, configure: { configuration in
+                Self.tracingOn(&configuration)
+                configuration.http.trustedProxies = proxies
+            }) { _, plain in
+                let client = TracedClient(inner: plain, traceparent: trace.header)
+                let questions = try await client.call(.get, "/v1/enrollment/mfa-questions")
+                #expect(questions.status == .ok)
+                let joined = recorder.spans(of: trace.traceID).filter { $0.kind == .server }
+                #expect(joined.isEmpty == !honoured, "trusted proxies \(proxies): \(joined.map(\.name))")
+            }
+        }
+    }
+
     /// With `telemetry.tracing.enabled` off the server makes no request span, even for a caller
     /// that sends a `traceparent`.
     @Test func tracingOffMakesNoSpan() async throws {

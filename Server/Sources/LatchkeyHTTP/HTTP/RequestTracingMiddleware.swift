@@ -13,13 +13,27 @@ import Tracing
 /// Hummingbird's own `TracingMiddleware` is not used: it records the query string (a link's
 /// token), the client's address and the description of a thrown error, which may quote what the
 /// client sent. This one records the method, the route's template, the status and `error.type`.
-package struct RequestTracingMiddleware<Context: RequestContext>: RouterMiddleware {
-    package init() {}
+///
+/// Whose `traceparent` counts: with `http.trustedProxies` set, only a trusted proxy's. A client's
+/// own is ignored there, and its request starts a trace of its own at the configured sampling,
+/// so a client can neither have its requests recorded whatever the sampling says nor keep them
+/// out of the traces. Without trusted proxies the server is reached directly, and anyone's counts
+/// (an app's own tracing may join it).
+package struct RequestTracingMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
+    /// The peers whose `traceparent` counts; nil: every peer's.
+    let parentsFrom: TrustedProxies?
+
+    /// - Parameter proxies: `http.trustedProxies`; when they are none, every peer's `traceparent` counts.
+    package init(proxies: TrustedProxies, configured: [String]) {
+        parentsFrom = configured.isEmpty ? nil : proxies
+    }
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard Telemetry.isActive else { return try await next(request, context) }
         var parent = ServiceContext.current ?? .topLevel
-        InstrumentationSystem.instrument.extract(request.headers, into: &parent, using: HeaderExtractor())
+        if parentsFrom.map({ proxies in context.remoteAddress?.ipAddress.map(proxies.trusts) ?? false }) ?? true {
+            InstrumentationSystem.instrument.extract(request.headers, into: &parent, using: HeaderExtractor())
+        }
         guard let span = Telemetry.start("\(request.method.rawValue)", kind: .server, parent: parent) else {
             return try await next(request, context)
         }

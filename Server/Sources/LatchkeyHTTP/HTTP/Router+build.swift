@@ -21,7 +21,9 @@ package func buildRouter(_ services: Services, configuration: ServerConfiguratio
     let catalog = try TextCatalog.load(configuration.languages)
     let router = Router(context: AppRequestContext.self)
     // First, so the request's log line and every other middleware run inside its span.
-    if configuration.telemetry.tracing.enabled { router.add(middleware: RequestTracingMiddleware()) }
+    if configuration.telemetry.tracing.enabled {
+        router.add(middleware: RequestTracingMiddleware(proxies: proxies, configured: configuration.http.trustedProxies))
+    }
     router.add(middleware: RequestLogMiddleware())
     // The admin API's routes too when it answers on this port (`admin.onPublicPort`): 405 with `Allow`.
     router.add(middleware: ErrorMiddleware(routes: ApplicationRoutes.table.adding(adminRoutes),
