@@ -132,12 +132,18 @@ actor ProviderReceiver {
     }
 
     /// A phone sign-up's code goes to the SMS provider as the SMS example says: a form POST with
-    /// basic authentication from the environment, its fields decoding back to the message's values.
+    /// basic authentication, its fields decoding back to the message's values. The example reads
+    /// the token from the environment; here it is read from a file instead, because setting a
+    /// variable while other tests start processes (which copy the environment) is a data race.
     @Test func theSMSExampleSendsASignupCodeAsAForm() async throws {
-        setenv("TWILIO_AUTH_TOKEN", "twilio-token-4567", 1)
+        let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("twilio-token-\(UUID().uuidString)")
+        try Data("twilio-token-4567\n".utf8).write(to: tokenFile)
+        defer { try? FileManager.default.removeItem(at: tokenFile) }
         try await ProviderReceiver.with { url, receiver in
             var sms = try #require(try Self.example("sms-form.yaml").sms)
+            #expect(sms.http?.basicAuth?.password == SecretReference(env: "TWILIO_AUTH_TOKEN"), "the example's token is the environment's")
             sms.http?.url = url
+            sms.http?.basicAuth?.password = SecretReference(file: tokenFile.path)
             try await withServer(configure: {
                 SignupFixture.configure(&$0)
                 $0.courier.sms = sms
