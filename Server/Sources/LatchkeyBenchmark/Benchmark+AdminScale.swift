@@ -7,7 +7,7 @@ import Logging
 /// `--admin-scale 1000000,10000000`: the admin API at a million users and ten million audit
 /// events: exact lookups, the first page of an email prefix search, a user's detail with
 /// 1,000 sessions, and an events page for each filter, each over HTTP with an admin key, p99 against
-/// the targets (50 ms, 50 ms, 100 ms). Users are imported as `latchkey users import` does; the
+/// the targets (50 ms, 50 ms, 100 ms), then the console's pages for the same (`+AdminScaleConsole`). Users are imported as `latchkey users import` does; the
 /// events are written by one SQL statement per million (spread over 30 days, 12 types, 65,536
 /// client addresses, every user; on PostgreSQL into their weeks' partitions); the query plans are
 /// printed, to show each reads an index in the page's order.
@@ -43,7 +43,7 @@ enum AdminScaleBenchmark {
             let start = Date(timeIntervalSince1970: (now - 14 * day + Double(index % 300) * 3600).rounded(.down))
             return "since=\(stamp(start))&until=\(stamp(start.addingTimeInterval(3600)))"
         }
-        let operations: [(String, Double, @Sendable (Int) -> LoadDriver.Request)] = [
+        var operations: [PageOperation] = [
             ("users?email= (exact)", 50, { .init(path: "/admin/v1/users?email=scale-\(indexes[$0 % sample])%40example.com", headers: auth) }),
             ("users?userId= (exact)", 50, { .init(path: "/admin/v1/users?userId=\(ids[$0 % ids.count])", headers: auth) }),
             ("users?phone= (exact)", 50, { .init(path: "/admin/v1/users?phone=%2B1555\(padded(numbers[$0 % sample], 7))", headers: auth) }),
@@ -71,6 +71,7 @@ enum AdminScaleBenchmark {
                 _ in .init(path: "/admin/v1/events?type=login.failed&outcome=failure", headers: auth)
             }),
         ]
+        operations += try await consoleOperations(app: app, ids: ids, indexes: indexes, heavy: heavy)
         try await plans(engine: engine, user: ids[0], heavy: heavy)
         var failed = false
         for (name, target, request) in operations {
