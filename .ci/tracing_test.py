@@ -15,7 +15,10 @@ session token, the link's token or the page's CSRF value; the server's log line 
 carries the trace's id. The collector's key, given as OpenTelemetry's
 `OTEL_EXPORTER_OTLP_TRACES_HEADERS` (as a vendor's API key is), reaches the receiver on every
 export and appears nowhere in the server's log, at the `info` level the exporter logs its
-configuration at.
+configuration at, while the log still says which variable changed the setting. A session read
+with a malformed `traceparent` and `tracestate` beside its bearer token and a cookie answers as
+usual, and the log holds none of those headers, nor any other secret of the run (OpenTelemetry's
+propagator logs what it cannot read).
 """
 import html
 import json
@@ -45,9 +48,9 @@ COLLECTOR_KEY = secrets.token_hex(16)
 SECRETS = {EMAIL, "traced.person", PASSWORD, PIN, "wrong-horse-43", COLLECTOR_KEY, *ANSWERS.values()}
 
 
-def call(method, path, body=None):
+def call(method, path, body=None, extra=None):
     headers = {"X-Application-Signature": "3F2504E0-4F89-11D3-9A0C-0305E82C3301", "X-Device-ID": "traced-device",
-               "Content-Type": "application/json", "traceparent": TRACEPARENT}
+               "Content-Type": "application/json", "traceparent": TRACEPARENT, **(extra or {})}
     request = urllib.request.Request(BASE + path, data=json.dumps(body).encode() if body is not None else None, method=method,
                                      headers=headers)
     try:
@@ -127,6 +130,19 @@ try:
     check(status == 200, "the password login answers 200")
     SECRETS.add(login["sessionToken"])
 
+    # A malformed traceparent beside the request's credentials: OpenTelemetry's propagator logs
+    # a carrier it cannot read, and the carrier is the request's headers, every one of them.
+    COOKIE = secrets.token_hex(16)
+    SECRETS.add(COOKIE)
+    status, _ = call("GET", "/v1/auth/session", extra={"Authorization": f"Bearer {login['sessionToken']}",
+                                                       "Cookie": f"latchkey_console={COOKIE}",
+                                                       "traceparent": f"00-{TRACE_ID}-not-a-span-{COOKIE}",
+                                                       "tracestate": f"vendor={COOKIE},=bad"})
+    check(status == 200, f"a session read with a malformed traceparent answers 200 ({status})")
+    status, _ = call("GET", "/v1/auth/session", extra={"Authorization": f"Bearer {login['sessionToken']}",
+                                                       "tracestate": f"vendor={COOKIE},=bad"})
+    check(status == 200, f"a session read with a well-formed traceparent and a malformed tracestate answers 200 ({status})")
+
     def ours():
         return [span for span in receiver.spans if span["traceId"] == TRACE_ID]
 
@@ -171,6 +187,11 @@ try:
           f"every export carries the collector's key from OTEL_EXPORTER_OTLP_TRACES_HEADERS ({len(receiver.headers)} exports)")
     told = [line.strip() for line in open(log_path) if COLLECTOR_KEY in line]
     check(not told, f"the server's log holds no collector key: {told[:1]}")
+    told = [line.strip() for line in open(log_path) if "OTEL_EXPORTER_OTLP_TRACES_HEADERS" in line]
+    check(told and all("[redacted]" in line for line in told),
+          f"the log says the headers were set from OTEL_EXPORTER_OTLP_TRACES_HEADERS, their value redacted: {told[:1]}")
+    told = [line.strip() for line in open(log_path) for secret in SECRETS if secret.lower() in line.lower()]
+    check(not told, f"the server's log holds no credential, token or header the client sent: {told[:1]}")
 finally:
     server.terminate()
     server.wait(timeout=20)

@@ -5,10 +5,14 @@ import Logging
 /// the setting's values before and after; for `OTEL_EXPORTER_OTLP_TRACES_HEADERS` those hold the
 /// collector's API key, and an endpoint's URL may hold a password. This handler passes each line
 /// on to the server's log with those three values replaced, so the log still says which variable
-/// changed which setting, never what it was set to.
+/// changed which setting, never what it was set to. swift-otel's tracer also logs, as `carrier`,
+/// whatever it failed to read a trace context from; the request's middleware gives it only the
+/// two trace headers, checked first, and the value is redacted here as well in case another
+/// caller ever hands it a request's headers.
 struct ExporterLogHandler: LogHandler {
-    /// The metadata keys whose values swift-otel takes from the environment or the configuration.
-    static let redactedKeys: Set<String> = ["environment_value", "previous_value", "new_value"]
+    /// The metadata keys whose values swift-otel takes from the environment, the configuration
+    /// or a request.
+    static let redactedKeys: Set<String> = ["environment_value", "previous_value", "new_value", "carrier"]
 
     private var base: any LogHandler
 

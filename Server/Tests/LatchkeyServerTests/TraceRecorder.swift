@@ -29,6 +29,12 @@ final class TraceRecorder: Tracer, Sendable {
     private enum Key: ServiceContextKey { typealias Value = SpanIDs }
 
     private let watched = Mutex<[String: [Recorded]]>([:])
+    /// For each watched trace, the headers the server's carrier let the propagator read.
+    private let readable = Mutex<[String: Set<String>]>([:])
+
+    /// Headers a propagator could ask a request's carrier for: the two trace headers and the
+    /// request's credentials.
+    static let probedHeaders = ["traceparent", "tracestate", "authorization", "cookie", "dpop"]
 
     /// The tracer, set as the process's tracer and tracing activated the first time it is used.
     static let shared: TraceRecorder = {
@@ -45,6 +51,9 @@ final class TraceRecorder: Tracer, Sendable {
         watched.withLock { $0[traceID] = [] }
         return ("00-\(traceID)-\(parentID)-01", traceID, parentID)
     }
+
+    /// The headers of `probedHeaders` the server's carrier answered for a request of a watched trace.
+    func headersReadable(in traceID: String) -> Set<String>? { readable.withLock { $0[traceID] } }
 
     /// The ended spans of a watched trace.
     func spans(of traceID: String) -> [Recorded] { watched.withLock { $0[traceID] ?? [] } }
@@ -73,7 +82,12 @@ final class TraceRecorder: Tracer, Sendable {
         where Extract.Carrier == Carrier {
         let parts = extractor.extract(key: "traceparent", from: carrier)?.split(separator: "-") ?? []
         guard parts.count == 4, parts[1].count == 32, parts[2].count == 16 else { return }
-        context[Key.self] = SpanIDs(traceID: String(parts[1]), spanID: String(parts[2]))
+        let traceID = String(parts[1])
+        if watched.withLock({ $0[traceID] != nil }) {
+            let answered = Self.probedHeaders.filter { extractor.extract(key: $0, from: carrier) != nil }
+            readable.withLock { $0[traceID] = Set(answered) }
+        }
+        context[Key.self] = SpanIDs(traceID: traceID, spanID: String(parts[2]))
     }
 
     func inject<Carrier, Inject: Injector>(_ context: ServiceContext, into carrier: inout Carrier, using injector: Inject)

@@ -157,6 +157,43 @@ import Testing
         }
     }
 
+    /// The propagator is handed the trace headers and nothing else: OpenTelemetry's logs, as
+    /// `carrier`, whatever it cannot read, and a request's headers hold its credentials. A
+    /// request with a bearer token, a cookie and a DPoP proof beside its trace headers lets the
+    /// propagator read only `traceparent` and `tracestate`.
+    @Test func thePropagatorReadsOnlyTheTraceHeaders() async throws {
+        let recorder = TraceRecorder.shared
+        let trace = recorder.watchNewTrace()
+        try await withServer(configure: Self.tracingOn) { _, plain in
+            var headers = appHeaders()
+            headers[.authorization] = "Bearer not-a-session-but-a-credential"
+            headers[.cookie] = "latchkey_console=not-a-console-session"
+            headers[HTTPField.Name("DPoP")!] = "not.a.proof"
+            headers[HTTPField.Name("tracestate")!] = "vendor=opaque"
+            let questions = try await TracedClient(inner: plain, traceparent: trace.header).call(.get, "/v1/enrollment/mfa-questions", headers: headers)
+            #expect(questions.status == .unauthorized, "the bearer token is no session's")
+            #expect(recorder.headersReadable(in: trace.traceID) == ["traceparent", "tracestate"])
+            #expect(!recorder.spans(of: trace.traceID).filter { $0.kind == .server }.isEmpty)
+        }
+    }
+
+    /// A `traceparent` that breaks W3C Trace Context's grammar (an upper-case or all-zero parent
+    /// id, another version, a bad delimiter) is not read: the request starts a trace of its own
+    /// rather than joining the trace the header names.
+    @Test func aMalformedTraceparentIsNotRead() async throws {
+        let recorder = TraceRecorder.shared
+        try await withServer(configure: Self.tracingOn) { _, plain in
+            for malformed in [{ (id: String) in "00-\(id)-ABCDEF0123456789-01" }, { "00-\($0)-0000000000000000-01" },
+                              { "01-\($0)-abcdef0123456789-01" }, { "00-\($0)-abcdef0123456789-0g" }] {
+                let trace = recorder.watchNewTrace()
+                let header = malformed(trace.traceID)
+                let questions = try await TracedClient(inner: plain, traceparent: header).call(.get, "/v1/enrollment/mfa-questions")
+                #expect(questions.status == .ok)
+                #expect(recorder.spans(of: trace.traceID).isEmpty, "\(header) was read")
+            }
+        }
+    }
+
     /// With `telemetry.tracing.enabled` off the server makes no request span, even for a caller
     /// that sends a `traceparent`.
     @Test func tracingOffMakesNoSpan() async throws {

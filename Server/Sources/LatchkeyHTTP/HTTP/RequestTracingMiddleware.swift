@@ -18,7 +18,8 @@ import Tracing
 /// own is ignored there, and its request starts a trace of its own at the configured sampling,
 /// so a client can neither have its requests recorded whatever the sampling says nor keep them
 /// out of the traces. Without trusted proxies the server is reached directly, and anyone's counts
-/// (an app's own tracing may join it).
+/// (an app's own tracing may join it). The propagator reads only the two trace headers, checked
+/// first (`TraceHeaders`): it logs what it cannot read, and the request's headers hold credentials.
 package struct RequestTracingMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
     /// The peers whose `traceparent` counts; nil: every peer's.
     let parentsFrom: TrustedProxies?
@@ -31,8 +32,9 @@ package struct RequestTracingMiddleware<Context: RemoteAddressRequestContext>: R
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard Telemetry.isActive else { return try await next(request, context) }
         var parent = ServiceContext.current ?? .topLevel
-        if parentsFrom.map({ proxies in context.remoteAddress?.ipAddress.map(proxies.trusts) ?? false }) ?? true {
-            InstrumentationSystem.instrument.extract(request.headers, into: &parent, using: HeaderExtractor())
+        if parentsFrom.map({ proxies in context.remoteAddress?.ipAddress.map(proxies.trusts) ?? false }) ?? true,
+           let headers = TraceHeaders(request.headers) {
+            InstrumentationSystem.instrument.extract(headers, into: &parent, using: TraceHeadersExtractor())
         }
         guard let span = Telemetry.start("\(request.method.rawValue)", kind: .server, parent: parent) else {
             return try await next(request, context)
@@ -59,12 +61,6 @@ package struct RequestTracingMiddleware<Context: RemoteAddressRequestContext>: R
         span.operationName = named.operation ?? context.endpointPath ?? "\(span.operationName) (no route)"
         span.attributes["http.response.status_code"] = status
         if status >= 500 { span.setStatus(SpanStatus(code: .error)) }
-    }
-
-    private struct HeaderExtractor: Extractor {
-        func extract(key: String, from headers: HTTPFields) -> String? {
-            HTTPField.Name(key).flatMap { headers[$0] }
-        }
     }
 }
 
