@@ -93,6 +93,20 @@ import Testing
         #expect(TrustedProxies(["example.com"]) == nil)
     }
 
+    /// A server listening on `::` sees an IPv4 peer as an IPv4-mapped IPv6 address
+    /// (`::ffff:192.0.2.10`), and a proxy may write one in `X-Forwarded-For`: both are the IPv4
+    /// address, trusted by an IPv4 block, and an IPv4 block may be written in the mapped form.
+    @Test func anIPv4MappedAddressIsItsIPv4Address() throws {
+        let proxies = try #require(TrustedProxies(["192.0.2.0/24", "10.1.2.3"]))
+        #expect(proxies.client(peer: "::ffff:192.0.2.10", forwardedFor: ["198.51.100.1"]) == "198.51.100.1")
+        #expect(proxies.client(peer: "192.0.2.10", forwardedFor: ["198.51.100.1, ::ffff:10.1.2.3"]) == "198.51.100.1")
+        #expect(proxies.client(peer: "::ffff:198.51.100.1", forwardedFor: ["203.0.113.9"]) == "::ffff:198.51.100.1")
+        let mapped = try #require(TrustedProxies(["::ffff:10.0.0.0/104"]))
+        #expect(mapped.trusts("10.200.0.1") && mapped.trusts("::ffff:10.200.0.1") && !mapped.trusts("11.0.0.1"))
+        #expect(TrustedProxies(["::ffff:10.0.0.0/95"]) == nil, "a mapped block shorter than the mapping's 96 bits")
+        #expect(!proxies.trusts("::192.0.2.10") && !proxies.trusts("64:ff9b::192.0.2.10"), "only the ::ffff:0:0/96 mapping")
+    }
+
     @Test func credentialAttemptsPerMinutePerAccount() async throws {
         let clock = TestClock(start: Date(timeIntervalSince1970: 7_000_000))
         try await withServer(clock: clock, configure: {

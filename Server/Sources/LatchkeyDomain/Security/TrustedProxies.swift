@@ -36,7 +36,9 @@ public struct TrustedProxies: Sendable, Equatable {
         for cidr in cidrs {
             let parts = cidr.split(separator: "/", omittingEmptySubsequences: false)
             guard (1...2).contains(parts.count), let address = Self.bytes(String(parts[0])) else { return nil }
-            let prefix = parts.count == 2 ? Int(parts[1]) : address.count * 8
+            // An IPv4-mapped block (`::ffff:10.0.0.0/104`) counts its prefix over 128 bits.
+            let written = parts[0].contains(":") ? 128 : address.count * 8
+            let prefix = parts.count == 2 ? Int(parts[1]).map { $0 - (written - address.count * 8) } : address.count * 8
             guard let prefix, (0...(address.count * 8)).contains(prefix) else { return nil }
             blocks.append(Block(address: address, prefix: prefix))
         }
@@ -60,12 +62,17 @@ public struct TrustedProxies: Sendable, Equatable {
         return hops.first ?? peer
     }
 
-    /// The address's bytes (4 for IPv4, 16 for IPv6), or nil.
+    /// The address's bytes (4 for IPv4, 16 for IPv6), or nil. An IPv4-mapped IPv6 address
+    /// (`::ffff:192.0.2.1`, how a server listening on `::` sees an IPv4 peer) is its IPv4 address.
     package static func bytes(_ text: String) -> [UInt8]? {
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
         var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
-        return nil
+        guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
+        let address = withUnsafeBytes(of: &v6) { Array($0) }
+        return address.prefix(12).elementsEqual(ipv4Mapped) ? Array(address.suffix(4)) : address
     }
+
+    /// The first 96 bits of an IPv4-mapped IPv6 address (RFC 4291, 2.5.5.2).
+    private static let ipv4Mapped: [UInt8] = Array(repeating: 0, count: 10) + [0xFF, 0xFF]
 }
