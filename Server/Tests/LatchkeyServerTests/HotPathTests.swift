@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Hummingbird
 import HummingbirdTesting
 import OpenAPIRuntime
 import LatchkeyAPI
@@ -165,17 +166,22 @@ import Testing
     /// `Accept`, or one the runtime parses that admits JSON; anything else (another type, a range
     /// or quality it cannot parse, which it refuses with 400) goes to the generated handler.
     @Test func theDirectAnswerIsTakenOnlyWhereTheGeneratedOneWouldAnswerJSON() async throws {
-        let handler = APIRouteGroups.answering({ Array("{}".utf8) }, else: { _, _, _ in (HTTPResponse(status: .badRequest), nil) })
+        let router = Router()
+        router.group().add(middleware: DirectAnswer<BasicRequestContext>(answer: { Array("{}".utf8) }))
+            .get("/v1/auth/session") { _, _ in Response(status: .badRequest) }
         let cases: [(String?, Bool)] = [
             (nil, true), ("application/json", true), ("*/*;q=0.5", true), ("Application/JSON; q=0.9, text/html", true),
             ("application/*", true), ("application/xml", false), ("application/problem+json", false),
             ("application/json, text", false), ("application/json;q=2", false), ("*/*;q=abc", false),
         ]
-        for (accept, direct) in cases {
-            var request = HTTPRequest(method: .get, scheme: "http", authority: "wallet.example", path: "/v1/auth/session")
-            if let accept { request.headerFields[.accept] = accept }
-            let (response, _) = try await handler(request, nil, ServerRequestMetadata())
-            #expect((response.status == .ok) == direct, "\(accept ?? "no Accept")")
+        try await Application(router: router).test(.router) { client in
+            for (accept, direct) in cases {
+                var headers = HTTPFields()
+                if let accept { headers[.accept] = accept }
+                let response = try await client.execute(uri: "/v1/auth/session", method: .get, headers: headers)
+                #expect((response.status == .ok) == direct, "\(accept ?? "no Accept")")
+                if direct { #expect(String(buffer: response.body) == "{}" && response.headers[.contentType] == "application/json; charset=utf-8") }
+            }
         }
     }
 

@@ -164,23 +164,37 @@ public struct DPoPVerifier: Sendable {
     /// alphabet and the dot) and how many dots it has; nil for any other byte. One pass: this runs
     /// on every proof.
     private static func dots(_ text: String) -> (first: String.Index, last: String.Index, count: Int)? {
-        var first = -1, last = -1, count = 0
-        var offset = 0
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"): break
-            case UInt8(ascii: "."):
-                if first < 0 { first = offset }
-                last = offset
-                count += 1
-            default: return nil
+        func scan(_ bytes: some Sequence<UInt8>) -> (first: Int, last: Int, count: Int)? {
+            var first = -1, last = -1, count = 0
+            var offset = 0
+            for byte in bytes {
+                switch jwsByte[Int(byte)] {
+                case 1: break
+                case 2:
+                    if first < 0 { first = offset }
+                    last = offset
+                    count += 1
+                default: return nil
+                }
+                offset += 1
             }
-            offset += 1
+            return (first, last, count)
         }
+        // Read where the text lies when it can be (a native string), else through its view.
+        guard let (first, last, count) = text.utf8.withContiguousStorageIfAvailable(scan) ?? scan(text.utf8) else { return nil }
         guard count > 0 else { return (text.startIndex, text.startIndex, 0) }
         let utf8 = text.utf8
         return (utf8.index(utf8.startIndex, offsetBy: first), utf8.index(utf8.startIndex, offsetBy: last), count)
+    }
+
+    /// For each byte: 1 for the base64url alphabet, 2 for the dot, 0 for anything else.
+    private static let jwsByte: [UInt8] = (0...255).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "_"): 1
+        case UInt8(ascii: "."): 2
+        default: 0
+        }
     }
 
     /// Whether `text` is `digest` in unpadded base64url, compared character by character as the

@@ -47,29 +47,27 @@ package struct APIRouteGroups: ServerTransport {
         guard let policy = OperationPolicy.of(method: method.rawValue, path: path) else {
             throw UndeclaredOperation(route: "\(method.rawValue) \(path)")
         }
-        var handler = Self.answeredOnce.contains(policy.operationID) ? StoredAnswer(handler).handler : handler
-        if let direct = answeredDirectly[policy.operationID] { handler = Self.answering(direct, else: handler) }
+        let handler = Self.answeredOnce.contains(policy.operationID) ? StoredAnswer(handler).handler : handler
+        let direct = answeredDirectly[policy.operationID]
         if Self.isKratos(path) {
-            kratos.group().add(middleware: EdgeMiddleware<KratosRequestContext>(policy: policy, services: edge))
-                .register(handler, method: method, path: path)
+            Self.add(handler, direct: direct, on: kratos, behind: EdgeMiddleware(policy: policy, services: edge), method: method, path: path)
         } else {
-            wallet.group().add(middleware: EdgeMiddleware<WalletRequestContext>(policy: policy, services: edge))
-                .register(handler, method: method, path: path)
+            Self.add(handler, direct: direct, on: wallet, behind: EdgeMiddleware(policy: policy, services: edge), method: method, path: path)
         }
+    }
+
+    /// The operation on a group of its own behind its edge; an operation answered directly takes
+    /// the `DirectAnswer` next, before the OpenAPI runtime's conversions.
+    private static func add<Context>(_ handler: @escaping Handler, direct: (@Sendable () throws -> [UInt8])?, on group: RouterGroup<Context>,
+                                     behind edge: EdgeMiddleware<Context>, method: HTTPRequest.Method, path: String) {
+        let routes = group.group().add(middleware: edge)
+        if let direct { routes.add(middleware: DirectAnswer<Context>(answer: direct)) }
+        routes.register(handler, method: method, path: path)
     }
 }
 
 extension APIRouteGroups {
     package typealias Handler = @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
-
-    /// The JSON of `direct` for a request that accepts JSON, with the header the generated handler
-    /// sends; `generated` for the others.
-    package static func answering(_ direct: @escaping @Sendable () throws -> [UInt8], else generated: @escaping Handler) -> Handler {
-        { request, body, metadata in
-            guard acceptsJSON(request.headerFields[.accept]) else { return try await generated(request, body, metadata) }
-            return (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json; charset=utf-8"]), HTTPBody(try direct()))
-        }
-    }
 
     /// Whether an `Accept` header admits `application/json` (none admits anything), read as the
     /// runtime reads it: each media range parsed by `AcceptHeaderContentType` (a range or quality
@@ -92,6 +90,22 @@ extension APIRouteGroups {
         let rawValue: String
         init?(rawValue: String) { self.rawValue = rawValue }
         static var allCases: [MediaRange] { [] }
+    }
+}
+
+/// The answer of an operation the handler writes itself (`APIRouteGroups.answeredDirectly`), for
+/// a request that accepts JSON, with the content type the generated handler sends; it answers
+/// behind the operation's edge and before the OpenAPI runtime converts the request and the
+/// answer. Any other request goes on to the generated handler, which refuses it.
+package struct DirectAnswer<Context: RequestContext>: RouterMiddleware {
+    let answer: @Sendable () throws -> [UInt8]
+
+    package init(answer: @escaping @Sendable () throws -> [UInt8]) { self.answer = answer }
+
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard APIRouteGroups.acceptsJSON(request.headers[.accept]) else { return try await next(request, context) }
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: try answer())))
     }
 }
 

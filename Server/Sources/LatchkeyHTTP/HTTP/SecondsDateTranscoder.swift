@@ -10,26 +10,28 @@ package struct SecondsDateTranscoder: DateTranscoder {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        var text = ""
-        text.reserveCapacity(20)
-        func append(_ value: Int32, width: Int) {
-            let digits = String(value)
-            text.append(String(repeating: "0", count: max(0, width - digits.count)))
-            text.append(digits)
+        // `YYYY-MM-DDTHH:MM:SSZ`, each field's digits written in place (this runs for every date of
+        // every answer); a year past 9999 is written whole, as the format allows.
+        let year = Int(parts.tm_year) + 1900
+        let fields: [(value: Int, width: Int, then: UInt8)] = [
+            (year, 4, UInt8(ascii: "-")), (Int(parts.tm_mon) + 1, 2, UInt8(ascii: "-")), (Int(parts.tm_mday), 2, UInt8(ascii: "T")),
+            (Int(parts.tm_hour), 2, UInt8(ascii: ":")), (Int(parts.tm_min), 2, UInt8(ascii: ":")), (Int(parts.tm_sec), 2, UInt8(ascii: "Z")),
+        ]
+        guard (0...9999).contains(year) else { return String(format: "%d-%02d-%02dT%02d:%02d:%02dZ", year, fields[1].value, fields[2].value,
+                                                             fields[3].value, fields[4].value, fields[5].value) }
+        return String(unsafeUninitializedCapacity: 20) { text in
+            var end = 0
+            for field in fields {
+                var value = field.value
+                for position in stride(from: end + field.width - 1, through: end, by: -1) {
+                    text[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                text[end + field.width] = field.then
+                end += field.width + 1
+            }
+            return end
         }
-        append(parts.tm_year + 1900, width: 4)
-        text.append("-")
-        append(parts.tm_mon + 1, width: 2)
-        text.append("-")
-        append(parts.tm_mday, width: 2)
-        text.append("T")
-        append(parts.tm_hour, width: 2)
-        text.append(":")
-        append(parts.tm_min, width: 2)
-        text.append(":")
-        append(parts.tm_sec, width: 2)
-        text.append("Z")
-        return text
     }
 
     /// RFC 3339 with or without fractional seconds (both are `date-time`).

@@ -10,10 +10,10 @@ extension ClientContext {
     ///   `invalid_field` naming the header for a device id that looks like a proven key's, or a
     ///   device type or version that is not short printable ASCII.
     package init(headers: HTTPFields, requiresAppSignature: Bool, clientIP: String) throws {
-        self.init(applicationSignature: headers[.applicationSignature], deviceID: headers[.deviceID], deviceLabel: headers[.deviceID],
-                  deviceType: headers[.deviceType], appVersion: headers[.appVersion], sdkVersion: headers[.sdkVersion],
-                  clientIP: clientIP)
-        languages = LanguagePreference(acceptLanguage: headers[.acceptLanguage])
+        let read = AppHeaders(headers)
+        self.init(applicationSignature: read.applicationSignature, deviceID: read.deviceID, deviceLabel: read.deviceID,
+                  deviceType: read.deviceType, appVersion: read.appVersion, sdkVersion: read.sdkVersion, clientIP: clientIP)
+        languages = LanguagePreference(acceptLanguage: read.acceptLanguage)
         if requiresAppSignature {
             guard let signature = applicationSignature, AppContextHeader.isUUID(signature) else {
                 // Without the API key of the wallet API (the contract's `applicationSignature`
@@ -25,14 +25,36 @@ extension ClientContext {
             }
         }
         // Kept with the device and shown in device lists and consoles: short and printable.
-        for name in [HTTPField.Name.deviceType, .appVersion, .sdkVersion] {
-            if let value = headers[name], !AppContextHeader.isValid(value) {
+        for (name, value) in [(HTTPField.Name.deviceType, read.deviceType), (.appVersion, read.appVersion), (.sdkVersion, read.sdkVersion)] {
+            if let value, !AppContextHeader.isValid(value) {
                 throw DomainError.invalidField(name.rawName, "\(name.rawName) must have 1 to 64 printable ASCII characters.")
             }
         }
         if deviceID?.hasPrefix(DeviceKeyID.prefix) == true {
             // Only a proof names a device by its key; a header that looks like one would impersonate it.
             throw DomainError.invalidField("X-Device-ID", "X-Device-ID must not start with \"\(DeviceKeyID.prefix)\".")
+        }
+    }
+}
+
+/// The app context headers of a request, read in one pass over its fields (this runs for every
+/// API request); a header sent more than once reads as its values joined by ", ", as
+/// `HTTPFields`' subscript reads it.
+private struct AppHeaders {
+    var applicationSignature, deviceID, deviceType, appVersion, sdkVersion, acceptLanguage: String?
+
+    init(_ headers: HTTPFields) {
+        func joined(_ previous: String?, _ value: String) -> String { previous.map { $0 + ", " + value } ?? value }
+        for field in headers {
+            switch field.name {
+            case .applicationSignature: applicationSignature = joined(applicationSignature, field.value)
+            case .deviceID: deviceID = joined(deviceID, field.value)
+            case .deviceType: deviceType = joined(deviceType, field.value)
+            case .appVersion: appVersion = joined(appVersion, field.value)
+            case .sdkVersion: sdkVersion = joined(sdkVersion, field.value)
+            case .acceptLanguage: acceptLanguage = joined(acceptLanguage, field.value)
+            default: break
+            }
         }
     }
 }

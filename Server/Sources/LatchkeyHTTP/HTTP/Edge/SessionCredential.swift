@@ -15,6 +15,8 @@ package struct SessionCredential {
         let headers = request.headers
         if dialect == .kratos, let token = headers[.sessionToken], !token.isEmpty {
             (scheme, self.token) = (.sessionHeader, token)
+        } else if let (scheme, token) = Self.ascii(headers[.authorization]) {
+            (self.scheme, self.token) = (scheme, token)
         } else if let bearer = headers.bearer, !bearer.token.isEmpty {
             (scheme, token) = (.bearer, bearer.token)
         } else if let value = headers[.authorization], value.hasPrefix(Self.dpopScheme), value.utf8.count > Self.dpopScheme.utf8.count {
@@ -26,4 +28,17 @@ package struct SessionCredential {
 
     /// RFC 9449's scheme, written as hummingbird-auth reads `Bearer `.
     private static let dpopScheme = "DPoP "
+
+    /// An all-ASCII `Authorization` value (every token Latchkey issues) read byte by byte, as the
+    /// character-wise reading below would read it: `Bearer ` or `DPoP ` and a token. Nil for
+    /// anything else, which takes the reading below (a value with other characters, where
+    /// characters and bytes differ).
+    private static func ascii(_ value: String?) -> (Scheme, String)? {
+        guard let utf8 = value?.utf8, utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        for (prefix, scheme) in [("Bearer ", Scheme.bearer), (dpopScheme, .dpop)] where utf8.starts(with: prefix.utf8) {
+            let token = utf8.dropFirst(prefix.utf8.count)
+            return token.isEmpty ? nil : (scheme, String(Substring(token)))
+        }
+        return nil
+    }
 }
