@@ -103,8 +103,13 @@ import Testing
         #expect(proxies.client(peer: "::ffff:198.51.100.1", forwardedFor: ["203.0.113.9"]) == "::ffff:198.51.100.1")
         let mapped = try #require(TrustedProxies(["::ffff:10.0.0.0/104"]))
         #expect(mapped.trusts("10.200.0.1") && mapped.trusts("::ffff:10.200.0.1") && !mapped.trusts("11.0.0.1"))
-        #expect(TrustedProxies(["::ffff:10.0.0.0/95"]) == nil, "a mapped block shorter than the mapping's 96 bits")
         #expect(!proxies.trusts("::192.0.2.10") && !proxies.trusts("64:ff9b::192.0.2.10"), "only the ::ffff:0:0/96 mapping")
+        // An IPv6 block holds the IPv4 addresses whose mapped form it holds, as it did the mapped peers.
+        let everyIPv6 = try #require(TrustedProxies(["::/0"]))
+        #expect(everyIPv6.trusts("::ffff:10.0.0.1") && everyIPv6.trusts("10.0.0.1") && everyIPv6.trusts("2001:db8::1"))
+        let wide = try #require(TrustedProxies(["::ffff:0:0/80"]), "a block wider than the mapping is an IPv6 block")
+        #expect(wide.trusts("10.0.0.1") && wide.trusts("::1:2:3") && !wide.trusts("2001:db8::1"))
+        #expect(!TrustedProxies(["2001:db8::/32"])!.trusts("10.0.0.1"))
     }
 
     @Test func credentialAttemptsPerMinutePerAccount() async throws {

@@ -16,6 +16,8 @@ public struct TrustedProxies: Sendable, Equatable {
         package let prefix: Int
 
         package func contains(_ candidate: [UInt8]) -> Bool {
+            // An IPv4 address is its IPv4-mapped IPv6 address to an IPv6 block (`::/0` holds it).
+            if candidate.count == 4, address.count == 16 { return contains(TrustedProxies.ipv4Mapped + candidate) }
             guard candidate.count == address.count else { return false }
             var remaining = prefix
             for (a, b) in zip(address, candidate) where remaining > 0 {
@@ -35,12 +37,16 @@ public struct TrustedProxies: Sendable, Equatable {
         var blocks: [Block] = []
         for cidr in cidrs {
             let parts = cidr.split(separator: "/", omittingEmptySubsequences: false)
-            guard (1...2).contains(parts.count), let address = Self.bytes(String(parts[0])) else { return nil }
-            // An IPv4-mapped block (`::ffff:10.0.0.0/104`) counts its prefix over 128 bits.
-            let written = parts[0].contains(":") ? 128 : address.count * 8
-            let prefix = parts.count == 2 ? Int(parts[1]).map { $0 - (written - address.count * 8) } : address.count * 8
-            guard let prefix, (0...(address.count * 8)).contains(prefix) else { return nil }
-            blocks.append(Block(address: address, prefix: prefix))
+            guard (1...2).contains(parts.count), var address = Self.bytes(String(parts[0])) else { return nil }
+            // A block written in IPv6 counts its prefix over 128 bits; one within the IPv4-mapped
+            // range (`::ffff:10.0.0.0/104`) is kept as the IPv4 block it is (`10.0.0.0/8`).
+            if parts[0].contains(":"), address.count == 4 { address = Self.ipv4Mapped + address }
+            var prefix = parts.count == 2 ? Int(parts[1]) : address.count * 8
+            guard let written = prefix, (0...(address.count * 8)).contains(written) else { return nil }
+            if address.count == 16, written >= 96, address.prefix(12).elementsEqual(Self.ipv4Mapped) {
+                (address, prefix) = (Array(address.suffix(4)), written - 96)
+            }
+            blocks.append(Block(address: address, prefix: prefix ?? written))
         }
         self.blocks = blocks
     }
@@ -74,5 +80,5 @@ public struct TrustedProxies: Sendable, Equatable {
     }
 
     /// The first 96 bits of an IPv4-mapped IPv6 address (RFC 4291, 2.5.5.2).
-    private static let ipv4Mapped: [UInt8] = Array(repeating: 0, count: 10) + [0xFF, 0xFF]
+    package static let ipv4Mapped: [UInt8] = Array(repeating: 0, count: 10) + [0xFF, 0xFF]
 }

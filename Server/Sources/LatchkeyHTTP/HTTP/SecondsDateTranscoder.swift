@@ -11,7 +11,8 @@ package struct SecondsDateTranscoder: DateTranscoder {
         var parts = tm()
         gmtime_r(&seconds, &parts)
         // `YYYY-MM-DDTHH:MM:SSZ`, each field's digits written in place (this runs for every date of
-        // every answer); a year past 9999 is written whole, as the format allows.
+        // every answer). A year outside 0–9999, which RFC 3339 cannot write and no stored date
+        // has, is written with all its digits, as before.
         let year = Int(parts.tm_year) + 1900
         let fields: [(value: Int, width: Int, then: UInt8)] = [
             (year, 4, UInt8(ascii: "-")), (Int(parts.tm_mon) + 1, 2, UInt8(ascii: "-")), (Int(parts.tm_mday), 2, UInt8(ascii: "T")),
