@@ -48,6 +48,9 @@ struct LoadDriver {
         self.base = base
         self.connections = connections
         var configuration = HTTPClient.Configuration()
+        // A redirect is an answer to measure, not to follow: the console sends a request whose
+        // session is gone to its sign-in page, which must count as an error, not as the page.
+        configuration.redirectConfiguration = .disallow
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
@@ -57,7 +60,9 @@ struct LoadDriver {
             let response = try await client.execute(makeRequest(request(index)), timeout: .seconds(30))
             _ = try await response.body.collect(upTo: 1 << 20)
             if response.status.code == 503 { throw Refused() }
-            if response.status.code >= 400 { throw BenchmarkError("HTTP \(response.status.code)") }
+            // Every operation measured answers 2xx; a redirect (the console's sign-in page) or a
+            // refusal is an error.
+            if response.status.code >= 300 { throw BenchmarkError("HTTP \(response.status.code)") }
         }
     }
 
