@@ -31,6 +31,8 @@ final class TraceRecorder: Tracer, Sendable {
     private let watched = Mutex<[String: [Recorded]]>([:])
     /// For each watched trace, the headers the server's carrier let the propagator read.
     private let readable = Mutex<[String: Set<String>]>([:])
+    /// How many server spans outside every watched trace ended, by name (they are not recorded).
+    private let unwatchedServerSpans = Mutex<[String: Int]>([:])
 
     /// Headers a propagator could ask a request's carrier for: the two trace headers and the
     /// request's credentials.
@@ -54,6 +56,14 @@ final class TraceRecorder: Tracer, Sendable {
 
     /// The headers of `probedHeaders` the server's carrier answered for a request of a watched trace.
     func headersReadable(in traceID: String) -> Set<String>? { readable.withLock { $0[traceID] } }
+
+    /// How many server spans named `name` ended outside every watched trace so far: a request
+    /// that started a trace of its own.
+    func serverSpansOutsideWatchedTraces(named name: String) -> Int { unwatchedServerSpans.withLock { $0[name] ?? 0 } }
+
+    fileprivate func endedOutsideWatchedTraces(_ name: String) {
+        unwatchedServerSpans.withLock { $0[name, default: 0] += 1 }
+    }
 
     /// The ended spans of a watched trace.
     func spans(of traceID: String) -> [Recorded] { watched.withLock { $0[traceID] ?? [] } }
@@ -159,7 +169,10 @@ final class RecordingSpan: Span, Sendable {
     func addLink(_ link: SpanLink) {}
 
     func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
-        guard let ids else { return }
+        guard let ids else {
+            if kind == .server { recorder.endedOutsideWatchedTraces(state.withLock { $0.name }) }
+            return
+        }
         let finished: State? = state.withLock { state in
             guard !state.ended else { return nil }
             state.ended = true

@@ -149,10 +149,17 @@ import Testing
                 configuration.http.trustedProxies = proxies
             }) { _, plain in
                 let client = TracedClient(inner: plain, traceparent: trace.header)
-                let questions = try await client.call(.get, "/v1/enrollment/mfa-questions")
-                #expect(questions.status == .ok)
+                // An operation no other test here calls, so the spans outside watched traces are this request's.
+                let operation = "retrievePasswordConfigurations"
+                let before = recorder.serverSpansOutsideWatchedTraces(named: operation)
+                let rules = try await client.call(.get, "/v1/enrollment/password-configuration")
+                #expect(rules.status == .ok)
                 let joined = recorder.spans(of: trace.traceID).filter { $0.kind == .server }
                 #expect(joined.isEmpty == !honoured, "trusted proxies \(proxies): \(joined.map(\.name))")
+                if !honoured {
+                    #expect(recorder.serverSpansOutsideWatchedTraces(named: operation) > before,
+                            "the untrusted client's request is still a span, of a trace of its own")
+                }
             }
         }
     }
