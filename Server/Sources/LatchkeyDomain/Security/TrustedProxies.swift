@@ -41,12 +41,12 @@ public struct TrustedProxies: Sendable, Equatable {
             // A block written in IPv6 counts its prefix over 128 bits; one within the IPv4-mapped
             // range (`::ffff:10.0.0.0/104`) is kept as the IPv4 block it is (`10.0.0.0/8`).
             if parts[0].contains(":"), address.count == 4 { address = Self.ipv4Mapped + address }
-            var prefix = parts.count == 2 ? Int(parts[1]) : address.count * 8
-            guard let written = prefix, (0...(address.count * 8)).contains(written) else { return nil }
-            if address.count == 16, written >= 96, address.prefix(12).elementsEqual(Self.ipv4Mapped) {
-                (address, prefix) = (Array(address.suffix(4)), written - 96)
+            guard var prefix = parts.count == 2 ? Int(parts[1]) : address.count * 8, (0...(address.count * 8)).contains(prefix)
+            else { return nil }
+            if address.count == 16, prefix >= 96, address.prefix(12).elementsEqual(Self.ipv4Mapped) {
+                (address, prefix) = (Array(address.suffix(4)), prefix - 96)
             }
-            blocks.append(Block(address: address, prefix: prefix ?? written))
+            blocks.append(Block(address: address, prefix: prefix))
         }
         self.blocks = blocks
     }
