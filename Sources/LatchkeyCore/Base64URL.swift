@@ -50,26 +50,37 @@ public enum Base64URL {
     /// The bytes `text` encodes; `nil` when it is not base64url in the strict form the type's
     /// documentation describes.
     public static func decode(_ text: Substring) -> Data? {
-        let utf8 = text.utf8
-        guard utf8.count % 4 != 1 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for character in utf8 {
-            let value = values[Int(character)]
-            guard value != invalid else { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                bytes.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
+        // A native string's bytes are read where they lie; any other text is copied first.
+        text.utf8.withContiguousStorageIfAvailable(decode(bytes:)) ?? Array(text.utf8).withUnsafeBufferPointer(decode(bytes:))
+    }
+
+    /// `decode(_:)` over the text's UTF-8 bytes, written straight into the value (its length is
+    /// known from the text's: three bytes for every four characters, and one or two for the rest).
+    private static func decode(bytes text: UnsafeBufferPointer<UInt8>) -> Data? {
+        guard text.count % 4 != 1 else { return nil }
+        var data = Data(count: text.count * 3 / 4)
+        let valid = data.withUnsafeMutableBytes { (out: UnsafeMutableRawBufferPointer) -> Bool in
+            values.withUnsafeBufferPointer { values -> Bool in
+                var accumulator: UInt32 = 0
+                var bits = 0
+                var written = 0
+                for character in text {
+                    let value = values[Int(character)]
+                    guard value != invalid else { return false }
+                    accumulator = accumulator << 6 | UInt32(value)
+                    bits += 6
+                    if bits >= 8 {
+                        bits -= 8
+                        out[written] = UInt8(truncatingIfNeeded: accumulator >> UInt32(bits))
+                        written += 1
+                        accumulator &= (1 << UInt32(bits)) - 1
+                    }
+                }
+                // What is left over (0, 2 or 4 bits) only fills the last character: it must be zero.
+                return accumulator == 0
             }
         }
-        // What is left over (0, 2 or 4 bits) only fills the last character: it must be zero.
-        guard accumulator == 0 else { return nil }
-        return Data(bytes)
+        return valid ? data : nil
     }
 
     /// The bytes `text` encodes; `nil` when it is not strict base64url (`decode(_:)` of a `Substring`).

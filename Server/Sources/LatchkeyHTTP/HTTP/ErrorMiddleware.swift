@@ -29,7 +29,7 @@ package struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await render(request, context: context, next: next)
         // Answers carry sessions, profiles and codes: no cache keeps them (pages set their own).
-        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        if !response.headers.contains(.cacheControl) { response.headers[.cacheControl] = "no-store" }
         return response
     }
 

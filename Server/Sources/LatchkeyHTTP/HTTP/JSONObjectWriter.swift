@@ -9,16 +9,23 @@ package struct JSONObjectWriter {
 
     /// Adds `"key":"value"`; a nil value adds nothing (as the generated types encode an absent optional).
     package mutating func add(_ key: StaticString, _ value: String?) {
-        guard let value else { return }
+        guard var value else { return }
         if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
         bytes.append(UInt8(ascii: "\""))
         key.withUTF8Buffer { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: #"":""#.utf8)
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])
-            case 0x00..<0x20: bytes.append(contentsOf: Self.escaped(control: byte))
-            default: bytes.append(byte)
+        value.withUTF8 { utf8 in
+            // Most values (ids, dates) need no escape: their bytes go in at once.
+            if utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+                bytes.append(contentsOf: utf8)
+                return
+            }
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])
+                case 0x00..<0x20: bytes.append(contentsOf: Self.escaped(control: byte))
+                default: bytes.append(byte)
+                }
             }
         }
         bytes.append(UInt8(ascii: "\""))

@@ -23,8 +23,10 @@ package struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
 
 extension Request {
     /// The request's id: the client's `X-Request-ID` when sane, else the context's.
-    package func requestID(_ context: some RequestContext) -> String {
-        headers[.requestID].flatMap { $0.count <= 64 && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" } ? $0 : nil }
-            ?? context.id
+    package func requestID(_ context: some RequestContext) -> String { Self.requestID(sent: headers[.requestID], context) }
+
+    /// The request's id from the `X-Request-ID` it `sent` (when sane), else the context's.
+    package static func requestID(sent: String?, _ context: some RequestContext) -> String {
+        sent.flatMap { $0.count <= 64 && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" } ? $0 : nil } ?? context.id
     }
 }

@@ -3,14 +3,13 @@ import LatchkeyCore
 import LatchkeyDomain
 
 extension ClientContext {
-    /// The app context headers of a request (the spec's `PDPaydiantContext`), checked, and its
+    /// The app context headers of a request (the spec's `PDPaydiantContext`, as `EdgeHeaders` read them), checked, and its
     /// address, and the languages of `Accept-Language`. With `requiresAppSignature` (the wallet API) a valid `X-Application-Signature`, the
     /// API key of the wallet API, is required, and `X-Device-ID` must be a sane label.
     /// - Throws: `DomainError(.invalidAppSignature)` without a valid signature where it is required;
     ///   `invalid_field` naming the header for a device id that looks like a proven key's, or a
     ///   device type or version that is not short printable ASCII.
-    package init(headers: HTTPFields, requiresAppSignature: Bool, clientIP: String) throws {
-        let read = AppHeaders(headers)
+    package init(headers read: EdgeHeaders, requiresAppSignature: Bool, clientIP: String) throws {
         self.init(applicationSignature: read.applicationSignature, deviceID: read.deviceID, deviceLabel: read.deviceID,
                   deviceType: read.deviceType, appVersion: read.appVersion, sdkVersion: read.sdkVersion, clientIP: clientIP)
         languages = LanguagePreference(acceptLanguage: read.acceptLanguage)
@@ -33,28 +32,6 @@ extension ClientContext {
         if deviceID?.hasPrefix(DeviceKeyID.prefix) == true {
             // Only a proof names a device by its key; a header that looks like one would impersonate it.
             throw DomainError.invalidField("X-Device-ID", "X-Device-ID must not start with \"\(DeviceKeyID.prefix)\".")
-        }
-    }
-}
-
-/// The app context headers of a request, read in one pass over its fields (this runs for every
-/// API request); a header sent more than once reads as its values joined by ", ", as
-/// `HTTPFields`' subscript reads it.
-private struct AppHeaders {
-    var applicationSignature, deviceID, deviceType, appVersion, sdkVersion, acceptLanguage: String?
-
-    init(_ headers: HTTPFields) {
-        func joined(_ previous: String?, _ value: String) -> String { previous.map { $0 + ", " + value } ?? value }
-        for field in headers {
-            switch field.name {
-            case .applicationSignature: applicationSignature = joined(applicationSignature, field.value)
-            case .deviceID: deviceID = joined(deviceID, field.value)
-            case .deviceType: deviceType = joined(deviceType, field.value)
-            case .appVersion: appVersion = joined(appVersion, field.value)
-            case .sdkVersion: sdkVersion = joined(sdkVersion, field.value)
-            case .acceptLanguage: acceptLanguage = joined(acceptLanguage, field.value)
-            default: break
-            }
         }
     }
 }

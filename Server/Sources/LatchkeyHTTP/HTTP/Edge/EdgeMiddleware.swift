@@ -6,7 +6,8 @@ import LatchkeyDomain
 /// The edge of an API operation: resolves a request, once, into the `Caller` its handler and the
 /// services see, through single-purpose steps in this order:
 ///
-/// 1. the app context headers and the client address (`ClientContext(headers:…)`, `TrustedProxies.clientAddress`);
+/// 1. the headers it reads, in one pass (`EdgeHeaders`): the app context headers and the client
+///    address (`ClientContext(headers:…)`, `TrustedProxies.clientAddress`);
 /// 2. admission of the operation's hashes (`HashGate`), before anything is counted, verified or written;
 /// 3. the limit per client address (`AddressRateLimit`);
 /// 4. the DPoP proof, verified and accepted once (`ProofCheck`, `ProofReplay`);
@@ -56,9 +57,10 @@ package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
         RequestSpan.name(operationID)
         var context = context
         var caller = context.caller
-        caller.client = try ClientContext(headers: request.headers, requiresAppSignature: Context.requiresAppSignature,
+        let headers = EdgeHeaders(request.headers)
+        caller.client = try ClientContext(headers: headers, requiresAppSignature: Context.requiresAppSignature,
                                           clientIP: proxies.clientAddress(of: request, peer: context.remoteAddress))
-        caller.requestID = request.requestID(context)
+        caller.requestID = Request.requestID(sent: headers.requestID, context)
         // Under a storm a refusal here costs neither a count, nor the signature check, nor a
         // database write (a proof refused unrecorded can only be sent again into another admission).
         caller.admission = try hashGate.reserve(hashes, connection: caller.connection)
@@ -68,10 +70,10 @@ package struct EdgeMiddleware<Context: APIRequestContext>: RouterMiddleware {
             refusal.retryAfter = wait
             throw refusal
         }
-        let credential = SessionCredential(request, dialect: Context.dialect)
+        let credential = SessionCredential(headers, headers: request.headers, dialect: Context.dialect)
         let proof: DPoPProof?
         do {
-            proof = try await proofs.proof(of: request, credential: credential)
+            proof = try await proofs.proof(headers.proofs, of: request, credential: credential)
             caller.identity = try await session.identity(of: credential, proof: proof)
             try device.resolve(&caller.client, proof: proof)
         } catch let error as DomainError where error.kind.isDeviceBinding {

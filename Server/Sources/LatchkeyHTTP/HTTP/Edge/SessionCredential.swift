@@ -1,5 +1,4 @@
 import HTTPTypes
-import Hummingbird
 import HummingbirdAuth
 import LatchkeyDomain
 
@@ -10,16 +9,16 @@ package struct SessionCredential {
     package let token: String
 
     /// `Authorization: Bearer …` (read by hummingbird-auth) or `Authorization: DPoP …`; on Kratos's
-    /// routes `X-Session-Token` first, as Kratos reads it. Nil when none is sent.
-    package init?(_ request: Request, dialect: ErrorDialect) {
-        let headers = request.headers
-        if dialect == .kratos, let token = headers[.sessionToken], !token.isEmpty {
+    /// routes `X-Session-Token` first, as Kratos reads it. Nil when none is sent. `read` is the
+    /// request's `headers` as the edge read them.
+    package init?(_ read: EdgeHeaders, headers: HTTPFields, dialect: ErrorDialect) {
+        if dialect == .kratos, let token = read.sessionToken, !token.isEmpty {
             (scheme, self.token) = (.sessionHeader, token)
-        } else if let (scheme, token) = Self.ascii(headers[.authorization]) {
+        } else if let (scheme, token) = Self.ascii(read.authorization) {
             (self.scheme, self.token) = (scheme, token)
         } else if let bearer = headers.bearer, !bearer.token.isEmpty {
             (scheme, token) = (.bearer, bearer.token)
-        } else if let value = headers[.authorization], value.hasPrefix(Self.dpopScheme), value.utf8.count > Self.dpopScheme.utf8.count {
+        } else if let value = read.authorization, value.hasPrefix(Self.dpopScheme), value.utf8.count > Self.dpopScheme.utf8.count {
             (scheme, token) = (.dpop, String(value.dropFirst(Self.dpopScheme.count)))
         } else {
             return nil
