@@ -6,8 +6,9 @@ import LatchkeyDomain
 /// The edge of an API operation: resolves a request, once, into the `Caller` its handler and the
 /// services see, through single-purpose steps in this order:
 ///
-/// 1. the headers it reads, in one pass (`EdgeHeaders`): the app context headers and the client
-///    address (`ClientContext(headers:…)`, `TrustedProxies.clientAddress`);
+/// 1. the headers the steps read, in one pass (`EdgeHeaders`), and from them the app context
+///    headers (`ClientContext(headers:…)`); the client address (`TrustedProxies.clientAddress`,
+///    which reads `X-Forwarded-For` itself);
 /// 2. admission of the operation's hashes (`HashGate`), before anything is counted, verified or written;
 /// 3. the limit per client address (`AddressRateLimit`);
 /// 4. the DPoP proof, verified and accepted once (`ProofCheck`, `ProofReplay`);

@@ -23,10 +23,10 @@ package struct ProofCheck: Sendable {
     }
 
     /// The request's proof, verified and accepted; nil when it sends none.
+    /// - Parameter values: the request's `DPoP` fields (`EdgeHeaders.proofs`).
     /// - Throws: `DomainError(.invalidDPoPProof)` (`DPoP` named) for a proof that does not verify,
     ///   was used before, or is missing where the token is sent as `DPoP`; `DPoPNonceRequired`
     ///   for one without the current nonce where it is required; the proof store's error.
-    /// `values` are the request's `DPoP` fields (`EdgeHeaders.proofs`).
     package func proof(_ values: [String], of request: Request, credential: SessionCredential?) async throws -> DPoPProof? {
         guard let proof = values.first else {
             if credential?.scheme == .dpop { throw DomainError(.invalidDPoPProof, message: "Authorization: DPoP needs a DPoP proof.", field: "DPoP") }
