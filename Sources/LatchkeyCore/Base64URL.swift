@@ -16,7 +16,11 @@ import Foundation
 ///
 /// The empty text is the empty value: callers that need bytes check the length they expect.
 public enum Base64URL {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    /// The URL-safe alphabet, by value (0–63), as UTF-8 bytes.
+    public static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Whether `byte` is a character of the alphabet.
+    public static func isAlphabet(_ byte: UInt8) -> Bool { values[Int(byte)] != invalid }
 
     /// The value of each byte of text: 0–63 for the alphabet's characters, `invalid` for any other.
     private static let values: [UInt8] = {

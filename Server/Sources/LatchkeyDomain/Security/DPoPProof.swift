@@ -189,18 +189,14 @@ public struct DPoPVerifier: Sendable {
 
     /// For each byte: 1 for the base64url alphabet, 2 for the dot, 0 for anything else.
     private static let jwsByte: [UInt8] = (0...255).map { byte in
-        switch UInt8(byte) {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "_"): 1
-        case UInt8(ascii: "."): 2
-        default: 0
-        }
+        Base64URL.isAlphabet(UInt8(byte)) ? 1 : byte == Int(UInt8(ascii: ".")) ? 2 : 0
     }
 
     /// Whether `text` is `digest` in unpadded base64url, compared character by character as the
     /// digest is encoded (the `ath` check of every bound request builds no string).
     package static func isBase64URL(_ text: String, of digest: SHA256Digest) -> Bool {
-        digest.withUnsafeBytes { bytes in
+        let alphabet = Base64URL.alphabet
+        return digest.withUnsafeBytes { bytes in
             var sent = text.utf8.makeIterator()
             var accumulator: UInt32 = 0, bits: UInt32 = 0
             for byte in bytes {
@@ -208,16 +204,14 @@ public struct DPoPVerifier: Sendable {
                 bits += 8
                 while bits >= 6 {
                     bits -= 6
-                    guard sent.next() == base64URLAlphabet[Int(accumulator >> bits & 0x3F)] else { return false }
+                    guard sent.next() == alphabet[Int(accumulator >> bits & 0x3F)] else { return false }
                 }
                 accumulator &= (1 << bits) - 1
             }
-            if bits > 0, sent.next() != base64URLAlphabet[Int(accumulator << (6 - bits) & 0x3F)] { return false }
+            if bits > 0, sent.next() != alphabet[Int(accumulator << (6 - bits) & 0x3F)] { return false }
             return sent.next() == nil
         }
     }
-
-    private static let base64URLAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// SHA-256 of UTF-8 text, read where it lies when it can be.
     private static func sha256(_ text: Substring.UTF8View) -> SHA256Digest {

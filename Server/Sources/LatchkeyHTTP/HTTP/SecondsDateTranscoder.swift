@@ -12,7 +12,7 @@ package struct SecondsDateTranscoder: DateTranscoder {
         gmtime_r(&seconds, &parts)
         // `YYYY-MM-DDTHH:MM:SSZ`, each field's digits written in place (this runs for every date of
         // every answer). A year outside 0–9999, which RFC 3339 cannot write and no stored date
-        // has, is written with all its digits, as before.
+        // has, is written with its sign and all its digits.
         let year = Int(parts.tm_year) + 1900
         let fields: [(value: Int, width: Int, then: UInt8)] = [
             (year, 4, UInt8(ascii: "-")), (Int(parts.tm_mon) + 1, 2, UInt8(ascii: "-")), (Int(parts.tm_mday), 2, UInt8(ascii: "T")),
