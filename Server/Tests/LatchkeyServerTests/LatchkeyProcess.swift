@@ -8,9 +8,8 @@ import Testing
 /// an operator runs it, in a temporary directory of its own (SQLite file, secrets, configuration).
 final class LatchkeyProcess: @unchecked Sendable {
     let directory: URL
-    let process = Process()
-    let output = Pipe()
-    let errors = Pipe()
+    /// The command once started (each instance runs one).
+    private(set) var process: SpawnedProcess?
 
     /// A temporary directory holding `latchkey.yaml`: fast hashing, secrets and database in the
     /// directory, then `settings` (more top-level keys).
@@ -25,16 +24,19 @@ final class LatchkeyProcess: @unchecked Sendable {
 
             """ + settings
         try yaml.write(to: directory.appendingPathComponent("latchkey.yaml"), atomically: true, encoding: .utf8)
-        process.executableURL = try Self.binary()
-        process.currentDirectoryURL = directory
-        process.environment = ProcessInfo.processInfo.environment.merging(["LOG_LEVEL": "error"]) { $1 }
-        process.standardOutput = output
-        process.standardError = errors
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        if let process, process.isRunning { process.signal() }
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Starts `latchkey <arguments>` in the directory.
+    private func start(_ arguments: [String]) throws -> SpawnedProcess {
+        let started = try SpawnedProcess(try Self.binary().path, arguments, directory: directory.path,
+                                         environment: ProcessInfo.processInfo.environment.merging(["LOG_LEVEL": "error"]) { $1 })
+        process = started
+        return started
     }
 
     /// The built `latchkey` next to the test runner, or in the package's `.build/debug`.
@@ -58,48 +60,42 @@ final class LatchkeyProcess: @unchecked Sendable {
     }
 
     private func execute(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
-        process.arguments = arguments
-        try process.run()
-        let (output, errors) = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let errors = self.errors.fileHandleForReading.readDataToEndOfFile()
-                let output = self.output.fileHandleForReading.readDataToEndOfFile()
-                self.process.waitUntilExit()
-                continuation.resume(returning: (String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self)))
-            }
+        let process = try start(arguments)
+        // Read and wait off the concurrency pool, whose few threads serve the suites beside.
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: process.finish()) }
         }
-        return (process.terminationStatus, output, errors)
     }
 
     /// Starts `latchkey serve` on a free port and waits (30 s at most) for its "listening" line;
     /// answers the port.
     func serve() async throws -> Int {
         let port = try Self.freePort()
-        process.arguments = ["serve", "--port", String(port), "--config", directory.appendingPathComponent("latchkey.yaml").path]
-        try process.run()
+        let process = try start(["serve", "--port", String(port), "--config", directory.appendingPathComponent("latchkey.yaml").path])
         let listening = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var seen = ""
                 while !seen.contains("Latchkey listening") {
-                    let data = self.output.fileHandleForReading.availableData
+                    let data = process.output.availableData
                     if data.isEmpty { break }   // the server ended
                     seen += String(decoding: data, as: UTF8.self)
                 }
                 continuation.resume(returning: seen.contains("Latchkey listening"))
             }
         }
-        try #require(listening, "latchkey serve listens: \(String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self))")
+        try #require(listening, "latchkey serve listens: \(String(decoding: process.errors.availableData, as: UTF8.self))")
         return port
     }
 
     /// Sends SIGTERM, as an orchestrator stopping a replica does.
     func terminate() {
-        kill(process.processIdentifier, SIGTERM)
+        process?.signal(SIGTERM)
     }
 
     /// Waits for the process to end, `limit` at most; answers whether it did.
     func waitForExit(within limit: Duration) async throws -> Bool {
         let deadline = ContinuousClock.now + limit
+        let process = try #require(process, "the command was started")
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         return !process.isRunning
     }

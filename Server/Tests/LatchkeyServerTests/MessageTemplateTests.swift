@@ -201,23 +201,12 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("check-\(UUID().uuidString).yaml")
         try "issuer: { name: Example }\ncourier: { templates: \"\(templates)\" }\n".write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = try LatchkeyProcess.binary()
-        process.arguments = ["config", "check", file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        let process = try SpawnedProcess(try LatchkeyProcess.binary().path, ["config", "check", file.path], mergeErrors: true)
         // Read and wait off the concurrency pool: blocking one of its few threads for the whole
         // run of the process would hold back every server and client of the suites running beside.
-        nonisolated(unsafe) let (running, pipe) = (process, output)
-        let data = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                running.waitUntilExit()
-                continuation.resume(returning: data)
-            }
+        let finished = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: process.finish()) }
         }
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return (finished.status, finished.output)
     }
 }

@@ -236,15 +236,8 @@ enum QRDecoder {
     }
 
     private static func run(_ tool: String, _ arguments: [String]) throws -> (Int32, Data) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(paths[tool]))
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        let process = try SpawnedProcess(try #require(paths[tool]), arguments)
+        let output = process.output.readDataToEndOfFile()
+        return (process.waitUntilExit(), output)
     }
 }
