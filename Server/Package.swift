@@ -245,6 +245,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
         /// The SDK against a real in-process server.

@@ -68,15 +68,11 @@ extension AdminHandler {
     }
 
     /// RFC 3339 in UTC, whole seconds, as the answers write times.
-    static func timestamp(_ date: Date) -> String { date.formatted(.iso8601) }
+    static func timestamp(_ date: Date) -> String { UTCTimestamp.rfc3339(date) }
 
     /// Query items percent-encoded strictly (RFC 3986 unreserved characters only), so a `+` or a
     /// `:` in a value survives the trip.
     static func encoded(_ items: [URLQueryItem]) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return items.map { item in
-            "\(item.name)=\(item.value?.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
-        }.joined(separator: "&")
+        items.map { "\($0.name)=\(PercentEncoding.unreserved($0.value ?? ""))" }.joined(separator: "&")
     }
 }

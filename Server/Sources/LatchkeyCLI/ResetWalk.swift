@@ -4,6 +4,7 @@ import FoundationNetworking
 import Foundation
 import Latchkey
 import LatchkeyCore
+import LatchkeyDomain
 
 /// The forgotten-password part of the demo: request the email, then go through the secure portal
 /// like a browser without JavaScript (in-process: it follows the emailed link itself), and log in
@@ -80,9 +81,7 @@ final class PortalSession: @unchecked Sendable {
         var request = URLRequest(url: URL(string: path, relativeTo: link)!)
         request.httpMethod = "POST"
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        request.httpBody = Data(fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
+        request.httpBody = Data(fields.map { "\($0.key)=\(PercentEncoding.unreserved($0.value))" }
             .joined(separator: "&").utf8)
         return try await send(request)
     }

@@ -87,8 +87,7 @@ extension ConsoleRoutes {
 
     static func time(_ date: Date?) -> String {
         guard let date else { return "—" }
-        return date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false)
-            .timeSeparator(.colon)).replacingOccurrences(of: "T", with: " ")
+        return UTCTimestamp.readable(date)
     }
 
     func user(_ id: String, _ request: Request, _ staff: SignedIn) async throws -> Response {
@@ -118,12 +117,13 @@ extension ConsoleRoutes {
             return row
         }
         values["canAct"] = canAct
+        let confirmPage = "/console/users/\(Self.escaped(user.id))/confirm?"
         func link(_ action: ConsoleAction, device: String? = nil, session: String? = nil, factor: String? = nil) -> [String: Any] {
             var items = [URLQueryItem(name: "action", value: action.name)]
             if let device { items.append(URLQueryItem(name: "device", value: device)) }
             if let factor { items.append(URLQueryItem(name: "factor", value: factor)) }
             if let session { items.append(URLQueryItem(name: "session", value: session)) }
-            return ["name": action.name, "label": action.label, "href": "/console/users/\(Self.escaped(user.id))/confirm?" + AdminHandler.encoded(items)]
+            return ["name": action.name, "label": action.label, "href": confirmPage + AdminHandler.encoded(items)]
         }
         values["actions"] = ConsoleAction.all
             .filter { $0.target == .user && staff.account.role.includes($0.role) && $0.applies(to: detail, limits: operators.users.issuer.attemptLimits) }
@@ -228,9 +228,5 @@ extension ConsoleRoutes {
                     back: "/console/users", staff: staff).response()
     }
 
-    static func escaped(_ segment: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment
-    }
+    static func escaped(_ segment: String) -> String { PercentEncoding.unreserved(segment) }
 }

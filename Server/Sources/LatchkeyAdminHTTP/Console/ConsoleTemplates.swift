@@ -1,3 +1,4 @@
+import LatchkeyDomain
 import Mustache
 
 /// The console's pages: mustache templates compiled into the binary, every `{{value}}`
@@ -267,7 +268,7 @@ enum ConsoleTemplates {
         var library = MustacheLibrary()
         for (name, text) in [("layout", layout), ("message", message), ("login", login), ("setup", setup), ("dashboard", dashboard),
                              ("users", users), ("user", user), ("confirm", confirm), ("events", events), ("courier", courier)] {
-            do { try library.register(text, named: name) } catch { preconditionFailure("Console template \(name): \(error)") }
+            do { try library.register(HTMLText.template(text), named: name) } catch { preconditionFailure("Console template \(name): \(error)") }
         }
         return library
     }()

@@ -64,6 +64,6 @@ public struct SessionIssuer: Sendable {
     }
 
     package static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601)
+        UTCTimestamp.rfc3339(date)
     }
 }

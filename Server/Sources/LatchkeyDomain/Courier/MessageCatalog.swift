@@ -174,8 +174,9 @@ extension MessageCatalog {
                 let directory = files.values.first.map { URL(fileURLWithPath: $0.path).deletingLastPathComponent().path } ?? template.name
                 throw ConfigurationError(key: "courier.templates", message: "\(directory): \(template.name) has no \(part.fileName).")
             }
-            // The subject and the text are plain text: values go in as they are. HTML escapes them.
-            let text = part == .html ? source.text : "{{% CONTENT_TYPE: TEXT }}" + source.text
+            // The subject and the text are plain text: values go in as they are. HTML escapes them
+            // as the server's pages do.
+            let text = part == .html ? HTMLText.template(source.text) : "{{% CONTENT_TYPE: TEXT }}" + source.text
             do {
                 compiled.parts[part] = try MustacheTemplate(string: text)
             } catch let error as MustacheTemplate.ParserError {

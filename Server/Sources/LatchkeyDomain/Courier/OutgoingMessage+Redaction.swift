@@ -30,10 +30,9 @@ extension OutgoingMessage {
 
     private static func encodings(_ value: String) -> [String] {
         let json = JSONString().escapeText(value)
-        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
         let html = value.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
         return [value, json, json.replacingOccurrences(of: "/", with: "\\/"), FormValue().escapeText(value),
-                value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "", html]
+                PercentEncoding.unreserved(value), html]
     }
 }

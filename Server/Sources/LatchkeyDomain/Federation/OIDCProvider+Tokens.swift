@@ -3,9 +3,7 @@ import LatchkeyCore
 
 extension OIDCProvider {
     package static func formEncode(_ value: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+        PercentEncoding.unreserved(value)
     }
 
     package static func sameIssuer(_ a: String, _ b: String) -> Bool {

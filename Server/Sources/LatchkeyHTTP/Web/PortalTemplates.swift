@@ -98,7 +98,7 @@ package enum PortalTemplates {
         var library = MustacheLibrary()
         for (name, text) in [("layout", layout), ("message", message), ("question", question), ("credential", credential),
                              ("confirm", confirm)] {
-            do { try library.register(text, named: name) } catch { preconditionFailure("Template \(name): \(error)") }
+            do { try library.register(HTMLText.template(text), named: name) } catch { preconditionFailure("Template \(name): \(error)") }
         }
         return library
     }()
