@@ -63,5 +63,11 @@ import Testing
         #expect(UTCTimestamp.readable(date) == "2026-11-28 08:43:23")
         #expect(UTCTimestamp.rfc3339(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00Z")
         #expect(UTCTimestamp.rfc3339(date) == date.formatted(.iso8601))
+        // The console's form, as it was written through Foundation before.
+        #expect(UTCTimestamp.readable(date) == date.formatted(.iso8601.year().month().day().dateSeparator(.dash)
+            .time(includingFractionalSeconds: false).timeSeparator(.colon)).replacingOccurrences(of: "T", with: " "))
+        // Half a second before 1970 is its last second of 1969; a year past 9999 keeps its digits.
+        #expect(UTCTimestamp.rfc3339(Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59Z")
+        #expect(UTCTimestamp.rfc3339(Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00Z")
     }
 }

@@ -103,6 +103,19 @@ import Testing
         }
     }
 
+    /// Attack: a quote followed by a combining mark in a name is one character that is not a
+    /// quote, which swift-mustache's default escaping wrote as it came; the HTML body escapes the
+    /// quote byte (`HTMLText`).
+    @Test func aQuoteWithACombiningMarkIsEscapedInHTML() async throws {
+        try await withServer { app, client in
+            let body = registrationBody { $0["firstName"] = "Ad\"\u{301}a" }
+            let created = try await client.call(.post, "/v1/enrollment/users", body: body)
+            try #require(created.status == .created, "\(created.json)")
+            let html = try #require(try await message(app, "email_verification").html)
+            #expect(html.contains("Hello Ad&quot;\u{301}a,"), "\(html)")
+        }
+    }
+
     @Test func anIssuersDirectoryReplacesATemplateAndAddsALanguage() async throws {
         let directory = try Self.directory([
             "en/email_verification/subject.mustache": "Welcome to {{issuer}}: confirm your address\n",
@@ -134,6 +147,7 @@ import Testing
             ("en/otp/text.mustache", "{{#code}}{{code}}", ["does not parse"]),
             ("en/otp/subject.mustache", "Code", ["is no part of otp"]),
             ("en/welcome/text.mustache", "Hi", ["is no message Latchkey sends"]),
+            ("en/email_verification/html.mustache", "{{% CONTENT_TYPE: TEXT}}<p>{{link}}</p>", ["sets a content type"]),
         ] {
             let directory = try Self.directory([file: content])
             defer { try? FileManager.default.removeItem(at: directory) }

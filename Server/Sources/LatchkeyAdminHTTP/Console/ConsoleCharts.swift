@@ -63,8 +63,6 @@ enum ConsoleCharts {
     /// A coordinate with one decimal.
     static func f(_ value: Double) -> String { String((value * 10).rounded() / 10) }
 
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-            .replacingOccurrences(of: "\"", with: "&quot;")
-    }
+    /// `text` safe in the chart's markup, escaped as the pages escape values.
+    static func escape(_ text: String) -> String { HTMLText().escapeText(text) }
 }

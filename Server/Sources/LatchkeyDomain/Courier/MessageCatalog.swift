@@ -175,7 +175,11 @@ extension MessageCatalog {
                 throw ConfigurationError(key: "courier.templates", message: "\(directory): \(template.name) has no \(part.fileName).")
             }
             // The subject and the text are plain text: values go in as they are. HTML escapes them
-            // as the server's pages do.
+            // as the server's pages do, and a template may not choose another escaping.
+            if part == .html, source.text.contains("CONTENT_TYPE") {
+                throw ConfigurationError(key: "courier.templates",
+                                         message: "\(source.path): sets a content type; the HTML body's values are always HTML-escaped.")
+            }
             let text = part == .html ? HTMLText.template(source.text) : "{{% CONTENT_TYPE: TEXT }}" + source.text
             do {
                 compiled.parts[part] = try MustacheTemplate(string: text)

@@ -30,9 +30,7 @@ extension OutgoingMessage {
 
     private static func encodings(_ value: String) -> [String] {
         let json = JSONString().escapeText(value)
-        let html = value.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
         return [value, json, json.replacingOccurrences(of: "/", with: "\\/"), FormValue().escapeText(value),
-                PercentEncoding.unreserved(value), html]
+                PercentEncoding.unreserved(value), HTMLText().escapeText(value)]
     }
 }

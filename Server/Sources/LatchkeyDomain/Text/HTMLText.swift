@@ -1,12 +1,12 @@
 import Mustache
 
-/// HTML escaping for the server's own pages (the console's and the portal's), as swift-mustache's
-/// default escapes (`<`, `>`, `&`, `"` and `'` as `&lt;`, `&gt;`, `&amp;`, `&quot;`, `&#39;`) but
-/// byte by byte: the default hashes every character of every value into a dictionary, which on
-/// a console page of a hundred sessions was a third of the page's rendering. A text without any
-/// of the five is returned as it is. Each character is escaped wherever it stands, combining marks
-/// after it too (the default compares whole characters, so `"` followed by a combining mark slipped
-/// through).
+/// HTML escaping for what the server renders as HTML (the console's and the portal's pages, the
+/// HTML part of emails, the console's SVG): `<`, `>`, `&`, `"` and `'` as `&lt;`, `&gt;`, `&amp;`,
+/// `&quot;` and `&#39;`, as swift-mustache's default escapes them, but byte by byte. The default
+/// compares whole characters, so a quote followed by a combining mark (one character that is not
+/// a quote) was written as it came and ended an attribute; here each of the five is escaped
+/// wherever it stands. Byte by byte is also cheaper than the default, which hashes every character
+/// of every value; a text without any of the five is returned as it is.
 package struct HTMLText: MustacheContentType {
     /// The name templates give it in their content type pragma.
     static let name = "LATCHKEY_HTML"

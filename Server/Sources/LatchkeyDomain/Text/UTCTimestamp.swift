@@ -3,6 +3,8 @@ import Foundation
 /// A date written in UTC to the whole second, its digits written in place: the answers' RFC 3339
 /// `2026-11-22T12:43:23Z`, and the console's `2026-11-22 12:43:23`. Foundation's ISO 8601 format
 /// style costs a few microseconds a date, which a page of a hundred rows or every answer pays.
+/// The calendar is the proleptic Gregorian one (`gmtime_r`): a date before 1582-10-15, which no
+/// stored time has, is written days away from what Foundation's parser, Julian before then, reads.
 package enum UTCTimestamp {
     /// RFC 3339, whole seconds, UTC: `2026-11-22T12:43:23Z`.
     package static func rfc3339(_ date: Date) -> String { text(date, between: UInt8(ascii: "T"), zone: true) }

@@ -2,7 +2,7 @@ import LatchkeyDomain
 import Mustache
 
 /// The mustache templates of the server-rendered pages. They are compiled into the binary so a
-/// single executable serves them; every `{{value}}` is HTML-escaped by mustache.
+/// single executable serves them; every `{{value}}` is HTML-escaped by `HTMLText`.
 package enum PortalTemplates {
     package static let layout = """
         <!doctype html>

@@ -30,18 +30,6 @@ extension QRCode {
             + "<rect width=\"\(side)\" height=\"\(side)\" fill=\"#fff\"/><path fill=\"#000\" d=\"\(path)\"/></svg>"
     }
 
-    /// `text` safe inside a double-quoted XML attribute.
-    private static func escaped(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            default: result.append(character)
-            }
-        }
-        return result
-    }
+    /// `text` safe inside a double-quoted XML attribute (escaped as the pages escape values).
+    private static func escaped(_ text: String) -> String { HTMLText().escapeText(text) }
 }
