@@ -67,9 +67,6 @@ extension AdminHandler {
               expiresAt: key.expiresAt, revokedAt: key.revokedAt, lastUsedAt: key.lastUsedAt)
     }
 
-    /// RFC 3339 in UTC, whole seconds, as the answers write times.
-    static func timestamp(_ date: Date) -> String { UTCTimestamp.rfc3339(date) }
-
     /// Query items percent-encoded strictly (RFC 3986 unreserved characters only), so a `+` or a
     /// `:` in a value survives the trip.
     static func encoded(_ items: [URLQueryItem]) -> String {

@@ -75,8 +75,8 @@ struct AdminHandler: APIProtocol {
         let link = token.map { token in
             var parameters = URLComponents(string: "/admin/v1/events")!
             parameters.queryItems = [("userId", query.userId), ("type", query._type?.rawValue), ("outcome", query.outcome?.rawValue),
-                                     ("clientIp", query.clientIp), ("since", query.since.map(Self.timestamp)),
-                                     ("until", query.until.map(Self.timestamp)), ("pageSize", "\(pageSize)"), ("pageToken", token)]
+                                     ("clientIp", query.clientIp), ("since", query.since.map(UTCTimestamp.rfc3339)),
+                                     ("until", query.until.map(UTCTimestamp.rfc3339)), ("pageSize", "\(pageSize)"), ("pageToken", token)]
                 .compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
             // `+` of a time zone and `:` are sent encoded, so the link reads back as it was asked.
             return "<\(parameters.percentEncodedPath)?\(Self.encoded(parameters.queryItems ?? []))>; rel=\"next\""

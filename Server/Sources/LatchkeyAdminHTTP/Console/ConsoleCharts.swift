@@ -41,7 +41,7 @@ enum ConsoleCharts {
         let maximum = max(1, rows.joined().max() ?? 0)
         let slot = width / Double(max(1, rows.count)), bar = max(1, slot * 0.8 / Double(max(1, names.count)))
         var parts = ["<svg viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-labelledby=\"chart-\(id)\" focusable=\"false\">",
-                     "<title>\(escape(title))</title>",
+                     "<title>\(HTMLText().escapeText(title))</title>",
                      "<line class=\"axis\" x1=\"0\" y1=\"\(bottom)\" x2=\"\(width)\" y2=\"\(bottom)\"/>",
                      "<text x=\"2\" y=\"10\" font-size=\"9\">\(maximum)</text>"]
         for (index, counts) in rows.enumerated() {
@@ -49,12 +49,12 @@ enum ConsoleCharts {
                 let h = (bottom - top) * Double(count) / Double(maximum)
                 let x = Double(index) * slot + slot * 0.1 + Double(series) * bar
                 parts.append("<rect class=\"s\(series)\" x=\"\(f(x))\" y=\"\(f(bottom - h))\" width=\"\(f(bar))\" height=\"\(f(h))\">"
-                    + "<title>\(escape("\(labels[index]): \(count) \(names[series])"))</title></rect>")
+                    + "<title>\(HTMLText().escapeText("\(labels[index]): \(count) \(names[series])"))</title></rect>")
             }
         }
         let step = max(1, rows.count / 6)
         for index in stride(from: 0, to: rows.count, by: step) {
-            parts.append("<text x=\"\(f(Double(index) * slot))\" y=\"134\" font-size=\"9\">\(escape(labels[index]))</text>")
+            parts.append("<text x=\"\(f(Double(index) * slot))\" y=\"134\" font-size=\"9\">\(HTMLText().escapeText(labels[index]))</text>")
         }
         parts.append("</svg>")
         return parts.joined()
@@ -62,7 +62,4 @@ enum ConsoleCharts {
 
     /// A coordinate with one decimal.
     static func f(_ value: Double) -> String { String((value * 10).rounded() / 10) }
-
-    /// `text` safe in the chart's markup, escaped as the pages escape values.
-    static func escape(_ text: String) -> String { HTMLText().escapeText(text) }
 }

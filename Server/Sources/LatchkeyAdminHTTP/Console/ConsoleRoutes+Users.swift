@@ -117,7 +117,7 @@ extension ConsoleRoutes {
             return row
         }
         values["canAct"] = canAct
-        let confirmPage = "/console/users/\(Self.escaped(user.id))/confirm?"
+        let confirmPage = "/console/users/\(PercentEncoding.unreserved(user.id))/confirm?"
         func link(_ action: ConsoleAction, device: String? = nil, session: String? = nil, factor: String? = nil) -> [String: Any] {
             var items = [URLQueryItem(name: "action", value: action.name)]
             if let device { items.append(URLQueryItem(name: "device", value: device)) }
@@ -177,7 +177,7 @@ extension ConsoleRoutes {
     func confirm(_ id: String, _ request: Request, _ staff: SignedIn) async throws -> Response {
         let query = request.uri.queryParameters
         guard let action = query.get("action").flatMap(ConsoleAction.named) else {
-            return page(.notFound, "No such action", text: "Open the user's page and choose an action there.", back: "/console/users/\(Self.escaped(id))",
+            return page(.notFound, "No such action", text: "Open the user's page and choose an action there.", back: "/console/users/\(PercentEncoding.unreserved(id))",
                         staff: staff).response()
         }
         guard staff.account.role.includes(action.role) else { return try await refused(action, userID: id, staff) }
@@ -191,7 +191,7 @@ extension ConsoleRoutes {
         let device = query.get("device"), session = query.get("session"), factor = query.get("factor")
         var values = values(action.label, staff)
         values["question"] = action.question(email: user.email, device: device, session: session, factor: factor)
-        values["userId"] = Self.escaped(user.id)
+        values["userId"] = PercentEncoding.unreserved(user.id)
         values["action"] = action.name
         if let device { values["device"] = device }
         if let session { values["session"] = session }
@@ -206,7 +206,7 @@ extension ConsoleRoutes {
         // No change without the form's CSRF field of this sign-in.
         guard cookies.verify(fields["csrf"], forSession: staff.session.digest) else { return staleForm(staff) }
         guard let action = fields["action"].flatMap(ConsoleAction.named) else {
-            return page(.badRequest, "No such action", text: "Nothing was changed.", back: "/console/users/\(Self.escaped(id))", staff: staff).response()
+            return page(.badRequest, "No such action", text: "Nothing was changed.", back: "/console/users/\(PercentEncoding.unreserved(id))", staff: staff).response()
         }
         guard staff.account.role.includes(action.role) else { return try await refused(action, userID: id, staff) }
         do {
@@ -214,10 +214,10 @@ extension ConsoleRoutes {
                                      operators: operators, call: staff.call)
         } catch let error as DomainError {
             return page(HTTPResponse.Status(code: error.kind.httpStatus), "Not done", text: error.message,
-                        back: "/console/users/\(Self.escaped(id))", staff: staff).response()
+                        back: "/console/users/\(PercentEncoding.unreserved(id))", staff: staff).response()
         }
         if action.name == "erase" { return ConsolePage.redirect("/console/users?done=erase") }
-        return ConsolePage.redirect("/console/users/\(Self.escaped(id))?done=\(action.name)")
+        return ConsolePage.redirect("/console/users/\(PercentEncoding.unreserved(id))?done=\(action.name)")
     }
 
     /// A role below the action's: 403, recorded as the admin API records it, among the events of
@@ -227,6 +227,4 @@ extension ConsoleRoutes {
         return page(.forbidden, "Not allowed", text: "Your role (\(staff.account.role.rawValue)) does not allow this; nothing was changed.",
                     back: "/console/users", staff: staff).response()
     }
-
-    static func escaped(_ segment: String) -> String { PercentEncoding.unreserved(segment) }
 }

@@ -56,14 +56,10 @@ public struct SessionIssuer: Sendable {
     package func outcome(_ opened: OpenedSession) -> LoginOutcome {
         let (token, user) = (opened.token, opened.user)
         var attributes: [String: String] = [:]
-        if user.passwordHash != nil { attributes["lastPasswordUpdate"] = Self.timestamp(user.passwordUpdatedAt ?? user.createdAt) }
-        if let last = user.lastLoginAt { attributes["lastLogin"] = Self.timestamp(last) }
-        if let expiry = issuer.passwordExpiry(of: user) { attributes["passwordExpiresAt"] = Self.timestamp(expiry) }
+        if user.passwordHash != nil { attributes["lastPasswordUpdate"] = UTCTimestamp.rfc3339(user.passwordUpdatedAt ?? user.createdAt) }
+        if let last = user.lastLoginAt { attributes["lastLogin"] = UTCTimestamp.rfc3339(last) }
+        if let expiry = issuer.passwordExpiry(of: user) { attributes["passwordExpiresAt"] = UTCTimestamp.rfc3339(expiry) }
         return .authenticated(sessionToken: token, customerUri: EnrollmentService.customerURI(user.id),
                               additionalAttributes: attributes)
-    }
-
-    package static func timestamp(_ date: Date) -> String {
-        UTCTimestamp.rfc3339(date)
     }
 }

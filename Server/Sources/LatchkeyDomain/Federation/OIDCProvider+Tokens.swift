@@ -2,10 +2,6 @@ import Foundation
 import LatchkeyCore
 
 extension OIDCProvider {
-    package static func formEncode(_ value: String) -> String {
-        PercentEncoding.unreserved(value)
-    }
-
     package static func sameIssuer(_ a: String, _ b: String) -> Bool {
         func trimmed(_ value: String) -> String { value.hasSuffix("/") ? String(value.dropLast()) : value }
         return trimmed(a) == trimmed(b)

@@ -70,11 +70,11 @@ public actor OIDCProvider {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         request.headers.add(name: "Accept", value: "application/json")
-        let credentials = "\(Self.formEncode(settings.clientId)):\(Self.formEncode(settings.clientSecret ?? ""))"
+        let credentials = "\(PercentEncoding.unreserved(settings.clientId)):\(PercentEncoding.unreserved(settings.clientSecret ?? ""))"
         request.headers.add(name: "Authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString())
         let form = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", settings.redirectUri)]
             + (codeVerifier.map { [("code_verifier", $0)] } ?? [])
-        request.body = .bytes(ByteBuffer(string: form.map { "\($0)=\(Self.formEncode($1))" }.joined(separator: "&")))
+        request.body = .bytes(ByteBuffer(string: form.map { "\($0)=\(PercentEncoding.unreserved($1))" }.joined(separator: "&")))
         let (status, body) = try await send(request, span: "oidc.token")
         if (400..<500).contains(status) { throw FederationError.codeRefused }
         guard status == 200, let token = try? JSONDecoder().decode(TokenResponse.self, from: body),

@@ -26,10 +26,7 @@ extension QRCode {
         }
         let idAttribute = id.map { " id=\"\($0)\"" } ?? ""
         return "<svg xmlns=\"http://www.w3.org/2000/svg\"\(idAttribute) class=\"qr\" viewBox=\"0 0 \(side) \(side)\" "
-            + "shape-rendering=\"crispEdges\" role=\"img\" aria-label=\"\(Self.escaped(label))\">"
+            + "shape-rendering=\"crispEdges\" role=\"img\" aria-label=\"\(HTMLText().escapeText(label))\">"
             + "<rect width=\"\(side)\" height=\"\(side)\" fill=\"#fff\"/><path fill=\"#000\" d=\"\(path)\"/></svg>"
     }
-
-    /// `text` safe inside a double-quoted XML attribute (escaped as the pages escape values).
-    private static func escaped(_ text: String) -> String { HTMLText().escapeText(text) }
 }
